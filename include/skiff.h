@@ -1,0 +1,114 @@
+/*
+ * skiff.h — Skiff's channel layer (SkifCh-style), the low-level message-passing
+ * interface that MPI, SHMEM and applications build on.
+ *
+ * Model (see docs/skiff-api.md):
+ *  - A context (skf_ctx_t) is one process's membership in the job: rank, size,
+ *    node map, transports.  Created by skf_init (bootstraps through PMI or as a
+ *    singleton).
+ *  - A channel (skf_chan_t) is a port: an independent message space.  MPI uses
+ *    one port, SHMEM another, applications their own.  Opening is collective.
+ *  - skf_send copies the caller's iovec once, into the receiver's ring, as ONE
+ *    message.  It may take fewer bytes than offered (the rest is the caller's to
+ *    send as further messages) and returns -EAGAIN when nothing fits.  It never
+ *    buffers behind the caller's back and never blocks.
+ *  - skf_recv hands out one message as up to SKF_CONT_SIZE pointers into Skiff's
+ *    own receive memory (no copy).  The memory stays valid until skf_recv_done.
+ *  - Messages from one sender on one channel arrive in the order sent.  Nothing
+ *    is promised across senders.
+ *
+ * All functions returning int/ssize_t report errors as negative errno values:
+ * -EAGAIN (no room / nothing to read), -EINVAL, -EPIPE (peer gone), -ENOMEM, ...
+ * Thread safety: a channel is used by one thread at a time.
+ */
+#ifndef SKIFF_H
+#define SKIFF_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SKIFF_VERSION_MAJOR 0
+#define SKIFF_VERSION_MINOR 1
+#define SKIFF_VERSION_PATCH 0
+#define SKIFF_VERSION_STRING "0.1.0"
+
+typedef struct skf_ctx skf_ctx_t;
+typedef struct skf_chan skf_chan_t;
+typedef uint64_t skf_addr_t; /* (rank << 16) | port */
+
+#define SKF_CONT_SIZE 3 /* at most this many pieces per received message */
+#define SKF_READABLE 1
+#define SKF_WRITABLE 2
+
+/* Ports below SKF_PORT_USER are reserved for Skiff's own subsystems. */
+#define SKF_PORT_INTERNAL 0 /* core control traffic (one-sided fallback, ...) */
+#define SKF_PORT_MPI 1
+#define SKF_PORT_SHMEM 2
+#define SKF_PORT_USER 16
+
+/* ---- context ------------------------------------------------------------ */
+int skf_init(skf_ctx_t **ctx);
+int skf_finalize(skf_ctx_t *ctx);
+int skf_rank(const skf_ctx_t *ctx);
+int skf_size(const skf_ctx_t *ctx);
+/* Node locality, from the launcher's process mapping (never from hostnames). */
+int skf_node_id(const skf_ctx_t *ctx, int rank);  /* node index of a rank */
+int skf_local_rank(const skf_ctx_t *ctx);         /* my index on my node  */
+int skf_local_size(const skf_ctx_t *ctx);         /* ranks on my node     */
+/* Abort the whole job (through the launcher when there is one). Never returns. */
+void skf_abort(skf_ctx_t *ctx, int code, const char *why) __attribute__((noreturn));
+
+/* ---- addresses ---------------------------------------------------------- */
+skf_addr_t skf_addr(const skf_ctx_t *ctx, int rank, uint16_t port);
+int skf_addr_rank(skf_addr_t a);
+uint16_t skf_addr_port(skf_addr_t a);
+
+/* ---- channels ----------------------------------------------------------- */
+int skf_chan_open(skf_ctx_t *ctx, uint16_t port, skf_chan_t **ch); /* collective */
+int skf_chan_close(skf_chan_t *ch);                                /* collective */
+skf_ctx_t *skf_chan_ctx(const skf_chan_t *ch);
+/* Largest message one skf_send can take to dst when the ring is empty: callers
+ * that want a message in one piece keep below it. */
+size_t skf_max_msg(const skf_chan_t *ch, skf_addr_t dst);
+
+ssize_t skf_send(skf_chan_t *ch, skf_addr_t dst, const struct iovec *iov, int iovcnt);
+ssize_t skf_recv(skf_chan_t *ch, struct iovec cont[SKF_CONT_SIZE], int *ncont,
+                 skf_addr_t *src);
+int skf_recv_done(skf_chan_t *ch);
+/* Block until one of events is true, timeout_ms passes (-1 = forever) or a peer
+ * this channel depends on dies (-EPIPE).  Returns the events that are ready
+ * (> 0), 0 on timeout, or a negative errno.  Polls briefly, then sleeps. */
+int skf_wait(skf_chan_t *ch, int events, int timeout_ms);
+
+/* ---- one-sided bulk (PUSH): expose memory, let a peer get/put it -------- */
+/* A key is plain data: send it to a peer inside a message. */
+typedef struct skf_mr_key {
+    uint64_t base;   /* address in the owner's process */
+    uint64_t len;    /* exposed length in bytes */
+    int32_t owner;   /* owner's rank */
+    int32_t pid;     /* owner's pid (for CMA) */
+    uint64_t cookie; /* identifies the exposure (checked by fallback paths) */
+} skf_mr_key_t;
+
+int skf_mr_expose(skf_ctx_t *ctx, void *base, size_t len, skf_mr_key_t *key);
+int skf_mr_release(skf_ctx_t *ctx, const skf_mr_key_t *key);
+/* Copy len bytes at offset off of the peer's region into dst (get) or from src
+ * into it (put).  Returns 0 when the bytes are in place, or a negative errno
+ * (-EINVAL for a range outside the region, -EPIPE when the owner is gone).
+ * The call drives the channel's progress while it waits, so the owner must be
+ * inside Skiff (e.g. waiting on the same channel) when a fallback path is used. */
+int skf_get(skf_chan_t *ch, const skf_mr_key_t *key, size_t off, void *dst, size_t len);
+int skf_put(skf_chan_t *ch, const skf_mr_key_t *key, size_t off, const void *src, size_t len);
+
+const char *skf_strerror(int err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SKIFF_H */

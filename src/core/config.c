@@ -1,0 +1,61 @@
+#include "core/config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Keep sorted by layer, then name.  Each row: name, default, meaning. */
+const skf_param_t skf_params[] = {
+    {"SKIFF_VERBOSE", "0", "1: print transport choices and fallbacks to stderr at start-up"},
+};
+const int skf_nparams = (int)(sizeof skf_params / sizeof skf_params[0]);
+
+static const skf_param_t *find_param(const char *name)
+{
+    for (int i = 0; i < skf_nparams; i++)
+        if (strcmp(skf_params[i].name, name) == 0)
+            return &skf_params[i];
+    fprintf(stderr, "skiff: internal error: unknown parameter %s\n", name);
+    abort();
+}
+
+const char *skf_param_str(const char *name)
+{
+    const skf_param_t *p = find_param(name);
+    const char *v = getenv(name);
+    return (v && *v) ? v : p->def;
+}
+
+static int parse_ll(const char *s, long long *out)
+{
+    char *end;
+    long long v = strtoll(s, &end, 0);
+    if (end == s)
+        return -1;
+    switch (*end) {
+    case 'k': case 'K': v <<= 10; end++; break;
+    case 'm': case 'M': v <<= 20; end++; break;
+    case 'g': case 'G': v <<= 30; end++; break;
+    default: break;
+    }
+    if (*end)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+long long skf_param_ll(const char *name)
+{
+    const skf_param_t *p = find_param(name);
+    const char *v = getenv(name);
+    long long out = 0;
+    if (v && *v) {
+        if (parse_ll(v, &out) == 0)
+            return out;
+        fprintf(stderr, "skiff: ignoring %s=%s (not a number); using the default %s\n", name, v,
+                p->def);
+    }
+    if (parse_ll(p->def, &out) != 0)
+        return 0; /* non-numeric default such as "auto": callers treat 0 as "choose" */
+    return out;
+}
