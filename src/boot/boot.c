@@ -29,6 +29,7 @@
 static struct {
     int initialized;
     int init_rc;
+    int finalized;
     int rank; /* for messages; -1 until known */
     const boot_backend_t *backend;
     boot_limits_t limits;
@@ -169,7 +170,7 @@ static int connect_launcher(boot_info_t *info, char *mapping, size_t cap)
             return -ENOTSUP;
         }
         info->singleton = 1;
-        info->rank = 0;
+        info->rank = boot.rank = 0;
         info->size = 1;
         boot.backend = &boot_singleton_backend;
         mapping[0] = '\0';
@@ -213,10 +214,15 @@ int boot_init(boot_info_t **info)
 
 static int ready(const char *what)
 {
-    if (boot.initialized && !boot.init_rc)
-        return 0;
-    boot_error("%s called before a successful boot_init", what);
-    return -ENOTCONN;
+    if (!boot.initialized || boot.init_rc) {
+        boot_error("%s called before a successful boot_init", what);
+        return -ENOTCONN;
+    }
+    if (boot.finalized) {
+        boot_error("%s called after boot_finalize", what);
+        return -EPIPE;
+    }
+    return 0;
 }
 
 /* Keys travel unescaped, so they must be one plain word that fits. */
@@ -296,8 +302,12 @@ int boot_fence(void)
 
 int boot_finalize(void)
 {
+    if (boot.finalized)
+        return 0; /* twice is harmless */
     int rc = ready("boot_finalize");
-    return rc ? rc : boot.backend->finalize();
+    if (!rc && !(rc = boot.backend->finalize()))
+        boot.finalized = 1;
+    return rc;
 }
 
 void boot_abort(int code, const char *why)

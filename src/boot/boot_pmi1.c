@@ -30,7 +30,6 @@ static struct {
     pthread_mutex_t lock; /* one request/reply exchange at a time */
     int fd;
     int broken;           /* 0, or the negative errno every call now returns */
-    int finalized;
     char kvsname[BOOT_VAL_MAX];
     pmi_linebuf_t in;
     char request[PMI_WIRE_LINE_MAX];
@@ -283,21 +282,11 @@ out:
     return rc;
 }
 
-/* Every call after finalize is a caller's mistake; say so once per call. */
-static int usable(const char *what)
-{
-    if (!pmi.finalized)
-        return 0;
-    boot_error("boot_%s called after boot_finalize", what);
-    return -EPIPE;
-}
-
 static int pmi1_put(const char *key, const char *wire_value)
 {
     int rc, server_rc;
     pthread_mutex_lock(&pmi.lock);
-    if (!(rc = usable("put")) &&
-        !(rc = exchange("put", "put_result", "cmd=put kvsname=%s key=%s value=%s\n", pmi.kvsname,
+    if (!(rc = exchange("put", "put_result", "cmd=put kvsname=%s key=%s value=%s\n", pmi.kvsname,
                         key, wire_value)) &&
         !(rc = reply_rc("put", &server_rc)) && server_rc != 0) {
         boot_error("the launcher refused put of key '%s' (rc=%d): '%s'", key, server_rc,
@@ -311,9 +300,7 @@ static int pmi1_put(const char *key, const char *wire_value)
 static int pmi1_get(const char *key, char *out, size_t cap)
 {
     pthread_mutex_lock(&pmi.lock);
-    int rc = usable("get");
-    if (!rc)
-        rc = pmi1_get_locked(key, out, cap);
+    int rc = pmi1_get_locked(key, out, cap);
     pthread_mutex_unlock(&pmi.lock);
     return rc;
 }
@@ -321,9 +308,7 @@ static int pmi1_get(const char *key, char *out, size_t cap)
 static int pmi1_fence(void)
 {
     pthread_mutex_lock(&pmi.lock);
-    int rc = usable("fence");
-    if (!rc)
-        rc = exchange("barrier", "barrier_out", "cmd=barrier_in\n");
+    int rc = exchange("barrier", "barrier_out", "cmd=barrier_in\n");
     pthread_mutex_unlock(&pmi.lock);
     return rc;
 }
@@ -331,9 +316,7 @@ static int pmi1_fence(void)
 static int pmi1_finalize(void)
 {
     pthread_mutex_lock(&pmi.lock);
-    int rc = 0;
-    if (!pmi.finalized && !(rc = exchange("finalize", "finalize_ack", "cmd=finalize\n")))
-        pmi.finalized = 1;
+    int rc = exchange("finalize", "finalize_ack", "cmd=finalize\n");
     pthread_mutex_unlock(&pmi.lock);
     return rc;
 }

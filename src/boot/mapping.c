@@ -13,7 +13,7 @@
 #include <string.h>
 
 #define MAPPING_MAX_BLOCKS 512   /* the text is one PMI value (<= 1 KiB), so far fewer fit */
-#define MAPPING_NUM_MAX (1 << 30) /* any node id, node count or ranks per node above is garbage */
+#define MAPPING_NUM_MAX (1 << 30) /* a node id, node count or ranks per node this big is garbage */
 
 typedef struct mapping_block {
     int start;    /* first node id           */
@@ -38,7 +38,7 @@ static int eat(const char **p, const char *tok)
     return 0;
 }
 
-/* Non-negative decimal number <= MAPPING_NUM_MAX. */
+/* Non-negative decimal number below MAPPING_NUM_MAX. */
 static int read_num(const char **p, int *out)
 {
     skip_space(p);
@@ -47,7 +47,7 @@ static int read_num(const char **p, int *out)
     long long v = 0;
     while (**p >= '0' && **p <= '9') {
         v = v * 10 + (**p - '0');
-        if (v > MAPPING_NUM_MAX)
+        if (v >= MAPPING_NUM_MAX)
             return -EINVAL;
         (*p)++;
     }
