@@ -329,7 +329,7 @@ static void pmi1_abort(int code, const char *why)
     if (pmi_wire_escape(why ? why : "", msg, sizeof msg) < 0)
         strcpy(msg, "(reason too long)");
     char line[700];
-    int len = snprintf(line, sizeof line, "cmd=abort exitcode=%d error_msg=%s\n", code, msg);
+    int len = snprintf(line, sizeof line, "cmd=abort exitcode=%d msg=%s\n", code, msg);
     if (pmi.fd >= 0 && len > 0 && (size_t)len < sizeof line)
         send_all(pmi.fd, line, (size_t)len);
 }
