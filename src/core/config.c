@@ -6,6 +6,8 @@
 
 /* Keep sorted by layer, then name.  Each row: name, default, meaning. */
 const skf_param_t skf_params[] = {
+    /* boot reads SKIFF_JOB_KEY and SKIFF_VERBOSE with getenv: it stands alone */
+    {"SKIFF_JOB_KEY", "(random)", "job key (1-32 hex digits) set by skiffrun; names shm objects"},
     {"SKIFF_VERBOSE", "0", "1: print transport choices and fallbacks to stderr at start-up"},
 };
 const int skf_nparams = (int)(sizeof skf_params / sizeof skf_params[0]);
