@@ -93,7 +93,7 @@ int main(void)
         "(vector,(1 1,1,1))",
         "(vector,(99999999999999999999999,1,1))", /* would overflow */
         "(vector,(2147483647,1,1))",              /* above the id bound */
-        "(vector,(1073741824,1,1))",              /* 2^30 + ... start+count overflow region */
+        "(vector,(1073741824,1,1))",              /* 2^30: at the id bound */
         "(vector,(0,1,1))\x01",
         "(vector,(0,1,1))(vector,(0,1,1))",
     };
