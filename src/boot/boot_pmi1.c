@@ -39,12 +39,13 @@ static struct {
     int nkv;
 } pmi = {.lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1};
 
-/* A reply line quoted for a one-line message: short, printable. */
-static const char *quoted(const char *line)
+#define QUOTE_MAX 128
+
+/* Text from the launcher made fit for a one-line message: short, printable. */
+static const char *quoted(const char *line, char out[QUOTE_MAX])
 {
-    static char out[128];
     size_t i = 0;
-    for (; line[i] && i < sizeof out - 4; i++)
+    for (; line[i] && i < QUOTE_MAX - 4; i++)
         out[i] = (line[i] >= ' ' && line[i] < 0x7f) ? line[i] : '?';
     strcpy(out + i, line[i] ? "..." : "");
     return out;
@@ -53,6 +54,13 @@ static const char *quoted(const char *line)
 /* Write all of buf.  A launcher that has gone away must give -EPIPE, not a
  * SIGPIPE that kills the rank, so sockets use MSG_NOSIGNAL; a pipe (not what
  * launchers hand out, but allowed) is written with SIGPIPE held back. */
+/* The current reply, quoted. */
+static const char *reply_quoted(void)
+{
+    static char out[QUOTE_MAX];
+    return quoted(pmi.reply, out);
+}
+
 static int send_all(int fd, const char *buf, size_t len)
 {
     while (len) {
@@ -155,12 +163,12 @@ static int exchange(const char *what, const char *expect, const char *fmt, ...)
     pmi.nkv = pmi_wire_parse(pmi.words, pmi.kv, PMI_WIRE_MAX_WORDS);
     const char *cmd = pmi.nkv > 0 ? pmi_wire_find(pmi.kv, pmi.nkv, "cmd") : NULL;
     if (!cmd) {
-        boot_error("malformed PMI reply to %s: '%s'", what, quoted(pmi.reply));
+        boot_error("malformed PMI reply to %s: '%s'", what, reply_quoted());
         return fail(-EPROTO);
     }
     if (strcmp(cmd, expect) != 0) {
         boot_error("unexpected PMI reply to %s (wanted cmd=%s): '%s'", what, expect,
-                   quoted(pmi.reply));
+                   reply_quoted());
         return fail(-EPROTO);
     }
     return 0;
@@ -172,7 +180,7 @@ static int field_str(const char *what, const char *key, const char **out)
     *out = pmi_wire_find(pmi.kv, pmi.nkv, key);
     if (*out)
         return 0;
-    boot_error("malformed PMI reply to %s (no %s=): '%s'", what, key, quoted(pmi.reply));
+    boot_error("malformed PMI reply to %s (no %s=): '%s'", what, key, reply_quoted());
     return fail(-EPROTO);
 }
 
@@ -187,8 +195,9 @@ static int field_int(const char *what, const char *key, long lo, long hi, int *o
     errno = 0;
     long v = strtol(s, &end, 10);
     if (errno || end == s || *end || v < lo || v > hi) {
+        char value[QUOTE_MAX];
         boot_error("malformed PMI reply to %s (%s=%s is not a number in [%ld, %ld]): '%s'", what,
-                   key, quoted(s), lo, hi, quoted(pmi.reply));
+                   key, quoted(s, value), lo, hi, reply_quoted());
         return fail(-EPROTO);
     }
     *out = (int)v;
@@ -230,7 +239,7 @@ int boot_pmi1_init(int fd, boot_info_t *info, boot_limits_t *limits, char *mappi
         (rc = reply_rc("init", &v)))
         goto out;
     if (v != 0) {
-        boot_error("the launcher refused PMI init (rc=%d): '%s'", v, quoted(pmi.reply));
+        boot_error("the launcher refused PMI init (rc=%d): '%s'", v, reply_quoted());
         rc = fail(-EPROTO);
         goto out;
     }
@@ -254,7 +263,7 @@ int boot_pmi1_init(int fd, boot_info_t *info, boot_limits_t *limits, char *mappi
         goto out;
     if (!*s || strlen(s) >= (size_t)kvsname_max || strlen(s) >= sizeof pmi.kvsname) {
         boot_error("malformed PMI reply to get_my_kvsname (name empty or longer than %d): '%s'",
-                   kvsname_max, quoted(pmi.reply));
+                   kvsname_max, reply_quoted());
         rc = fail(-EPROTO);
         goto out;
     }
@@ -290,7 +299,7 @@ static int pmi1_put(const char *key, const char *wire_value)
                         key, wire_value)) &&
         !(rc = reply_rc("put", &server_rc)) && server_rc != 0) {
         boot_error("the launcher refused put of key '%s' (rc=%d): '%s'", key, server_rc,
-                   quoted(pmi.reply));
+                   reply_quoted());
         rc = -EIO;
     }
     pthread_mutex_unlock(&pmi.lock);

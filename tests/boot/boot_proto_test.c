@@ -231,7 +231,9 @@ static const scenario_t scenarios[] = {
      {"PMI_RANK=0", "PMI_SIZE=1"},
      {{"cmd=init pmi_version=1 pmi_subversion=1", "cmd=response_to_init rc=0"},
       {"cmd=get_maxes", "cmd=maxes kvsname_max=256 keylen_max=64 vallen_max=abc"}},
-     client_init_eproto, 0, "vallen_max=abc is not a number"},
+     client_init_eproto, 0,
+     "(vallen_max=abc is not a number in [2, 4096]): 'cmd=maxes kvsname_max=256 keylen_max=64 "
+     "vallen_max=abc'"},
     {"kvsname longer than announced",
      {"PMI_RANK=0", "PMI_SIZE=1"},
      {{"cmd=init pmi_version=1 pmi_subversion=1", "cmd=response_to_init rc=0"},
