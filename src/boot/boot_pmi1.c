@@ -210,6 +210,20 @@ static int reply_rc(const char *what, int *server_rc)
     return field_int(what, "rc", INT_MIN, INT_MAX, server_rc);
 }
 
+/* Replies without a result of their own (maxes, barrier_out, ...) may still
+ * carry rc= with an error from the launcher; the stream stays in step. */
+static int check_accepted(const char *what)
+{
+    int server_rc = 0;
+    if (!pmi_wire_find(pmi.kv, pmi.nkv, "rc"))
+        return 0;
+    int rc = reply_rc(what, &server_rc);
+    if (rc || server_rc == 0)
+        return rc;
+    boot_error("the launcher refused %s (rc=%d): '%s'", what, server_rc, reply_quoted());
+    return -EIO;
+}
+
 static int pmi1_get_locked(const char *key, char *out, size_t cap)
 {
     int rc, server_rc;
@@ -249,6 +263,7 @@ int boot_pmi1_init(int fd, boot_info_t *info, boot_limits_t *limits, char *mappi
 
     int kvsname_max, keylen_max, vallen_max;
     if ((rc = exchange("get_maxes", "maxes", "cmd=get_maxes\n")) ||
+        (rc = check_accepted("get_maxes")) ||
         (rc = field_int("get_maxes", "kvsname_max", 2, PMI_WIRE_LINE_MAX, &kvsname_max)) ||
         (rc = field_int("get_maxes", "keylen_max", 2, PMI_WIRE_LINE_MAX, &keylen_max)) ||
         (rc = field_int("get_maxes", "vallen_max", 2, PMI_WIRE_LINE_MAX, &vallen_max)))
@@ -259,6 +274,7 @@ int boot_pmi1_init(int fd, boot_info_t *info, boot_limits_t *limits, char *mappi
     limits->wire_max = (size_t)vallen_max;
 
     if ((rc = exchange("get_my_kvsname", "my_kvsname", "cmd=get_my_kvsname\n")) ||
+        (rc = check_accepted("get_my_kvsname")) ||
         (rc = field_str("get_my_kvsname", "kvsname", &s)))
         goto out;
     if (!*s || strlen(s) >= (size_t)kvsname_max || strlen(s) >= sizeof pmi.kvsname) {
@@ -271,9 +287,11 @@ int boot_pmi1_init(int fd, boot_info_t *info, boot_limits_t *limits, char *mappi
     strcpy(info->kvsname, s);
 
     if ((rc = exchange("get_appnum", "appnum", "cmd=get_appnum\n")) ||
+        (rc = check_accepted("get_appnum")) ||
         (rc = field_int("get_appnum", "appnum", -1, INT_MAX, &info->appnum)))
         goto out;
     if ((rc = exchange("get_universe_size", "universe_size", "cmd=get_universe_size\n")) ||
+        (rc = check_accepted("get_universe_size")) ||
         (rc = field_int("get_universe_size", "size", INT_MIN, INT_MAX, &v)))
         goto out;
     info->universe_size = v > 0 ? v : info->size; /* hydra says -1: unknown */
@@ -318,6 +336,8 @@ static int pmi1_fence(void)
 {
     pthread_mutex_lock(&pmi.lock);
     int rc = exchange("barrier", "barrier_out", "cmd=barrier_in\n");
+    if (!rc)
+        rc = check_accepted("barrier");
     pthread_mutex_unlock(&pmi.lock);
     return rc;
 }
@@ -326,6 +346,8 @@ static int pmi1_finalize(void)
 {
     pthread_mutex_lock(&pmi.lock);
     int rc = exchange("finalize", "finalize_ack", "cmd=finalize\n");
+    if (!rc)
+        rc = check_accepted("finalize");
     pthread_mutex_unlock(&pmi.lock);
     return rc;
 }

@@ -163,6 +163,16 @@ static int client_small_limits(void)
     return 0;
 }
 
+/* An error answer keeps the stream in step: the next call works. */
+static int client_refused_fence(void)
+{
+    CHECK_EQ_INT(boot_init(&info), 0);
+    CHECK_EQ_INT(boot_fence(), -EIO);
+    CHECK_EQ_INT(boot_fence(), 0);
+    CHECK_EQ_INT(boot_finalize(), -EIO);
+    return 0;
+}
+
 static int client_bad_escape(void)
 {
     CHECK_EQ_INT(boot_init(&info), 0);
@@ -281,6 +291,13 @@ static const scenario_t scenarios[] = {
        "cmd=put_result rc=0"},
       {"cmd=barrier_in", "cmd=barrier_out"}},
      client_small_limits, 0, "takes 34 bytes escaped; the launcher takes at most 31"},
+    {"launcher answers a fence with an error",
+     {"PMI_RANK=0", "PMI_SIZE=1"},
+     {HANDSHAKE(NO_MAPPING),
+      {"cmd=barrier_in", "cmd=barrier_out rc=-1 msg=not_now"},
+      {"cmd=barrier_in", "cmd=barrier_out rc=0"},
+      {"cmd=finalize", "cmd=finalize_ack rc=2"}},
+     client_refused_fence, 0, "the launcher refused barrier (rc=-1): 'cmd=barrier_out rc=-1 msg=not_now'"},
     {"badly escaped value",
      {"PMI_RANK=0", "PMI_SIZE=1"},
      {HANDSHAKE(NO_MAPPING),
