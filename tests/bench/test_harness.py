@@ -1,0 +1,177 @@
+#!/usr/bin/env python3
+"""test_harness.py — behaviour tests of skiff-bench (no timing assertions).
+
+  test_harness.py SKIFF_BENCH fake BINDIR WORKDIR   one MPI (BINDIR: its mpicc + launcher) run
+                                                    under two names: CSV schema, interleaving,
+                                                    ratio table
+  test_harness.py SKIFF_BENCH missing BINDIR WORKDIR  absent MPIs and a benchmark that fails to
+                                                    build are reported and skipped, not fatal;
+                                                    no usable MPI at all is a clean error
+BINDIR "mpich" means Debian's mpicc.mpich/mpiexec.mpich (exit 77 = skipped when not installed).
+"""
+import csv
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+FIELDS = ["mpi", "benchmark", "size", "ranks", "metric", "median", "min", "max", "runs"]
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL: " + what)
+
+
+def bindir_for(spec, work):
+    """A bin dir holding mpicc and a launcher; "mpich" gets one made of symlinks."""
+    if spec != "mpich":
+        return spec
+    cc, run = shutil.which("mpicc.mpich"), shutil.which("mpiexec.mpich")
+    if not cc or not run:
+        print("SKIP: MPICH (mpicc.mpich, mpiexec.mpich) not installed")
+        sys.exit(77)
+    d = os.path.join(work, "mpich-bin")
+    os.makedirs(d, exist_ok=True)
+    for name, target in (("mpicc", cc), ("mpiexec", run)):
+        forward(os.path.join(d, name), target)
+    return d
+
+
+def forward(path, target):
+    """A script that execs target: unlike a symlink, target still sees its own path
+    (hydra looks for hydra_pmi_proxy next to itself, wrappers for their lib dir)."""
+    with open(path, "w") as f:
+        f.write('#!/bin/sh\nexec "%s" "$@"\n' % target)
+    os.chmod(path, 0o755)
+
+
+def twin_of(bindir, work, name):
+    """The same MPI under another directory (and so another name in the results)."""
+    d = os.path.join(work, name)
+    os.makedirs(d, exist_ok=True)
+    for tool in ("mpicc", "skiffrun", "mpiexec", "mpirun"):
+        src = os.path.join(bindir, tool)
+        if os.path.exists(src):
+            forward(os.path.join(d, tool), os.path.abspath(src))
+    return d
+
+
+def bench(script, args):
+    res = subprocess.run([sys.executable, script] + args, capture_output=True, text=True, timeout=400)
+    print("$ skiff-bench " + " ".join(args))
+    print(res.stdout + res.stderr)
+    return res
+
+
+def read_rows(path):
+    with open(path, newline="") as f:
+        reader = csv.reader(f)
+        header = next(reader)
+        return header, list(reader)
+
+
+def test_fake(script, bindir, work):
+    twin = twin_of(bindir, work, "twin-bin")
+    out = os.path.join(work, "fake-out")
+    shutil.rmtree(out, ignore_errors=True)
+    res = bench(script, ["compare", "--quick", "--runs", "2", "--only", "latency,msgrate,bibw",
+                         "--sizes", "0,8,1K", "--with", "none", "--out", out,
+                         "--mpi", "skiff=" + bindir, "--mpi", "twin=" + twin])
+    check(res.returncode == 0, "compare exits 0 (got %d)" % res.returncode)
+    header, rows = read_rows(os.path.join(out, "results.csv"))
+    check(header == FIELDS, "results.csv header is %s (got %s)" % (FIELDS, header))
+    seen = set()
+    for r in rows:
+        check(len(r) == len(FIELDS), "row has %d fields: %s" % (len(FIELDS), r))
+        if len(r) != len(FIELDS):
+            continue
+        mpi, b, size, ranks, metric, med, lo, hi, runs = r
+        check(mpi in ("skiff", "twin"), "mpi column is one of the two names: %s" % r)
+        check(int(size) >= 0 and int(ranks) == 2, "size >= 0 and ranks == 2: %s" % r)
+        check(metric == {"latency": "usec", "msgrate": "Mmsg/s", "bibw": "MB/s"}.get(b), "metric of %s: %s" % (b, r))
+        check(0 < float(lo) <= float(med) <= float(hi), "0 < min <= median <= max: %s" % r)
+        check(int(runs) == 2, "runs == 2 (both rounds succeeded): %s" % r)
+        seen.add((mpi, b, int(size)))
+    want_points = [("latency", 0), ("latency", 8), ("latency", 1024), ("msgrate", 0), ("msgrate", 8),
+                   ("msgrate", 1024), ("bibw", 0), ("bibw", 8), ("bibw", 1024)]
+    for mpi in ("skiff", "twin"):
+        for b, size in want_points:
+            check((mpi, b, size) in seen, "results.csv has %s %s %d" % (mpi, b, size))
+    _, raw = read_rows(os.path.join(out, "raw-results.csv"))
+    check(len(raw) == 2 * len(rows), "raw-results.csv has one row per run and point (%d vs %d)" % (len(raw), len(rows)))
+    # Interleaving: launches go round by round, and inside a round both MPIs run each benchmark.
+    progress = [m.groups() for m in re.finditer(r"^\[.*?\] round (\d+) (\S+)\s+(\S+)", res.stdout, re.M)]
+    rounds = [int(p[0]) for p in progress]
+    check(len(progress) == 12, "one progress line per launch (3 benchmarks x 2 MPIs x 2 rounds)")
+    check(rounds == sorted(rounds) and set(rounds) == {1, 2}, "launches are grouped by round: %s" % rounds)
+    firsts = [p[2] for p in progress if p[1] == "latency@np2"]
+    check(len(firsts) == 4 and firsts[0] != firsts[2], "the MPI that goes first rotates between rounds: %s" % firsts)
+    check("| benchmark | size | ranks | metric | skiff | best other | skiff / best |" in res.stdout,
+          "ratio table printed with skiff as reference")
+    check(any(l.startswith("| latency | 8 | 2 | usec |") and "(twin)" in l for l in res.stdout.splitlines()),
+          "ratio table has a latency 8 B line against twin")
+    check(os.path.exists(os.path.join(out, "results.md")), "results.md written")
+    check("plots:" in res.stdout, "says what happened to the plots")
+
+
+def test_missing(script, bindir, work):
+    out = os.path.join(work, "missing-out")
+    shutil.rmtree(out, ignore_errors=True)
+    # An MPI whose compiler refuses alltoall.c, as a library without MPI_Alltoall would.
+    broken = os.path.join(work, "broken-bin")
+    os.makedirs(broken, exist_ok=True)
+    real_cc = os.path.abspath(os.path.join(bindir, "mpicc"))
+    with open(os.path.join(broken, "mpicc"), "w") as f:
+        f.write('#!/bin/sh\ncase "$*" in *alltoall.c*) echo "alltoall.c: undefined reference to '
+                "'MPI_Alltoall'\" >&2; exit 1;; esac\nexec %s \"$@\"\n" % real_cc)
+    os.chmod(os.path.join(broken, "mpicc"), 0o755)
+    for tool in ("skiffrun", "mpiexec"):
+        src = os.path.join(bindir, tool)
+        if os.path.exists(src):
+            forward(os.path.join(broken, tool), os.path.abspath(src))
+    res = bench(script, ["compare", "--quick", "--runs", "1", "--only", "latency,alltoall", "--sizes", "8",
+                         "--with", "nosuchmpi", "--out", out, "--mpi", "skiff=/nonexistent/skiff/bin",
+                         "--mpi", "ghost=" + os.path.join(work, "no-such-dir"), "--mpi", "broken=" + broken])
+    check(res.returncode == 0, "missing MPIs are not fatal (exit %d)" % res.returncode)
+    text = res.stdout
+    check("skiff      skipped: /nonexistent/skiff/bin: no such directory" in text, "absent skiff reported")
+    check("nosuchmpi  skipped: unknown MPI 'nosuchmpi'" in text, "unknown --with name reported")
+    check("ghost      skipped:" in text and "no such directory" in text, "absent --mpi dir reported")
+    check("alltoall@np2" in text and "broken     skipped: build failed:" in text and "MPI_Alltoall" in text,
+          "a benchmark that fails to build is skipped with the compiler's reason")
+    check("skipped: alltoall@np2 with broken: build failed" in text, "the skip is repeated in the summary")
+    _, rows = read_rows(os.path.join(out, "results.csv"))
+    check([r[:2] for r in rows] == [["broken", "latency"]], "only the usable benchmark of the usable MPI is in the "
+          "CSV: %s" % rows)
+    check("ratio table needs results from at least two MPIs" in text, "a single MPI gets no ratio table, and says so")
+    meta = open(os.path.join(out, "meta.txt")).read()
+    check("mpi ghost: skipped:" in meta, "meta.txt records the skipped MPI")
+    # Nothing usable at all: a clean error, not a traceback.
+    res = bench(script, ["compare", "--quick", "--with", "none", "--out", out,
+                         "--mpi", "skiff=/nonexistent/skiff/bin"])
+    check(res.returncode != 0 and "no usable MPI" in res.stderr and "Traceback" not in res.stderr,
+          "no usable MPI -> one-line error, non-zero exit")
+    res = bench(script, ["compare", "--mpi", "nonsense"])
+    check(res.returncode != 0 and "--mpi wants NAME=PATH/bin" in res.stderr, "malformed --mpi is rejected")
+
+
+def main():
+    if len(sys.argv) != 5 or sys.argv[2] not in ("fake", "missing"):
+        sys.exit(__doc__)
+    script, mode, spec, work = sys.argv[1:]
+    os.makedirs(work, exist_ok=True)
+    bindir = bindir_for(spec, work)
+    if not os.path.exists(os.path.join(bindir, "mpicc")):
+        print("FAIL: %s/mpicc does not exist" % bindir)
+        sys.exit(1)
+    (test_fake if mode == "fake" else test_missing)(script, bindir, work)
+    print("%d check(s) failed" % len(failures) if failures else "all checks passed")
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
