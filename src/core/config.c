@@ -9,6 +9,14 @@ const skf_param_t skf_params[] = {
     /* boot reads SKIFF_JOB_KEY and SKIFF_VERBOSE with getenv: it stands alone */
     {"SKIFF_JOB_KEY", "(random)", "job key (1-32 hex digits) set by skiffrun; names shm objects"},
     {"SKIFF_VERBOSE", "0", "1: print transport choices and fallbacks to stderr at start-up"},
+    {"SKIFF_CMA", "1", "0: never use CMA (process_vm_readv/writev) for skf_get/put; copy through the rings"},
+    {"SKIFF_SPIN", "auto", "polls before a waiter yields/sleeps (auto: 20000, or 64 when ranks > cores)"},
+    {"SKIFF_YIELDS", "auto", "sched_yield rounds before a waiter sleeps (auto: 0, or 32 when ranks > cores)"},
+    {"SKIFF_SHM_RING_SIZE", "256K", "bytes per shm receive ring (power of two; a message takes at most 1/4)"},
+    {"SKIFF_SHM_DEDICATED_MAX", "8", "dedicated rings per receiver (0..63); all peers get one at open if fewer"},
+    {"SKIFF_SHM_DEDICATED_AFTER", "64", "messages a sender puts on the shared ring before it gets a dedicated one"},
+    {"SKIFF_MPI_EAGER_MAX", "64K",
+     "MPI: largest payload sent eagerly (copied through the ring); larger ones use rendezvous"},
 };
 const int skf_nparams = (int)(sizeof skf_params / sizeof skf_params[0]);
 

@@ -1,0 +1,274 @@
+/*
+ * mpi.h — Skiff's MPI interface.
+ *
+ * Representation follows the MPI 5.0 standard ABI: handles are pointers to
+ * incomplete structs, predefined handles and constants carry the ABI's values,
+ * MPI_Status is {MPI_SOURCE, MPI_TAG, MPI_ERROR, 5 ints}, MPI_Aint is intptr_t,
+ * MPI_Count and MPI_Offset are int64_t.  Inside the library a user handle is the
+ * object's address and a predefined one (a value below 0x400) indexes a static
+ * table, so resolving any handle costs one compare.
+ *
+ * Only functions that are implemented are declared here; see docs/mpi.md for
+ * what is present, what is absent and why MPI_VERSION says 3.1.
+ */
+#ifndef SKIFF_MPI_H
+#define SKIFF_MPI_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The API level of the functions provided (semantics of MPI-3.1; see docs/mpi.md). */
+#define MPI_VERSION 3
+#define MPI_SUBVERSION 1
+#define SKIFF_MPI 1 /* lets code detect this implementation */
+
+typedef intptr_t MPI_Aint;
+typedef int64_t MPI_Offset;
+typedef int64_t MPI_Count;
+
+typedef struct {
+    int MPI_SOURCE;
+    int MPI_TAG;
+    int MPI_ERROR;
+    int MPI_internal[5]; /* byte count (2 ints) and the cancelled flag */
+} MPI_Status;
+
+/* ---- handle types and predefined handles (standard ABI values) ---------- */
+typedef struct MPI_ABI_Op *MPI_Op;
+typedef struct MPI_ABI_Comm *MPI_Comm;
+typedef struct MPI_ABI_Group *MPI_Group;
+typedef struct MPI_ABI_Message *MPI_Message;
+typedef struct MPI_ABI_Info *MPI_Info;
+typedef struct MPI_ABI_Errhandler *MPI_Errhandler;
+typedef struct MPI_ABI_Request *MPI_Request;
+typedef struct MPI_ABI_Datatype *MPI_Datatype;
+
+#define MPI_COMM_NULL ((MPI_Comm)0x100)
+#define MPI_COMM_WORLD ((MPI_Comm)0x101)
+#define MPI_COMM_SELF ((MPI_Comm)0x102)
+
+#define MPI_MESSAGE_NULL ((MPI_Message)0x128)
+#define MPI_MESSAGE_NO_PROC ((MPI_Message)0x129)
+
+#define MPI_INFO_NULL ((MPI_Info)0x130)
+
+#define MPI_ERRHANDLER_NULL ((MPI_Errhandler)0x140)
+#define MPI_ERRORS_ARE_FATAL ((MPI_Errhandler)0x141)
+#define MPI_ERRORS_RETURN ((MPI_Errhandler)0x142)
+#define MPI_ERRORS_ABORT ((MPI_Errhandler)0x143)
+
+#define MPI_REQUEST_NULL ((MPI_Request)0x180)
+
+/* Predefined C datatypes (all contiguous). */
+#define MPI_DATATYPE_NULL ((MPI_Datatype)0x200)
+#define MPI_AINT ((MPI_Datatype)0x201)
+#define MPI_COUNT ((MPI_Datatype)0x202)
+#define MPI_OFFSET ((MPI_Datatype)0x203)
+#define MPI_PACKED ((MPI_Datatype)0x207)
+#define MPI_SHORT ((MPI_Datatype)0x208)
+#define MPI_INT ((MPI_Datatype)0x209)
+#define MPI_LONG ((MPI_Datatype)0x20a)
+#define MPI_LONG_LONG ((MPI_Datatype)0x20b)
+#define MPI_LONG_LONG_INT MPI_LONG_LONG
+#define MPI_UNSIGNED_SHORT ((MPI_Datatype)0x20c)
+#define MPI_UNSIGNED ((MPI_Datatype)0x20d)
+#define MPI_UNSIGNED_LONG ((MPI_Datatype)0x20e)
+#define MPI_UNSIGNED_LONG_LONG ((MPI_Datatype)0x20f)
+#define MPI_FLOAT ((MPI_Datatype)0x210)
+#define MPI_C_FLOAT_COMPLEX ((MPI_Datatype)0x212)
+#define MPI_C_COMPLEX MPI_C_FLOAT_COMPLEX
+#define MPI_DOUBLE ((MPI_Datatype)0x214)
+#define MPI_C_DOUBLE_COMPLEX ((MPI_Datatype)0x216)
+#define MPI_LONG_DOUBLE ((MPI_Datatype)0x220)
+#define MPI_C_LONG_DOUBLE_COMPLEX ((MPI_Datatype)0x224)
+#define MPI_FLOAT_INT ((MPI_Datatype)0x228)
+#define MPI_DOUBLE_INT ((MPI_Datatype)0x229)
+#define MPI_LONG_INT ((MPI_Datatype)0x22a)
+#define MPI_2INT ((MPI_Datatype)0x22b)
+#define MPI_SHORT_INT ((MPI_Datatype)0x22c)
+#define MPI_LONG_DOUBLE_INT ((MPI_Datatype)0x22d)
+#define MPI_C_BOOL ((MPI_Datatype)0x238)
+#define MPI_WCHAR ((MPI_Datatype)0x23c)
+#define MPI_INT8_T ((MPI_Datatype)0x240)
+#define MPI_UINT8_T ((MPI_Datatype)0x241)
+#define MPI_CHAR ((MPI_Datatype)0x243)
+#define MPI_SIGNED_CHAR ((MPI_Datatype)0x244)
+#define MPI_UNSIGNED_CHAR ((MPI_Datatype)0x245)
+#define MPI_BYTE ((MPI_Datatype)0x247)
+#define MPI_INT16_T ((MPI_Datatype)0x248)
+#define MPI_UINT16_T ((MPI_Datatype)0x249)
+#define MPI_INT32_T ((MPI_Datatype)0x250)
+#define MPI_UINT32_T ((MPI_Datatype)0x251)
+#define MPI_INT64_T ((MPI_Datatype)0x258)
+#define MPI_UINT64_T ((MPI_Datatype)0x259)
+
+/* ---- error classes (standard ABI values; an error code equals its class) -- */
+enum {
+    MPI_SUCCESS = 0,
+    MPI_ERR_BUFFER = 1,
+    MPI_ERR_COUNT = 2,
+    MPI_ERR_TYPE = 3,
+    MPI_ERR_TAG = 4,
+    MPI_ERR_COMM = 5,
+    MPI_ERR_RANK = 6,
+    MPI_ERR_REQUEST = 7,
+    MPI_ERR_ROOT = 8,
+    MPI_ERR_GROUP = 9,
+    MPI_ERR_OP = 10,
+    MPI_ERR_TOPOLOGY = 11,
+    MPI_ERR_DIMS = 12,
+    MPI_ERR_ARG = 13,
+    MPI_ERR_UNKNOWN = 14,
+    MPI_ERR_TRUNCATE = 15,
+    MPI_ERR_OTHER = 16,
+    MPI_ERR_INTERN = 17,
+    MPI_ERR_PENDING = 18,
+    MPI_ERR_IN_STATUS = 19,
+    MPI_ERR_INFO = 34,
+    MPI_ERR_NO_MEM = 39,
+    MPI_ERR_UNSUPPORTED_OPERATION = 55,
+    MPI_ERR_PROC_ABORTED = 58,
+    MPI_ERR_ERRHANDLER = 61,
+    MPI_ERR_LASTCODE = 0x3fff
+};
+
+/* ---- buffer and ignore constants ---------------------------------------- */
+#define MPI_BOTTOM ((void *)0)
+#define MPI_IN_PLACE ((void *)1)
+#define MPI_STATUS_IGNORE ((MPI_Status *)0)
+#define MPI_STATUSES_IGNORE ((MPI_Status *)0)
+
+#define MPI_MAX_ERROR_STRING 512
+#define MPI_MAX_LIBRARY_VERSION_STRING 8192
+#define MPI_MAX_PROCESSOR_NAME 256
+#define MPI_BSEND_OVERHEAD 512
+
+enum {
+    MPI_ANY_SOURCE = -1,
+    MPI_ANY_TAG = -2,
+    MPI_PROC_NULL = -3,
+    MPI_ROOT = -4,
+    MPI_UNDEFINED = -32766
+};
+
+enum {
+    MPI_THREAD_SINGLE = 0,
+    MPI_THREAD_FUNNELED = 1024,
+    MPI_THREAD_SERIALIZED = 2048,
+    MPI_THREAD_MULTIPLE = 4096
+};
+
+typedef void(MPI_Comm_errhandler_function)(MPI_Comm *comm, int *error_code, ...);
+
+/* ---- environment -------------------------------------------------------- */
+int MPI_Init(int *argc, char ***argv);
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided);
+int MPI_Finalize(void);
+int MPI_Initialized(int *flag);
+int MPI_Finalized(int *flag);
+int MPI_Abort(MPI_Comm comm, int errorcode);
+int MPI_Query_thread(int *provided);
+int MPI_Is_thread_main(int *flag);
+double MPI_Wtime(void);
+double MPI_Wtick(void);
+int MPI_Get_processor_name(char *name, int *resultlen);
+int MPI_Get_version(int *version, int *subversion);
+int MPI_Get_library_version(char *version, int *resultlen);
+int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
+int MPI_Free_mem(void *base);
+
+/* ---- communicators and error handling ----------------------------------- */
+int MPI_Comm_rank(MPI_Comm comm, int *rank);
+int MPI_Comm_size(MPI_Comm comm, int *size);
+int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
+int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler);
+int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler);
+int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
+int MPI_Errhandler_free(MPI_Errhandler *errhandler);
+int MPI_Error_string(int errorcode, char *string, int *resultlen);
+int MPI_Error_class(int errorcode, int *errorclass);
+
+/* ---- datatypes (predefined only) and status ----------------------------- */
+int MPI_Type_size(MPI_Datatype datatype, int *size);
+int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size);
+int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent);
+int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count);
+int MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count);
+int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count);
+int MPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count);
+int MPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count);
+int MPI_Status_set_cancelled(MPI_Status *status, int flag);
+int MPI_Test_cancelled(const MPI_Status *status, int *flag);
+
+/* ---- point-to-point ----------------------------------------------------- */
+int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int MPI_Buffer_attach(void *buffer, int size);
+int MPI_Buffer_detach(void *buffer_addr, int *size);
+int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+              MPI_Request *request);
+int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request);
+int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request);
+int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request);
+int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+             MPI_Status *status);
+int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+              MPI_Request *request);
+int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                 MPI_Comm comm, MPI_Status *status);
+int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                         int source, int recvtag, MPI_Comm comm, MPI_Status *status);
+int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
+int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
+int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status);
+int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+                MPI_Status *status);
+int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+              MPI_Status *status);
+int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+               MPI_Request *request);
+
+/* ---- completion --------------------------------------------------------- */
+int MPI_Wait(MPI_Request *request, MPI_Status *status);
+int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]);
+int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status);
+int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
+                 int array_of_indices[], MPI_Status array_of_statuses[]);
+int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status);
+int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
+                MPI_Status array_of_statuses[]);
+int MPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag,
+                MPI_Status *status);
+int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
+                 int array_of_indices[], MPI_Status array_of_statuses[]);
+int MPI_Request_free(MPI_Request *request);
+int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status);
+int MPI_Cancel(MPI_Request *request);
+
+/* ---- persistent requests ------------------------------------------------ */
+int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                  MPI_Comm comm, MPI_Request *request);
+int MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                   MPI_Comm comm, MPI_Request *request);
+int MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                   MPI_Comm comm, MPI_Request *request);
+int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                   MPI_Comm comm, MPI_Request *request);
+int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+                  MPI_Comm comm, MPI_Request *request);
+int MPI_Start(MPI_Request *request);
+int MPI_Startall(int count, MPI_Request array_of_requests[]);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SKIFF_MPI_H */

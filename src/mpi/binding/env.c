@@ -1,0 +1,205 @@
+/*
+ * env.c — the environment: Init/Finalize and friends, timers, versions,
+ * processor name, Alloc_mem/Free_mem, Comm_rank/size.
+ *
+ * Thread level: MPI_THREAD_SERIALIZED at most.  The library keeps plain
+ * process-wide state and the channel is used by one thread at a time, so
+ * calls from any thread are fine as long as the application serialises them.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "binding/check.h"
+
+int mpir_initialized, mpir_finalized;
+static int thread_level = MPI_THREAD_SINGLE;
+static pthread_t main_thread;
+
+static int init(const char *fn, int required)
+{
+    if (mpir_initialized || mpir_finalized)
+        return mpir_error(NULL, MPI_ERR_OTHER, "%s: MPI is already %s", fn,
+                          mpir_finalized ? "finalized" : "initialized");
+    mpid_init();
+    main_thread = pthread_self();
+    thread_level = required > MPI_THREAD_SERIALIZED ? MPI_THREAD_SERIALIZED : required;
+    if (thread_level < MPI_THREAD_SINGLE)
+        thread_level = MPI_THREAD_SINGLE;
+    mpir_initialized = 1;
+    return MPI_SUCCESS;
+}
+
+int MPI_Init(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    return init("MPI_Init", MPI_THREAD_SINGLE);
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    (void)argc;
+    (void)argv;
+    if (!provided)
+        return mpir_error(NULL, MPI_ERR_ARG, "MPI_Init_thread: NULL provided");
+    int rc = init("MPI_Init_thread", required);
+    if (rc == MPI_SUCCESS)
+        *provided = thread_level;
+    return rc;
+}
+
+int MPI_Finalize(void)
+{
+    CHECK_INIT("MPI_Finalize");
+    mpid_finalize();
+    mpir_initialized = 0;
+    mpir_finalized = 1;
+    return MPI_SUCCESS;
+}
+
+int MPI_Initialized(int *flag)
+{
+    if (!flag)
+        return mpir_error(NULL, MPI_ERR_ARG, "MPI_Initialized: NULL flag");
+    *flag = mpir_initialized || mpir_finalized;
+    return MPI_SUCCESS;
+}
+
+int MPI_Finalized(int *flag)
+{
+    if (!flag)
+        return mpir_error(NULL, MPI_ERR_ARG, "MPI_Finalized: NULL flag");
+    *flag = mpir_finalized;
+    return MPI_SUCCESS;
+}
+
+int MPI_Abort(MPI_Comm comm, int errorcode)
+{
+    (void)comm; /* every rank of the job ends, whatever the communicator */
+    char why[128];
+    snprintf(why, sizeof why, "MPI_Abort(errorcode %d) called on rank %d", errorcode,
+             mpir_world_rank());
+    fprintf(stderr, "skiff MPI: rank %d: %s\n", mpir_world_rank(), why);
+    fflush(stderr);
+    if (mpid.ctx)
+        skf_abort(mpid.ctx, errorcode ? errorcode : 1, why);
+    exit(errorcode ? errorcode : 1);
+}
+
+int MPI_Query_thread(int *provided)
+{
+    CHECK_INIT("MPI_Query_thread");
+    if (!provided)
+        return mpir_error(NULL, MPI_ERR_ARG, "MPI_Query_thread: NULL provided");
+    *provided = thread_level;
+    return MPI_SUCCESS;
+}
+
+int MPI_Is_thread_main(int *flag)
+{
+    CHECK_INIT("MPI_Is_thread_main");
+    if (!flag)
+        return mpir_error(NULL, MPI_ERR_ARG, "MPI_Is_thread_main: NULL flag");
+    *flag = pthread_equal(pthread_self(), main_thread);
+    return MPI_SUCCESS;
+}
+
+double MPI_Wtime(void)
+{
+    struct timespec ts; /* vDSO: no system call */
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+double MPI_Wtick(void)
+{
+    struct timespec res;
+    if (clock_getres(CLOCK_MONOTONIC, &res) != 0)
+        return 1e-9;
+    return (double)res.tv_sec + (double)res.tv_nsec * 1e-9;
+}
+
+int MPI_Get_processor_name(char *name, int *resultlen)
+{
+    if (!name || !resultlen)
+        return mpir_error(NULL, MPI_ERR_ARG, "MPI_Get_processor_name: NULL argument");
+    if (gethostname(name, MPI_MAX_PROCESSOR_NAME) != 0)
+        strcpy(name, "unknown");
+    name[MPI_MAX_PROCESSOR_NAME - 1] = '\0';
+    *resultlen = (int)strlen(name);
+    return MPI_SUCCESS;
+}
+
+int MPI_Get_version(int *version, int *subversion)
+{
+    if (!version || !subversion)
+        return mpir_error(NULL, MPI_ERR_ARG, "MPI_Get_version: NULL argument");
+    *version = MPI_VERSION;
+    *subversion = MPI_SUBVERSION;
+    return MPI_SUCCESS;
+}
+
+int MPI_Get_library_version(char *version, int *resultlen)
+{
+    if (!version || !resultlen)
+        return mpir_error(NULL, MPI_ERR_ARG, "MPI_Get_library_version: NULL argument");
+    int n = snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING,
+                     "Skiff MPI %s (MPI %d.%d point-to-point subset, standard-ABI handle values, "
+                     "over the Skiff channel layer)",
+                     SKIFF_VERSION_STRING, MPI_VERSION, MPI_SUBVERSION);
+    *resultlen = n;
+    return MPI_SUCCESS;
+}
+
+int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
+{
+    CHECK_INIT("MPI_Alloc_mem");
+    if (info != MPI_INFO_NULL)
+        return mpir_error(NULL, MPI_ERR_INFO, "MPI_Alloc_mem: invalid info object");
+    if (size < 0 || !baseptr)
+        return mpir_error(NULL, MPI_ERR_ARG, "MPI_Alloc_mem: invalid size %ld or NULL baseptr",
+                          (long)size);
+    void *p = malloc(size ? (size_t)size : 1);
+    if (!p)
+        return mpir_error(NULL, MPI_ERR_NO_MEM, "MPI_Alloc_mem: cannot allocate %ld bytes",
+                          (long)size);
+    *(void **)baseptr = p;
+    return MPI_SUCCESS;
+}
+
+int MPI_Free_mem(void *base)
+{
+    CHECK_INIT("MPI_Free_mem");
+    free(base);
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_rank(MPI_Comm comm, int *rank)
+{
+    CHECK_INIT("MPI_Comm_rank");
+    struct MPI_ABI_Comm *c;
+    int rc = check_comm("MPI_Comm_rank", comm, &c);
+    if (rc)
+        return rc;
+    if (!rank)
+        return mpir_error(c, MPI_ERR_ARG, "MPI_Comm_rank: NULL rank");
+    *rank = c->rank;
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_size(MPI_Comm comm, int *size)
+{
+    CHECK_INIT("MPI_Comm_size");
+    struct MPI_ABI_Comm *c;
+    int rc = check_comm("MPI_Comm_size", comm, &c);
+    if (rc)
+        return rc;
+    if (!size)
+        return mpir_error(c, MPI_ERR_ARG, "MPI_Comm_size: NULL size");
+    *size = c->size;
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,69 @@
+/*
+ * comm.c — communicator objects: the predefined MPI_COMM_WORLD and
+ * MPI_COMM_SELF, their matching-queue bins and the context-id table that maps
+ * a message header back to its communicator.
+ *
+ * Context ids come in pairs (even: point-to-point, odd: reserved for the
+ * collectives of the same communicator) so the two never match each other.
+ */
+#include <stdlib.h>
+
+#include "device/device.h"
+
+#define CTX_WORLD 0
+#define CTX_SELF 2
+#define MAX_CTX 1024
+
+struct MPI_ABI_Comm mpir_comm_predef[3];
+static struct MPI_ABI_Comm *ctx_table[MAX_CTX];
+static int self_world_of;
+
+struct MPI_ABI_Comm *comm_from_ctx(int ctx)
+{
+    struct MPI_ABI_Comm *c = ctx < MAX_CTX ? ctx_table[ctx] : NULL;
+    if (unlikely(!c))
+        mpir_fatal("message for unknown communicator context %d", ctx);
+    return c;
+}
+
+static void comm_setup(struct MPI_ABI_Comm *c, int ctx, int rank, int size, int *world_of,
+                       const char *name)
+{
+    c->magic = MAGIC_COMM;
+    c->ctx = ctx;
+    c->rank = rank;
+    c->size = size;
+    c->world_of = world_of;
+    c->eh = &mpir_eh_predef[1]; /* MPI_ERRORS_ARE_FATAL */
+    c->name = name;
+    c->posted = calloc((size_t)size, sizeof *c->posted);
+    c->unexp = calloc((size_t)size, sizeof *c->unexp);
+    if (!c->posted || !c->unexp)
+        mpir_fatal("out of memory for the queues of %s", name);
+    ctx_table[ctx] = c;
+}
+
+int comm_init_predefined(int world_rank, int world_size)
+{
+    self_world_of = world_rank;
+    comm_setup(&mpir_comm_predef[1], CTX_WORLD, world_rank, world_size, NULL, "MPI_COMM_WORLD");
+    comm_setup(&mpir_comm_predef[2], CTX_SELF, 0, 1, &self_world_of, "MPI_COMM_SELF");
+    return MPI_SUCCESS;
+}
+
+static void comm_teardown(struct MPI_ABI_Comm *c)
+{
+    match_free_all(c);
+    free(c->posted);
+    free(c->unexp);
+    ctx_table[c->ctx] = NULL;
+    extern void mpir_eh_release(struct MPI_ABI_Errhandler * eh);
+    mpir_eh_release(c->eh);
+    c->magic = 0;
+}
+
+void comm_free_predefined(void)
+{
+    comm_teardown(&mpir_comm_predef[1]);
+    comm_teardown(&mpir_comm_predef[2]);
+}

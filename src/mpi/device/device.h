@@ -1,0 +1,184 @@
+/*
+ * device.h — the MPI device: point-to-point over one Skiff channel.
+ *
+ * The binding layer (src/mpi/binding) checks arguments and calls these; the
+ * device owns requests (request.c), the matching queues (match.c), the wire
+ * protocols (proto.c: short, eager, rendezvous; send FIFOs) and progress
+ * (progress.c: arrivals, waiting).  Sizes are bytes: a datatype's pieces are
+ * turned into an iovec by the caller, so derived types plug in above.
+ */
+#ifndef SKIFF_MPI_DEVICE_H
+#define SKIFF_MPI_DEVICE_H
+
+#include "mpi_impl.h"
+
+/* ---- wire format (one Skiff message = header + payload) ----------------- */
+enum wire_kind {
+    W_SHORT = 1, /* whole message fits the header's cache line             */
+    W_EAGER,     /* first piece of an eager message, W_CONT pieces follow  */
+    W_RTS,       /* rendezvous: request to send, carries a memory key      */
+    W_CONT,      /* more payload of the eager message in progress          */
+    W_ACK,       /* receiver matched a synchronous send                    */
+    W_FIN,       /* receiver finished pulling a rendezvous payload         */
+};
+#define W_FLAG_SYNC 1 /* sender waits for W_ACK; header is wire_sync_t */
+
+typedef struct wire_hdr { /* 16 bytes: envelope of SHORT/EAGER */
+    uint8_t kind, flags;
+    uint16_t ctx;
+    int32_t src; /* sender's rank in the communicator */
+    int32_t tag;
+    uint32_t len; /* payload bytes of the whole message */
+} wire_hdr_t;
+typedef struct wire_sync { /* SHORT/EAGER with W_FLAG_SYNC */
+    wire_hdr_t h;
+    uint64_t sreq; /* sender's request, echoed in W_ACK */
+} wire_sync_t;
+typedef struct wire_rts {
+    wire_hdr_t h; /* h.len unused: the length is key.len */
+    uint64_t sreq;
+    skf_mr_key_t key;
+} wire_rts_t;
+typedef struct wire_ctl { /* W_ACK, W_FIN */
+    uint8_t kind, pad[7];
+    uint64_t sreq;
+} wire_ctl_t;
+typedef struct wire_cont {
+    uint8_t kind, pad[7];
+} wire_cont_t;
+typedef union wire_any {
+    wire_hdr_t h;
+    wire_sync_t s;
+    wire_rts_t r;
+    wire_ctl_t c;
+} wire_any_t;
+
+/* Short payload: the channel's 8-byte message word, a 16-byte header and this
+ * many bytes fill exactly one 64-byte ring line. */
+#define MPID_SHORT_MAX (64 - 8 - (int)sizeof(wire_hdr_t))
+/* The channel takes at least one ring line (56 payload bytes) when it takes
+ * anything, so headers up to this size are never split. */
+#define MPID_HDR_ATOMIC 56
+_Static_assert(sizeof(wire_rts_t) <= MPID_HDR_ATOMIC, "RTS header must fit one ring line");
+_Static_assert(sizeof(wire_sync_t) <= MPID_HDR_ATOMIC, "sync header must fit one ring line");
+
+/* ---- requests ----------------------------------------------------------- */
+enum req_kind { REQ_SEND = 1, REQ_RECV, REQ_PERSIST, REQ_CTL, REQ_DONE };
+enum send_mode { MODE_STD, MODE_SYNC, MODE_READY, MODE_BUFFERED };
+enum send_need { NEED_PUSH = 1, NEED_ACK = 2, NEED_FIN = 4 };
+
+struct MPI_ABI_Request {
+    uint32_t magic;
+    uint8_t kind;      /* enum req_kind                                  */
+    uint8_t wire;      /* enum wire_kind of the message sent/received    */
+    uint8_t user_freed; /* MPI_Request_free: release at completion       */
+    uint8_t done;
+    uint8_t cancelled;
+    uint8_t posted;    /* receive sits in a posted queue                 */
+    uint8_t attached;  /* receive: user buffer known (else unexpected)   */
+    uint8_t sync;      /* receive: sender waits for our W_ACK            */
+    uint8_t need;      /* send: enum send_need bits still outstanding    */
+    struct MPI_ABI_Comm *comm;
+    int peer, tag;     /* send: dest and tag; receive: filter            */
+    int world;         /* world rank of the peer (receive: once matched) */
+    mpid_req_t *next;  /* queue link                                      */
+    uint64_t seq;      /* posting / arrival order                         */
+    /* data */
+    void *buf;
+    size_t cap;        /* receive: user buffer bytes; send: payload bytes */
+    size_t msg_len;    /* receive: bytes the sender sent                  */
+    size_t got;        /* receive: bytes of the message arrived so far    */
+    char *tmp;         /* unexpected payload (inline_buf or malloc)       */
+    uint64_t sreq;     /* receive: sender's request for ACK/FIN           */
+    skf_mr_key_t key;  /* rendezvous memory key                           */
+    /* status */
+    int st_source, st_tag, st_error;
+    /* send progress */
+    wire_any_t hdr;
+    uint32_t hdr_len;
+    size_t sent;       /* bytes of header+payload taken by the channel    */
+    /* persistent requests and buffered sends */
+    mpid_req_t *active; /* persistent: the started operation             */
+    int p_mode, p_is_recv;
+    void *bsend_block;
+    char inline_buf[MPID_SHORT_MAX];
+};
+
+mpid_req_t *req_alloc(int kind);
+void req_release(mpid_req_t *r);
+/* Mark done; a request the user already freed goes back to the pool. */
+void req_complete(mpid_req_t *r);
+void req_pool_free_all(void);
+static inline void req_status(const mpid_req_t *r, MPI_Status *st)
+{
+    if (st) {
+        st->MPI_SOURCE = r->st_source;
+        st->MPI_TAG = r->st_tag;
+        st->MPI_ERROR = r->st_error;
+        int64_t n = (int64_t)(r->kind == REQ_RECV ? (r->msg_len < r->cap ? r->msg_len : r->cap) : 0);
+        st->MPI_internal[0] = (int)(n & 0xffffffff);
+        st->MPI_internal[1] = (int)(n >> 32);
+        st->MPI_internal[2] = r->cancelled;
+    }
+}
+void mpid_status_empty(MPI_Status *st);
+
+/* ---- device state ------------------------------------------------------- */
+struct mpid_state {
+    skf_ctx_t *ctx;
+    skf_chan_t *ch;
+    int rank, size;              /* world */
+    skf_addr_t *addr;            /* [size] channel address of each world rank */
+    size_t eager_max;            /* above: rendezvous (SKIFF_MPI_EAGER_MAX)    */
+    req_list_t *sendq;           /* [size] send FIFO per destination          */
+    int *active;                 /* destinations with a non-empty send FIFO   */
+    int n_active;
+    mpid_req_t **inflight;       /* [size] eager message whose W_CONTs arrive */
+    long n_posted;               /* posted receives in all communicators      */
+};
+extern struct mpid_state mpid;
+
+int mpid_init(void);
+void mpid_finalize(void);
+
+/* ---- sends (proto.c) ---------------------------------------------------- */
+/* Blocking send; small standard sends with nothing queued skip the request. */
+int mpid_send(const void *buf, size_t len, int dest, int tag, struct MPI_ABI_Comm *c, int mode);
+mpid_req_t *mpid_isend(const void *buf, size_t len, int dest, int tag, struct MPI_ABI_Comm *c,
+                       int mode);
+void mpid_send_ctl(int world, int kind, uint64_t sreq);
+int mpid_progress_sends(void);
+void mpid_send_pushed(mpid_req_t *r);
+
+/* ---- receives (recv.c) -------------------------------------------------- */
+/* Blocking receive; returns MPI_SUCCESS or MPI_ERR_TRUNCATE (st, never NULL, is
+ * filled; *sent gets the length the sender sent). */
+int mpid_recv(void *buf, size_t cap, int src, int tag, struct MPI_ABI_Comm *c, MPI_Status *st,
+              size_t *sent);
+mpid_req_t *mpid_irecv(void *buf, size_t cap, int src, int tag, struct MPI_ABI_Comm *c);
+/* Give an unexpected (or probed) message its user buffer. */
+void mpid_recv_attach(mpid_req_t *u, void *buf, size_t cap);
+/* Look for a message; with msg != NULL the match is removed (mprobe). */
+int mpid_iprobe(int src, int tag, struct MPI_ABI_Comm *c, MPI_Status *st, mpid_req_t **msg);
+int mpid_cancel(mpid_req_t *r);
+/* One arrived channel message (header already validated to exist). */
+void mpid_on_message(int src_world, struct iovec *cont, int ncont, size_t total);
+
+/* ---- matching (match.c) ------------------------------------------------- */
+static inline int match_tag(int want, int tag) { return want == MPI_ANY_TAG || want == tag; }
+void match_post(struct MPI_ABI_Comm *c, mpid_req_t *r);
+mpid_req_t *match_take_posted(struct MPI_ABI_Comm *c, int src, int tag);
+int match_unpost(struct MPI_ABI_Comm *c, mpid_req_t *r);
+void match_add_unexp(struct MPI_ABI_Comm *c, mpid_req_t *u);
+mpid_req_t *match_find_unexp(struct MPI_ABI_Comm *c, int src, int tag, int remove);
+void match_free_all(struct MPI_ABI_Comm *c);
+
+/* ---- progress (progress.c) ---------------------------------------------- */
+int mpid_progress(void);       /* one pass: push sends, drain arrivals; 1 if anything moved */
+void mpid_idle(void);          /* nothing moved: let skf_wait poll, then sleep */
+void mpid_wait(mpid_req_t *r); /* progress until r->done */
+
+/* copy len bytes from offset off of a received message's pieces */
+void mpid_copy_out(void *dst, const struct iovec *cont, int ncont, size_t off, size_t len);
+
+#endif /* SKIFF_MPI_DEVICE_H */

@@ -1,0 +1,58 @@
+/*
+ * init.c — bring the device up and down: Skiff context, the MPI port, the
+ * per-peer tables (addresses, send FIFOs, in-flight eager messages) and the
+ * thresholds read from SKIFF_* variables.
+ */
+#include <stdlib.h>
+
+#include "core/config.h"
+#include "device/device.h"
+
+struct mpid_state mpid;
+
+int mpid_init(void)
+{
+    int rc = skf_init(&mpid.ctx);
+    if (rc < 0) {
+        mpir_fatal("skf_init failed: %s", skf_strerror(rc));
+    }
+    rc = skf_chan_open(mpid.ctx, SKF_PORT_MPI, &mpid.ch);
+    if (rc < 0)
+        mpir_fatal("opening the MPI channel failed: %s", skf_strerror(rc));
+    mpid.rank = skf_rank(mpid.ctx);
+    mpid.size = skf_size(mpid.ctx);
+    int n = mpid.size;
+    mpid.addr = calloc((size_t)n, sizeof *mpid.addr);
+    mpid.sendq = calloc((size_t)n, sizeof *mpid.sendq);
+    mpid.active = calloc((size_t)n, sizeof *mpid.active);
+    mpid.inflight = calloc((size_t)n, sizeof *mpid.inflight);
+    if (!mpid.addr || !mpid.sendq || !mpid.active || !mpid.inflight)
+        mpir_fatal("out of memory for %d peers", n);
+    for (int i = 0; i < n; i++)
+        mpid.addr[i] = skf_addr(mpid.ctx, i, SKF_PORT_MPI);
+    long long eager = skf_param_ll("SKIFF_MPI_EAGER_MAX");
+    if (eager < MPID_SHORT_MAX)
+        eager = MPID_SHORT_MAX;
+    if (eager > (1LL << 30))
+        eager = 1LL << 30; /* wire_hdr_t.len is 32 bits */
+    mpid.eager_max = (size_t)eager;
+    return comm_init_predefined(mpid.rank, mpid.size);
+}
+
+void mpid_finalize(void)
+{
+    /* Queued sends (and acks we owe) must leave before the port closes. */
+    while (mpid.n_active)
+        if (!mpid_progress() && mpid.n_active)
+            mpid_idle();
+    comm_free_predefined();
+    skf_chan_close(mpid.ch);
+    skf_finalize(mpid.ctx);
+    req_pool_free_all();
+    free(mpid.addr);
+    free(mpid.sendq);
+    free(mpid.active);
+    free(mpid.inflight);
+    mpid.ch = NULL;
+    mpid.ctx = NULL;
+}

@@ -1,0 +1,213 @@
+/*
+ * proto.c — the send side of the three protocols and the per-destination
+ * send FIFOs.
+ *
+ *   short      payload <= MPID_SHORT_MAX: header and data in one 64-byte line
+ *   eager      payload <= eager_max: copied into the receiver's ring; when the
+ *              channel takes only part (ring space, skf_max_msg), the rest
+ *              follows as W_CONT messages
+ *   rendezvous larger: W_RTS carries a memory key, the receiver pulls the data
+ *              with skf_get straight into its buffer and answers W_FIN
+ *
+ * A send that cannot go out at once (ring full, or earlier sends to the same
+ * destination still queued) waits in that destination's FIFO; progress pushes
+ * FIFOs in order, so messages to one destination never overtake each other.
+ * Nothing here ever spins: a caller that must wait goes through mpid_wait,
+ * which keeps draining arrivals (no two senders can block each other).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "device/device.h"
+
+static const wire_cont_t cont_hdr = {.kind = W_CONT};
+
+static void sendq_append(int world, mpid_req_t *r)
+{
+    req_list_t *q = &mpid.sendq[world];
+    r->next = NULL;
+    if (q->tail) {
+        q->tail->next = r;
+    } else {
+        q->head = r;
+        mpid.active[mpid.n_active++] = world;
+    }
+    q->tail = r;
+}
+
+/* Move as much of r into the ring as fits.  1: everything taken, 0: blocked. */
+static int push(mpid_req_t *r)
+{
+    skf_addr_t dst = mpid.addr[r->world];
+    size_t total = r->hdr_len + r->cap;
+    while (r->sent < total) {
+        struct iovec iov[2];
+        size_t off;
+        int first = r->sent == 0;
+        if (first) {
+            iov[0].iov_base = &r->hdr;
+            iov[0].iov_len = r->hdr_len;
+            off = 0;
+        } else {
+            iov[0].iov_base = (void *)&cont_hdr;
+            iov[0].iov_len = sizeof cont_hdr;
+            off = r->sent - r->hdr_len;
+        }
+        int n = 1;
+        if (off < r->cap) {
+            iov[1].iov_base = (char *)r->buf + off;
+            iov[1].iov_len = r->cap - off;
+            n = 2;
+        }
+        ssize_t k = skf_send(mpid.ch, dst, iov, n);
+        if (k == -EAGAIN)
+            return 0;
+        if (k < 0)
+            mpir_fatal("sending to rank %d failed: %s", r->world, skf_strerror((int)k));
+        if ((size_t)k < iov[0].iov_len)
+            mpir_fatal("channel split a %zu-byte header (took %zd)", iov[0].iov_len, k);
+        r->sent += first ? (size_t)k : (size_t)k - sizeof cont_hdr;
+    }
+    return 1;
+}
+
+/* All of r is in the ring: what that means depends on the protocol. */
+void mpid_send_pushed(mpid_req_t *r)
+{
+    if (r->kind == REQ_CTL) {
+        req_release(r);
+        return;
+    }
+    r->need &= (uint8_t)~NEED_PUSH;
+    if (!r->need)
+        req_complete(r);
+}
+
+int mpid_progress_sends(void)
+{
+    int moved = 0;
+    for (int i = 0; i < mpid.n_active;) {
+        int w = mpid.active[i];
+        req_list_t *q = &mpid.sendq[w];
+        while (q->head) {
+            mpid_req_t *r = q->head;
+            size_t before = r->sent;
+            int all = push(r);
+            moved |= r->sent != before;
+            if (!all)
+                break;
+            q->head = r->next;
+            if (!q->head)
+                q->tail = NULL;
+            mpid_send_pushed(r);
+        }
+        if (!q->head)
+            mpid.active[i] = mpid.active[--mpid.n_active];
+        else
+            i++;
+    }
+    return moved;
+}
+
+/* Start r: straight into the ring when nothing is queued for its destination. */
+static void start(mpid_req_t *r)
+{
+    if (!mpid.sendq[r->world].head && push(r))
+        mpid_send_pushed(r);
+    else
+        sendq_append(r->world, r);
+}
+
+void mpid_send_ctl(int world, int kind, uint64_t sreq)
+{
+    mpid_req_t *r = req_alloc(REQ_CTL);
+    r->world = world;
+    r->hdr.c.kind = (uint8_t)kind;
+    r->hdr.c.sreq = sreq;
+    r->hdr_len = sizeof(wire_ctl_t);
+    start(r);
+}
+
+static void fill_envelope(wire_hdr_t *h, int kind, struct MPI_ABI_Comm *c, int tag, size_t len)
+{
+    h->kind = (uint8_t)kind;
+    h->flags = 0;
+    h->ctx = (uint16_t)c->ctx;
+    h->src = c->rank;
+    h->tag = tag;
+    h->len = (uint32_t)len;
+}
+
+mpid_req_t *mpid_isend(const void *buf, size_t len, int dest, int tag, struct MPI_ABI_Comm *c,
+                       int mode)
+{
+    mpid_req_t *r = req_alloc(REQ_SEND);
+    r->comm = c;
+    r->peer = dest;
+    r->tag = tag;
+    r->world = comm_world_rank(c, dest);
+    r->buf = (void *)buf;
+    r->cap = len;
+    r->st_source = dest;
+    r->st_tag = tag;
+    r->need = NEED_PUSH;
+    if (len <= mpid.eager_max) {
+        r->wire = len <= MPID_SHORT_MAX && mode != MODE_SYNC ? W_SHORT : W_EAGER;
+        fill_envelope(&r->hdr.h, r->wire, c, tag, len);
+        r->hdr_len = sizeof(wire_hdr_t);
+        if (mode == MODE_SYNC) {
+            r->hdr.h.flags = W_FLAG_SYNC;
+            r->hdr.s.sreq = (uint64_t)(uintptr_t)r;
+            r->hdr_len = sizeof(wire_sync_t);
+            r->need |= NEED_ACK;
+        }
+    } else {
+        r->wire = W_RTS;
+        int rc = skf_mr_expose(mpid.ctx, (void *)buf, len, &r->key);
+        if (rc < 0)
+            mpir_fatal("exposing a %zu-byte send buffer failed: %s", len, skf_strerror(rc));
+        fill_envelope(&r->hdr.h, W_RTS, c, tag, 0);
+        r->hdr.r.sreq = (uint64_t)(uintptr_t)r;
+        r->hdr.r.key = r->key;
+        r->hdr_len = sizeof(wire_rts_t);
+        r->cap = 0; /* the payload is pulled, not pushed */
+        r->need |= NEED_FIN;
+    }
+    start(r);
+    return r;
+}
+
+int mpid_send(const void *buf, size_t len, int dest, int tag, struct MPI_ABI_Comm *c, int mode)
+{
+    int world = comm_world_rank(c, dest);
+    if (likely(len <= mpid.eager_max && mode != MODE_SYNC && !mpid.sendq[world].head)) {
+        /* LAM's fast path: no request unless the ring refuses part of it. */
+        wire_hdr_t h;
+        fill_envelope(&h, len <= MPID_SHORT_MAX ? W_SHORT : W_EAGER, c, tag, len);
+        struct iovec iov[2] = {{&h, sizeof h}, {(void *)buf, len}};
+        ssize_t k = skf_send(mpid.ch, mpid.addr[world], iov, 2);
+        if (likely((size_t)k == sizeof h + len))
+            return MPI_SUCCESS;
+        if (k != -EAGAIN && k < (ssize_t)sizeof h)
+            mpir_fatal("sending to rank %d failed: %s", world,
+                       k < 0 ? skf_strerror((int)k) : "channel split a header");
+        mpid_req_t *r = req_alloc(REQ_SEND);
+        r->comm = c;
+        r->world = world;
+        r->buf = (void *)buf;
+        r->cap = len;
+        r->wire = h.kind;
+        r->hdr.h = h;
+        r->hdr_len = sizeof h;
+        r->sent = k > 0 ? (size_t)k : 0;
+        r->need = NEED_PUSH;
+        sendq_append(world, r);
+        mpid_wait(r);
+        req_release(r);
+        return MPI_SUCCESS;
+    }
+    mpid_req_t *r = mpid_isend(buf, len, dest, tag, c, mode);
+    mpid_wait(r);
+    req_release(r);
+    return MPI_SUCCESS;
+}

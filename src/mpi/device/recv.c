@@ -1,0 +1,327 @@
+/*
+ * recv.c — the receive side: what happens when a message arrives, how a
+ * receive meets its message, and the blocking-receive fast path.
+ *
+ * An arriving envelope first looks for a posted receive (match.c).  Found:
+ * the payload is copied from the ring straight into the user's buffer.  Not
+ * found: it becomes an unexpected request holding a copy (inline for short
+ * messages, malloc'd for eager ones, nothing but the key for rendezvous) — the
+ * buffering that keeps any sender from blocking a receiver forever.  A later
+ * receive adopts that request as its own (mpid_recv_attach).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "device/device.h"
+
+void mpid_copy_out(void *dst, const struct iovec *cont, int ncont, size_t off, size_t len)
+{
+    char *d = dst;
+    for (int i = 0; i < ncont && len; i++) {
+        size_t n = cont[i].iov_len;
+        if (off >= n) {
+            off -= n;
+            continue;
+        }
+        size_t k = n - off < len ? n - off : len;
+        memcpy(d, (char *)cont[i].iov_base + off, k);
+        d += k;
+        len -= k;
+        off = 0;
+    }
+}
+
+static void recv_complete(mpid_req_t *r)
+{
+    if (r->msg_len > r->cap)
+        r->st_error = MPI_ERR_TRUNCATE;
+    req_complete(r);
+}
+
+/* Bytes [at, at+n) of r's message are in the pieces at offset off: store them. */
+static void deliver(mpid_req_t *r, const struct iovec *cont, int ncont, size_t off, size_t at,
+                    size_t n)
+{
+    if (r->attached) {
+        if (at < r->cap)
+            mpid_copy_out((char *)r->buf + at, cont, ncont, off, n < r->cap - at ? n : r->cap - at);
+    } else {
+        mpid_copy_out(r->tmp + at, cont, ncont, off, n);
+    }
+    r->got = at + n;
+}
+
+static void rndv_pull(mpid_req_t *r)
+{
+    size_t n = r->msg_len < r->cap ? r->msg_len : r->cap;
+    if (n) {
+        int rc = skf_get(mpid.ch, &r->key, 0, r->buf, n);
+        if (rc < 0)
+            mpir_fatal("rendezvous get of %zu bytes from rank %d failed: %s", n, r->world,
+                       skf_strerror(rc));
+    }
+    r->got = r->msg_len;
+    mpid_send_ctl(r->world, W_FIN, r->sreq);
+    recv_complete(r);
+}
+
+static void take_envelope(mpid_req_t *r, int world, const wire_hdr_t *h)
+{
+    r->world = world;
+    r->st_source = h->src;
+    r->st_tag = h->tag;
+    r->wire = h->kind;
+}
+
+static void on_rts(int world, const wire_rts_t *m)
+{
+    struct MPI_ABI_Comm *c = comm_from_ctx(m->h.ctx);
+    mpid_req_t *r = match_take_posted(c, m->h.src, m->h.tag);
+    if (!r) {
+        r = req_alloc(REQ_RECV);
+        r->comm = c;
+    }
+    take_envelope(r, world, &m->h);
+    r->msg_len = m->key.len;
+    r->sreq = m->sreq;
+    r->key = m->key;
+    if (r->attached)
+        rndv_pull(r);
+    else
+        match_add_unexp(c, r);
+}
+
+static void on_eager(int world, const wire_hdr_t *h, size_t hlen, const struct iovec *cont,
+                     int ncont, size_t total)
+{
+    struct MPI_ABI_Comm *c = comm_from_ctx(h->ctx);
+    mpid_req_t *r = match_take_posted(c, h->src, h->tag);
+    if (!r) {
+        r = req_alloc(REQ_RECV);
+        r->comm = c;
+        r->tmp = h->len <= MPID_SHORT_MAX ? r->inline_buf : malloc(h->len ? h->len : 1);
+        if (!r->tmp)
+            mpir_fatal("out of memory buffering a %u-byte unexpected message", h->len);
+    }
+    take_envelope(r, world, h);
+    r->msg_len = h->len;
+    if (h->flags & W_FLAG_SYNC) {
+        r->sync = 1;
+        r->sreq = ((const wire_sync_t *)h)->sreq;
+    }
+    deliver(r, cont, ncont, hlen, 0, total - hlen);
+    if (r->got < r->msg_len)
+        mpid.inflight[world] = r;
+    if (r->attached) {
+        if (r->sync)
+            mpid_send_ctl(world, W_ACK, r->sreq);
+        if (r->got == r->msg_len)
+            recv_complete(r);
+    } else {
+        match_add_unexp(c, r);
+    }
+}
+
+static void on_cont(int world, const struct iovec *cont, int ncont, size_t total)
+{
+    mpid_req_t *r = mpid.inflight[world];
+    if (!r)
+        mpir_fatal("stray continuation from rank %d", world);
+    deliver(r, cont, ncont, sizeof(wire_cont_t), r->got, total - sizeof(wire_cont_t));
+    if (r->got >= r->msg_len) {
+        mpid.inflight[world] = NULL;
+        if (r->attached)
+            recv_complete(r);
+    }
+}
+
+static void on_ctl(const wire_ctl_t *m)
+{
+    mpid_req_t *s = (mpid_req_t *)(uintptr_t)m->sreq;
+    if (m->kind == W_FIN) {
+        skf_mr_release(mpid.ctx, &s->key);
+        s->need &= (uint8_t)~NEED_FIN;
+    } else {
+        s->need &= (uint8_t)~NEED_ACK;
+    }
+    if (!s->need)
+        req_complete(s);
+}
+
+void mpid_on_message(int world, struct iovec *cont, int ncont, size_t total)
+{
+    wire_any_t m;
+    size_t hlen = total < sizeof m ? total : sizeof m;
+    if (likely(cont[0].iov_len >= hlen))
+        memcpy(&m, cont[0].iov_base, hlen);
+    else
+        mpid_copy_out(&m, cont, ncont, 0, hlen);
+    switch (m.h.kind) {
+    case W_SHORT:
+    case W_EAGER: {
+        size_t h = m.h.flags & W_FLAG_SYNC ? sizeof(wire_sync_t) : sizeof(wire_hdr_t);
+        on_eager(world, &m.h, h, cont, ncont, total);
+        skf_recv_done(mpid.ch);
+        break;
+    }
+    case W_CONT:
+        on_cont(world, cont, ncont, total);
+        skf_recv_done(mpid.ch);
+        break;
+    case W_RTS:
+        /* Hand the ring space back before pulling: skf_get may drive the channel. */
+        skf_recv_done(mpid.ch);
+        on_rts(world, &m.r);
+        break;
+    case W_ACK:
+    case W_FIN:
+        skf_recv_done(mpid.ch);
+        on_ctl(&m.c);
+        break;
+    default:
+        mpir_fatal("malformed message (kind %d) from rank %d", m.h.kind, world);
+    }
+}
+
+void mpid_recv_attach(mpid_req_t *u, void *buf, size_t cap)
+{
+    u->buf = buf;
+    u->cap = cap;
+    u->attached = 1;
+    if (u->wire == W_RTS) {
+        rndv_pull(u);
+        return;
+    }
+    if (u->got && cap)
+        memcpy(buf, u->tmp, u->got < cap ? u->got : cap);
+    if (u->tmp != u->inline_buf)
+        free(u->tmp);
+    u->tmp = NULL;
+    if (u->sync)
+        mpid_send_ctl(u->world, W_ACK, u->sreq);
+    if (u->got == u->msg_len)
+        recv_complete(u);
+}
+
+mpid_req_t *mpid_irecv(void *buf, size_t cap, int src, int tag, struct MPI_ABI_Comm *c)
+{
+    mpid_req_t *u = match_find_unexp(c, src, tag, 1);
+    if (u) {
+        u->kind = REQ_RECV;
+        mpid_recv_attach(u, buf, cap);
+        return u;
+    }
+    mpid_req_t *r = req_alloc(REQ_RECV);
+    r->comm = c;
+    r->peer = src;
+    r->tag = tag;
+    r->buf = buf;
+    r->cap = cap;
+    r->attached = 1;
+    match_post(c, r);
+    return r;
+}
+
+/* Fast path of a blocking receive: with no receive posted anywhere, the next
+ * matching message can be copied from the ring head without a request.
+ * Returns 1 when done, 0 when the slow path must take over. */
+static int recv_in_place(void *buf, size_t cap, int src, int tag, struct MPI_ABI_Comm *c,
+                         MPI_Status *st, size_t *sent, int *err)
+{
+    for (;;) {
+        struct iovec cont[SKF_CONT_SIZE];
+        int ncont;
+        skf_addr_t from;
+        if (mpid.n_active)
+            mpid_progress_sends();
+        ssize_t total = skf_recv(mpid.ch, cont, &ncont, &from);
+        if (total == -EAGAIN) {
+            mpid_idle();
+            continue;
+        }
+        if (total < 0)
+            mpir_fatal("receive failed: %s", skf_strerror((int)total));
+        int world = skf_addr_rank(from);
+        wire_hdr_t h;
+        if (likely(cont[0].iov_len >= sizeof h))
+            memcpy(&h, cont[0].iov_base, sizeof h);
+        else
+            mpid_copy_out(&h, cont, ncont, 0, sizeof h);
+        int mine = (h.kind == W_SHORT || h.kind == W_EAGER || h.kind == W_RTS) && h.ctx == c->ctx &&
+                   (src == MPI_ANY_SOURCE || src == h.src) && match_tag(tag, h.tag);
+        size_t hlen = h.flags & W_FLAG_SYNC ? sizeof(wire_sync_t) : sizeof h;
+        if (mine && h.kind != W_RTS && (size_t)total == hlen + h.len) {
+            size_t n = h.len < cap ? h.len : cap;
+            mpid_copy_out(buf, cont, ncont, hlen, n);
+            if (h.flags & W_FLAG_SYNC) {
+                wire_sync_t s;
+                mpid_copy_out(&s, cont, ncont, 0, sizeof s);
+                skf_recv_done(mpid.ch);
+                mpid_send_ctl(world, W_ACK, s.sreq);
+            } else {
+                skf_recv_done(mpid.ch);
+            }
+            *err = h.len > cap ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+            *sent = h.len;
+            st->MPI_SOURCE = h.src;
+            st->MPI_TAG = h.tag;
+            st->MPI_ERROR = *err;
+            st->MPI_internal[0] = (int)n;
+            st->MPI_internal[1] = 0;
+            st->MPI_internal[2] = 0;
+            return 1;
+        }
+        mpid_on_message(world, cont, ncont, (size_t)total);
+        if (mine)
+            return 0; /* it is now unexpected (or partly arrived): slow path adopts it */
+    }
+}
+
+int mpid_recv(void *buf, size_t cap, int src, int tag, struct MPI_ABI_Comm *c, MPI_Status *st,
+              size_t *sent)
+{
+    int err;
+    if (mpid.n_posted == 0 && !match_find_unexp(c, src, tag, 0) &&
+        recv_in_place(buf, cap, src, tag, c, st, sent, &err))
+        return err;
+    mpid_req_t *r = mpid_irecv(buf, cap, src, tag, c);
+    mpid_wait(r);
+    req_status(r, st);
+    *sent = r->msg_len;
+    err = r->st_error;
+    req_release(r);
+    return err;
+}
+
+int mpid_iprobe(int src, int tag, struct MPI_ABI_Comm *c, MPI_Status *st, mpid_req_t **msg)
+{
+    mpid_req_t *u = match_find_unexp(c, src, tag, msg != NULL);
+    if (!u) {
+        mpid_progress();
+        u = match_find_unexp(c, src, tag, msg != NULL);
+    }
+    if (!u)
+        return 0;
+    if (st) {
+        st->MPI_SOURCE = u->st_source;
+        st->MPI_TAG = u->st_tag;
+        st->MPI_ERROR = MPI_SUCCESS;
+        st->MPI_internal[0] = (int)(u->msg_len & 0xffffffff);
+        st->MPI_internal[1] = (int)(u->msg_len >> 32);
+        st->MPI_internal[2] = 0;
+    }
+    if (msg)
+        *msg = u;
+    return 1;
+}
+
+int mpid_cancel(mpid_req_t *r)
+{
+    if (r->kind == REQ_RECV && r->posted && match_unpost(r->comm, r)) {
+        r->cancelled = 1;
+        req_complete(r);
+        return 1;
+    }
+    return 0; /* matched receives and all sends run to completion */
+}

@@ -1,0 +1,92 @@
+/*
+ * request.c — the request pool.
+ *
+ * Requests come from slabs that are never returned to malloc while MPI runs,
+ * so taking one is a pop from a free list (no allocation on the hot path once
+ * the pool has grown to the program's peak of outstanding operations).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "device/device.h"
+
+#define SLAB_REQS 256
+
+typedef struct slab {
+    struct slab *next;
+    mpid_req_t reqs[SLAB_REQS];
+} slab_t;
+
+static slab_t *slabs;
+static mpid_req_t *free_reqs;
+
+static void grow(void)
+{
+    slab_t *s = malloc(sizeof *s);
+    if (!s)
+        mpir_fatal("out of memory for MPI requests");
+    s->next = slabs;
+    slabs = s;
+    for (int i = SLAB_REQS - 1; i >= 0; i--) {
+        s->reqs[i].magic = 0;
+        s->reqs[i].next = free_reqs;
+        free_reqs = &s->reqs[i];
+    }
+}
+
+mpid_req_t *req_alloc(int kind)
+{
+    if (unlikely(!free_reqs))
+        grow();
+    mpid_req_t *r = free_reqs;
+    free_reqs = r->next;
+    /* Clear everything up to the inline payload buffer. */
+    memset(r, 0, offsetof(mpid_req_t, inline_buf));
+    r->magic = MAGIC_REQ;
+    r->kind = (uint8_t)kind;
+    r->st_source = MPI_ANY_SOURCE;
+    r->st_tag = MPI_ANY_TAG;
+    return r;
+}
+
+void req_release(mpid_req_t *r)
+{
+    if (r->tmp && r->tmp != r->inline_buf)
+        free(r->tmp);
+    r->magic = 0;
+    r->next = free_reqs;
+    free_reqs = r;
+}
+
+void req_complete(mpid_req_t *r)
+{
+    r->done = 1;
+    if (r->bsend_block) {
+        extern void mpir_bsend_release(void *block);
+        mpir_bsend_release(r->bsend_block);
+        r->bsend_block = NULL;
+    }
+    if (r->user_freed)
+        req_release(r);
+}
+
+void req_pool_free_all(void)
+{
+    while (slabs) {
+        slab_t *s = slabs;
+        slabs = s->next;
+        free(s);
+    }
+    free_reqs = NULL;
+}
+
+void mpid_status_empty(MPI_Status *st)
+{
+    if (st) {
+        st->MPI_SOURCE = MPI_ANY_SOURCE;
+        st->MPI_TAG = MPI_ANY_TAG;
+        st->MPI_ERROR = MPI_SUCCESS;
+        for (int i = 0; i < 5; i++)
+            st->MPI_internal[i] = 0;
+    }
+}

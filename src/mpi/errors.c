@@ -1,0 +1,135 @@
+/*
+ * errors.c — how errors are reported: class texts, the error-handler objects
+ * and the one function every entry point calls when it rejects something.
+ *
+ * An error code equals its class.  The message of the most recent error of
+ * each class is kept, so MPI_Error_string can say what exactly went wrong
+ * ("MPI_Send: invalid rank 7 (communicator size 4)"), not just the class.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "device/device.h"
+
+struct MPI_ABI_Errhandler mpir_eh_predef[4] = {
+    {0, EH_RETURN, NULL, 0}, /* MPI_ERRHANDLER_NULL: never installed */
+    {MAGIC_EH, EH_FATAL, NULL, 0},
+    {MAGIC_EH, EH_RETURN, NULL, 0},
+    {MAGIC_EH, EH_ABORT, NULL, 0},
+};
+
+#define NCLASS 64
+static char last_msg[NCLASS][MPI_MAX_ERROR_STRING];
+
+static const struct {
+    int cls;
+    const char *text;
+} class_texts[] = {
+    {MPI_SUCCESS, "no error"},
+    {MPI_ERR_BUFFER, "invalid buffer pointer"},
+    {MPI_ERR_COUNT, "invalid count argument"},
+    {MPI_ERR_TYPE, "invalid datatype"},
+    {MPI_ERR_TAG, "invalid tag"},
+    {MPI_ERR_COMM, "invalid communicator"},
+    {MPI_ERR_RANK, "invalid rank"},
+    {MPI_ERR_REQUEST, "invalid request"},
+    {MPI_ERR_ROOT, "invalid root"},
+    {MPI_ERR_GROUP, "invalid group"},
+    {MPI_ERR_OP, "invalid reduction operation"},
+    {MPI_ERR_TOPOLOGY, "invalid topology"},
+    {MPI_ERR_DIMS, "invalid dimension argument"},
+    {MPI_ERR_ARG, "invalid argument"},
+    {MPI_ERR_UNKNOWN, "unknown error"},
+    {MPI_ERR_TRUNCATE, "message truncated"},
+    {MPI_ERR_OTHER, "other error"},
+    {MPI_ERR_INTERN, "internal error"},
+    {MPI_ERR_PENDING, "request pending"},
+    {MPI_ERR_IN_STATUS, "error code is in status"},
+    {MPI_ERR_INFO, "invalid info object"},
+    {MPI_ERR_NO_MEM, "out of memory"},
+    {MPI_ERR_UNSUPPORTED_OPERATION, "operation not supported"},
+    {MPI_ERR_PROC_ABORTED, "peer process aborted"},
+    {MPI_ERR_ERRHANDLER, "invalid error handler"},
+};
+
+const char *mpir_class_string(int cls)
+{
+    for (size_t i = 0; i < sizeof class_texts / sizeof class_texts[0]; i++)
+        if (class_texts[i].cls == cls)
+            return class_texts[i].text;
+    return NULL;
+}
+
+int mpir_world_rank(void)
+{
+    return mpid.ctx ? mpid.rank : 0;
+}
+
+void mpir_fatal(const char *fmt, ...)
+{
+    char msg[MPI_MAX_ERROR_STRING];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "skiff MPI: rank %d: %s\n", mpir_world_rank(), msg);
+    fflush(stderr);
+    if (mpid.ctx)
+        skf_abort(mpid.ctx, 1, msg);
+    exit(1);
+}
+
+int mpir_error(struct MPI_ABI_Comm *c, int cls, const char *fmt, ...)
+{
+    char *msg = last_msg[cls & (NCLASS - 1)];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, MPI_MAX_ERROR_STRING, fmt, ap);
+    va_end(ap);
+    if (!c || c->magic != MAGIC_COMM)
+        c = &mpir_comm_predef[1];
+    struct MPI_ABI_Errhandler *eh = c->eh ? c->eh : &mpir_eh_predef[1];
+    if (!mpir_initialized || eh->kind == EH_FATAL || eh->kind == EH_ABORT) {
+        fprintf(stderr, "skiff MPI: rank %d: %s\n", mpir_world_rank(), msg);
+        fflush(stderr);
+        if (mpid.ctx)
+            skf_abort(mpid.ctx, cls ? cls : 1, msg);
+        exit(cls ? cls : 1);
+    }
+    if (eh->kind == EH_USER) {
+        MPI_Comm h = c == &mpir_comm_predef[1]   ? MPI_COMM_WORLD
+                     : c == &mpir_comm_predef[2] ? MPI_COMM_SELF
+                                                 : (MPI_Comm)c;
+        int code = cls;
+        eh->fn(&h, &code);
+    }
+    return cls;
+}
+
+/* ---- entry points ------------------------------------------------------- */
+
+int MPI_Error_class(int errorcode, int *errorclass)
+{
+    if (!errorclass || !mpir_class_string(errorcode))
+        return mpir_error(NULL, MPI_ERR_ARG, "MPI_Error_class: invalid error code %d", errorcode);
+    *errorclass = errorcode;
+    return MPI_SUCCESS;
+}
+
+int MPI_Error_string(int errorcode, char *string, int *resultlen)
+{
+    const char *text = mpir_class_string(errorcode);
+    if (!text || !string || !resultlen)
+        return mpir_error(NULL, MPI_ERR_ARG, "MPI_Error_string: invalid error code %d",
+                          errorcode);
+    const char *detail = last_msg[errorcode & (NCLASS - 1)];
+    int n;
+    if (errorcode != MPI_SUCCESS && detail[0])
+        n = snprintf(string, MPI_MAX_ERROR_STRING, "%s (last: %s)", text, detail);
+    else
+        n = snprintf(string, MPI_MAX_ERROR_STRING, "%s", text);
+    *resultlen = n < MPI_MAX_ERROR_STRING ? n : MPI_MAX_ERROR_STRING - 1;
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,115 @@
+/*
+ * mpi_impl.h — the MPI library's objects and how handles resolve to them.
+ *
+ * A user-visible handle is the address of one of these structs.  Predefined
+ * handles are small integers (standard ABI values, all below MPIR_PREDEF_BOUND)
+ * that index static tables; resolving any handle is one compare.  Each object
+ * starts with a magic number so argument checks can reject foreign handles.
+ */
+#ifndef SKIFF_MPI_IMPL_H
+#define SKIFF_MPI_IMPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include "mpi.h"
+#include "skiff.h"
+
+#define MPIR_PREDEF_BOUND 0x400 /* every predefined handle value is below this */
+#define MPIR_TAG_UB 0x7fffffff
+
+enum mpir_magic {
+    MAGIC_COMM = 0x6d6d6f43,
+    MAGIC_DTYPE = 0x65707954,
+    MAGIC_EH = 0x6e646c45,
+    MAGIC_REQ = 0x74716552,
+};
+
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
+/* ---- error handlers ---------------------------------------------------- */
+enum eh_kind { EH_FATAL, EH_RETURN, EH_ABORT, EH_USER };
+struct MPI_ABI_Errhandler {
+    uint32_t magic;
+    int kind;
+    MPI_Comm_errhandler_function *fn; /* EH_USER only */
+    int refs;                         /* user objects: handle + communicators using it */
+};
+extern struct MPI_ABI_Errhandler mpir_eh_predef[4]; /* indexed by value - 0x140 */
+
+/* ---- datatypes ---------------------------------------------------------- */
+/* A datatype says how its data maps onto iovec pieces; predefined ones are one
+ * contiguous piece per buffer.  Derived types (later) fill more pieces. */
+struct MPI_ABI_Datatype {
+    uint32_t magic;
+    uint32_t size;    /* bytes of data in one element        */
+    int64_t extent;   /* stride between consecutive elements */
+    int contiguous;   /* data of count elements is one piece */
+    const char *name; /* "MPI_INT"                           */
+};
+extern struct MPI_ABI_Datatype mpir_dtype_predef[256]; /* indexed by value - 0x200 */
+
+static inline struct MPI_ABI_Datatype *dtype_of(MPI_Datatype h)
+{
+    uintptr_t v = (uintptr_t)h;
+    return likely(v < MPIR_PREDEF_BOUND) ? &mpir_dtype_predef[v & 0xff]
+                                         : (struct MPI_ABI_Datatype *)h;
+}
+
+/* ---- requests (defined by the device) ----------------------------------- */
+typedef struct MPI_ABI_Request mpid_req_t;
+typedef struct req_list {
+    mpid_req_t *head, *tail;
+} req_list_t;
+
+/* ---- communicators ------------------------------------------------------ */
+struct MPI_ABI_Comm {
+    uint32_t magic;
+    int ctx;             /* context id carried in every message header     */
+    int rank, size;      /* my rank, number of ranks                       */
+    int *world_of;       /* comm rank -> world rank; NULL: the identity    */
+    struct MPI_ABI_Errhandler *eh;
+    const char *name;
+    /* matching queues, binned per source (device/match.c) */
+    req_list_t *posted;  /* [size] receives posted for one source          */
+    req_list_t posted_any; /* receives posted with MPI_ANY_SOURCE          */
+    req_list_t *unexp;   /* [size] arrived, not yet matched, per source    */
+    uint64_t post_seq;   /* order of posting, to arbitrate ANY_SOURCE       */
+    uint64_t arrive_seq; /* order of arrival, for ANY_SOURCE receives      */
+    long n_unexp;        /* messages in all unexp bins                     */
+};
+extern struct MPI_ABI_Comm mpir_comm_predef[3]; /* NULL, WORLD, SELF (value - 0x100) */
+
+static inline struct MPI_ABI_Comm *comm_of(MPI_Comm h)
+{
+    uintptr_t v = (uintptr_t)h;
+    return likely(v < MPIR_PREDEF_BOUND) ? &mpir_comm_predef[v & 3] : (struct MPI_ABI_Comm *)h;
+}
+static inline int comm_world_rank(const struct MPI_ABI_Comm *c, int r)
+{
+    return c->world_of ? c->world_of[r] : r;
+}
+/* Communicator for a context id from a message header (NULL if unknown). */
+struct MPI_ABI_Comm *comm_from_ctx(int ctx);
+int comm_init_predefined(int world_rank, int world_size);
+void comm_free_predefined(void);
+
+/* ---- library state ------------------------------------------------------ */
+extern int mpir_initialized; /* 1 between MPI_Init and MPI_Finalize */
+extern int mpir_finalized;
+
+/* ---- errors (errors.c) -------------------------------------------------- */
+/* Report an error of class cls on communicator c (NULL: MPI_COMM_WORLD's
+ * handler): format "MPI_Send: invalid rank 7 (communicator size 4)", then
+ * fatal handlers print it with the rank and end the job; otherwise the user
+ * handler runs and the class is returned. */
+int mpir_error(struct MPI_ABI_Comm *c, int cls, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* An internal failure nobody can recover from: print and end the job. */
+void mpir_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+const char *mpir_class_string(int cls);
+int mpir_world_rank(void);
+
+#endif /* SKIFF_MPI_IMPL_H */
