@@ -39,7 +39,12 @@ expect_out_count() {
 
 # Wait (no time limit: ctest's TIMEOUT is the guard) until FILE has N lines matching RE.
 wait_lines() {
-    while [ "$(grep -Ec -- "$2" "$1" 2>/dev/null || true)" -lt "$3" ]; do sleep 0.05; done
+    local n
+    while :; do
+        n=$(grep -Ec -- "$2" "$1" 2>/dev/null) # nothing at all while FILE does not exist yet
+        [ "${n:-0}" -ge "$3" ] && return
+        sleep 0.05
+    done
 }
 alive() { [ -e "/proc/$1" ] && ! grep -Eq '^[0-9]+ \(.*\) Z' "/proc/$1/stat" 2>/dev/null; }
 

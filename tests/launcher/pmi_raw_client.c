@@ -118,6 +118,14 @@ static void init(void)
     snprintf(kvsname, sizeof kvsname, "%s", field("kvsname"));
 }
 
+/* The longest allowed key (63 bytes) that belongs to rank r. */
+static void max_key(char key[80], int r)
+{
+    int n = snprintf(key, 80, "k%d-", r);
+    memset(key + n, '0', (size_t)(63 - n));
+    key[63] = '\0';
+}
+
 static void basic(void)
 {
     char buf[1024], key[80], val[1100];
@@ -138,12 +146,11 @@ static void basic(void)
     put(key, val, 0, NULL);
     put(key, val, 0, NULL); /* the owner may write its key again */
     /* Bounds: 63-byte key and 1023-byte value fit, one more does not. */
-    snprintf(key, sizeof key, "k%d-%0*d", rank, 60 - (rank >= 10), 0);
-    CHECK_EQ_INT(strlen(key), 63);
+    max_key(key, rank);
     memset(val, 'v', 1023);
     val[1023] = '\0';
     put(key, val, 0, NULL);
-    char longkey[80];
+    char longkey[96];
     snprintf(longkey, sizeof longkey, "%sX", key);
     put(longkey, "1", -1, "key_too_long");
     val[1023] = 'v';
@@ -163,7 +170,7 @@ static void basic(void)
         if (r != rank) /* somebody else's key cannot be taken over */
             put(key, "mine", -1, "duplicate_key");
     }
-    snprintf(key, sizeof key, "k%d-%0*d", (rank + 1) % size, 60 - ((rank + 1) % size >= 10), 0);
+    max_key(key, (rank + 1) % size);
     const char *v = get(key);
     CHECK(v && strlen(v) == 1023);
     CHECK(get("no-such-key") == NULL);
