@@ -3,6 +3,7 @@
  * time-budgeted size sweep, payload stamping/checking and result lines.
  */
 #include "suite.h"
+#include "payload.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -109,28 +110,18 @@ void *suite_alloc(size_t bytes)
 
 void suite_stamp(void *buf, size_t size, uint64_t stamp)
 {
-    char *b = buf;
-    for (size_t off = 0; off < size; off += 64)
-        memcpy(b + off, &stamp, size - off < 8 ? size - off : 8);
+    payload_stamp(buf, size, stamp);
 }
 
 void suite_expect(const void *buf, size_t size, uint64_t stamp, const char *bench, long iter)
 {
-    if (size == 0)
-        return;
-    const char *b = buf;
-    size_t last = (size - 1) / 64 * 64;
-    size_t offs[2] = {0, last};
-    for (int k = 0; k < 2; k++) {
-        size_t n = size - offs[k] < 8 ? size - offs[k] : 8;
-        if (memcmp(b + offs[k], &stamp, n) != 0) {
-            uint64_t got = 0;
-            memcpy(&got, b + offs[k], n);
-            fprintf(stderr,
-                    "%s: payload check failed: size %zu iteration %ld offset %zu: got 0x%llx, want 0x%llx\n",
-                    bench, size, iter, offs[k], (unsigned long long)got, (unsigned long long)stamp);
-            MPI_Abort(MPI_COMM_WORLD, 3);
-        }
+    long off = payload_mismatch(buf, size, stamp);
+    if (off >= 0) {
+        uint64_t got = 0;
+        memcpy(&got, (const char *)buf + off, size - (size_t)off < 8 ? size - (size_t)off : 8);
+        fprintf(stderr, "%s: payload check failed: size %zu iteration %ld offset %ld: got 0x%llx, want 0x%llx\n",
+                bench, size, iter, off, (unsigned long long)got, (unsigned long long)stamp);
+        MPI_Abort(MPI_COMM_WORLD, 3);
     }
 }
 

@@ -51,9 +51,9 @@ void suite_finish(void); /* MPI_Finalize */
 /* Page-aligned, zeroed buffer; exits on failure. */
 void *suite_alloc(size_t bytes);
 
-/* Fresh payload: write one 8-byte word of `stamp` at the start of every
- * 64-byte line, so each line is dirty in the writer's cache (what a real
- * application does to its data) at a cost of one store per line. */
+/* Fresh payload (payload.h): one 8-byte `stamp` at the start of every 64-byte
+ * line, so each line is dirty in the writer's cache (what a real application
+ * does to its data) at a cost of one store per line. */
 void suite_stamp(void *buf, size_t size, uint64_t stamp);
 /* Check the first and the last line's word; on mismatch print what/where and
  * MPI_Abort (a benchmark that moved stale data must not report a number). */
