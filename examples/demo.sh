@@ -32,4 +32,4 @@ step() {
 step "PMI ring: $NP ranks exchange host and pid, then pass a token around" \
     "$RUN" -n "$NP" "$BIN/pmi_ring"
 
-printf '\ndemo: all %d steps passed\n' "$step_no"
+printf '\ndemo: every step passed (%d)\n' "$step_no"

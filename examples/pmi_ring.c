@@ -5,8 +5,9 @@
  * Each rank publishes "<host> <pid>", fences, and reads its left neighbour's
  * entry.  Then a token goes once around the ring as a chain of puts and
  * fences: at hop i, rank i % size reads token.<i-1>, adds its rank and puts
- * token.<i>.  Back at rank 0 it must equal 0+1+...+(size-1).  One line per
- * rank; the exit status is non-zero if anything did not add up.
+ * token.<i>.  Back at rank 0 it must equal 0+1+...+(size-1).  Every rank
+ * publishes its result line; rank 0 prints them in rank order.  The exit
+ * status is non-zero if anything did not add up.
  */
 #include "boot/boot.h"
 
@@ -89,13 +90,26 @@ int main(void)
     long around = get_long(key);
     long expect = (long)size * (size - 1) / 2;
 
-    printf("rank %d/%d: left neighbour rank %d on host %s pid %d; node %d (local %d/%d); "
-           "token %ld -> %ld\n",
-           rank, size, left, left_host, left_pid, info->node_of_rank[rank], info->local_rank,
-           info->local_size, token_in, token_out);
-    if (rank == 0)
+    /* Each rank's line goes through PMI too; rank 0 prints them in rank order
+     * (lines printed by each rank would reach the terminal in any order). */
+    snprintf(key, sizeof key, "line.%d", rank);
+    snprintf(value, sizeof value,
+             "rank %d/%d: left neighbour rank %d on host %s pid %d; node %d (local %d/%d); "
+             "token %ld -> %ld",
+             rank, size, left, left_host, left_pid, info->node_of_rank[rank], info->local_rank,
+             info->local_size, token_in, token_out);
+    if ((rc = boot_put(key, value)) || (rc = boot_fence()))
+        die("publishing the result line", rc);
+    if (rank == 0) {
+        for (int r = 0; r < size; r++) {
+            snprintf(key, sizeof key, "line.%d", r);
+            if ((rc = boot_get(key, value, sizeof value)))
+                die(key, rc);
+            printf("%s\n", value);
+        }
         printf("ring: the token went around %d ranks and came back as %ld (expected %ld): %s\n",
                size, around, expect, around == expect ? "ok" : "WRONG");
+    }
     fflush(stdout);
     if ((rc = boot_finalize()))
         die("boot_finalize", rc);
