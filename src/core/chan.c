@@ -1,0 +1,208 @@
+/*
+ * chan — channels (ports): collective open/close, and the data-path entry
+ * points, each one argument check plus one call through the peer's transport.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+
+#include "core/core.h"
+
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
+static void unlink_open(skf_ctx_t *ctx, skf_chan_t *ch)
+{
+    for (skf_chan_t **p = &ctx->open_chans; *p; p = &(*p)->next_open)
+        if (*p == ch) {
+            *p = ch->next_open;
+            return;
+        }
+}
+
+int skf_chan_open_port(skf_ctx_t *ctx, uint16_t port, skf_chan_t **chp)
+{
+    skf_chan_t *ch = calloc(1, sizeof *ch);
+    int *ids = malloc((size_t)ctx->size * sizeof(int));
+    int rc = -ENOMEM;
+    if (ch)
+        ch->peer = calloc((size_t)ctx->size, sizeof *ch->peer);
+    if (!ch || !ids || !ch->peer)
+        goto fail;
+    ch->ctx = ctx;
+    ch->port = port;
+    ch->size = ctx->size;
+    ch->out_tp = -1;
+    /* Every rank runs the same collective opens in the same order, so this
+     * counter names the same segment everywhere. */
+    rc = skf_shm_ops.chan_open(ch, ids, &ch->tp[0]);
+    ctx->chan_opens++;
+    if (rc)
+        goto fail;
+    ch->tops[0] = &skf_shm_ops;
+    ch->ntp = 1;
+    for (int r = 0; r < ctx->size; r++)
+        if (ids[r] >= 0)
+            ch->peer[r] = (struct skf_peer){&skf_shm_ops, ch->tp[0], ids[r]};
+    free(ids);
+    if (port != SKF_PORT_INTERNAL) {
+        ch->next_open = ctx->open_chans;
+        ctx->open_chans = ch;
+    }
+    *chp = ch;
+    return 0;
+fail:
+    free(ids);
+    if (ch)
+        free(ch->peer);
+    free(ch);
+    return rc;
+}
+
+int skf_chan_open(skf_ctx_t *ctx, uint16_t port, skf_chan_t **chp)
+{
+    if (!ctx || !chp) {
+        skf_error("skf_chan_open: %s is NULL", ctx ? "the channel pointer" : "ctx");
+        return -EINVAL;
+    }
+    *chp = NULL;
+    if (port == SKF_PORT_INTERNAL) {
+        skf_error("skf_chan_open: port %u is Skiff's internal port (opened by skf_init)", port);
+        return -EINVAL;
+    }
+    for (skf_chan_t *c = ctx->open_chans; c; c = c->next_open)
+        if (c->port == port) {
+            skf_error("skf_chan_open: port %u is already open", port);
+            return -EBUSY;
+        }
+    return skf_chan_open_port(ctx, port, chp);
+}
+
+int skf_chan_close(skf_chan_t *ch)
+{
+    if (!ch) {
+        skf_error("skf_chan_close: channel is NULL");
+        return -EINVAL;
+    }
+    skf_ctx_t *ctx = ch->ctx;
+    for (int i = 0; i < ch->ntp; i++)
+        ch->tops[i]->chan_close(ch->tp[i]);
+    unlink_open(ctx, ch);
+    free(ch->peer);
+    free(ch);
+    return boot_fence(); /* collective: nobody leaves while others still close */
+}
+
+skf_ctx_t *skf_chan_ctx(const skf_chan_t *ch) { return ch ? ch->ctx : NULL; }
+
+static int bad_addr(const skf_chan_t *ch, const char *call, skf_addr_t a)
+{
+    skf_error("%s: invalid address (rank %d, port %u) on port %u of a job of size %d", call,
+              skf_addr_rank(a), skf_addr_port(a), ch->port, ch->size);
+    return -EINVAL;
+}
+
+size_t skf_max_msg(const skf_chan_t *ch, skf_addr_t dst)
+{
+    uint64_t rank = dst >> 16;
+    if (!ch || rank >= (uint64_t)ch->size || !ch->peer[rank].ops)
+        return 0;
+    const struct skf_peer *p = &ch->peer[rank];
+    return p->ops->max_msg(p->tp, p->id);
+}
+
+static ssize_t bad_send(const skf_chan_t *ch, skf_addr_t dst, const struct iovec *iov, int iovcnt)
+{
+    if (!ch) {
+        skf_error("skf_send: channel is NULL");
+        return -EINVAL;
+    }
+    uint64_t rank = dst >> 16;
+    if (rank >= (uint64_t)ch->size || (uint16_t)dst != ch->port)
+        return bad_addr(ch, "skf_send", dst);
+    if (iovcnt < 0 || iovcnt > IOV_MAX || (iovcnt && !iov)) {
+        skf_error("skf_send: invalid iovec (iov %p, iovcnt %d; 0..%d entries)", (const void *)iov,
+                  iovcnt, IOV_MAX);
+        return -EINVAL;
+    }
+    skf_error("skf_send: no transport reaches rank %d from rank %d", (int)rank, ch->ctx->rank);
+    return -EHOSTUNREACH;
+}
+
+ssize_t skf_send(skf_chan_t *ch, skf_addr_t dst, const struct iovec *iov, int iovcnt)
+{
+    uint64_t rank = dst >> 16;
+    if (unlikely(!ch || rank >= (uint64_t)ch->size || (uint16_t)dst != ch->port || iovcnt < 0 ||
+                 iovcnt > IOV_MAX || (!iov && iovcnt) || !ch->peer[rank].ops))
+        return bad_send(ch, dst, iov, iovcnt);
+    if (unlikely(ch->ctx->fallback_needed) && ch != ch->ctx->internal)
+        skf_fallback_progress(ch->ctx);
+    const struct skf_peer *p = &ch->peer[rank];
+    return p->ops->send(p->tp, p->id, iov, iovcnt);
+}
+
+ssize_t skf_recv(skf_chan_t *ch, struct iovec cont[SKF_CONT_SIZE], int *ncont, skf_addr_t *src)
+{
+    if (unlikely(!ch || !cont || !ncont || ch->out_tp >= 0)) {
+        if (ch && ch->out_tp >= 0)
+            skf_error("skf_recv: port %u: the previous message was not released by skf_recv_done",
+                      ch->port);
+        else
+            skf_error("skf_recv: %s is NULL", !ch ? "channel" : !cont ? "cont" : "ncont");
+        return -EINVAL;
+    }
+    if (unlikely(ch->ctx->fallback_needed) && ch != ch->ctx->internal)
+        skf_fallback_progress(ch->ctx);
+    int i = ch->last_tp, s;
+    ssize_t n = ch->tops[i]->recv(ch->tp[i], cont, ncont, &s);
+    for (int k = 1; n == -EAGAIN && k < ch->ntp; k++) { /* one look per transport, not per peer */
+        i = (ch->last_tp + k) % ch->ntp;
+        n = ch->tops[i]->recv(ch->tp[i], cont, ncont, &s);
+    }
+    if (n >= 0) {
+        ch->out_tp = ch->last_tp = i;
+        if (src)
+            *src = ((skf_addr_t)(uint32_t)s << 16) | ch->port;
+    }
+    return n;
+}
+
+int skf_recv_done(skf_chan_t *ch)
+{
+    if (unlikely(!ch || ch->out_tp < 0)) {
+        skf_error("skf_recv_done: %s", ch ? "no message is held (call skf_recv first)"
+                                          : "channel is NULL");
+        return -EINVAL;
+    }
+    ch->tops[ch->out_tp]->recv_done(ch->tp[ch->out_tp]);
+    ch->out_tp = -1;
+    return 0;
+}
+
+int skf_wait(skf_chan_t *ch, int events, int timeout_ms)
+{
+    if (!ch || events <= 0 || (events & ~(SKF_READABLE | SKF_WRITABLE)) || timeout_ms < -1) {
+        skf_error("skf_wait: invalid arguments (channel %p, events %d, timeout %d ms)",
+                  (const void *)ch, events, timeout_ms);
+        return -EINVAL;
+    }
+    skf_ctx_t *ctx = ch->ctx;
+    if (ch->ntp == 1 && !(ctx->fallback_needed && ch != ctx->internal))
+        return ch->tops[0]->wait(ch->tp[0], events, timeout_ms);
+    /* Several transports, or one-sided requests to serve: wait in short
+     * slices and look at everything between them. */
+    for (int waited = 0;;) {
+        if (ctx->fallback_needed && ch != ctx->internal)
+            skf_fallback_progress(ctx);
+        for (int i = 0; i < ch->ntp; i++) {
+            int r = ch->tops[i]->ready(ch->tp[i], events);
+            if (r)
+                return r;
+        }
+        if (timeout_ms >= 0 && waited >= timeout_ms)
+            return 0;
+        int r = ch->tops[0]->wait(ch->tp[0], events, 1);
+        if (r < 0)
+            return r;
+        waited++;
+    }
+}

@@ -1,0 +1,92 @@
+/*
+ * core — the skiff core's private view of contexts and channels, shared by
+ * its modules (ctx.c, chan.c, mr.c, info.c) and the transports.
+ */
+#ifndef SKIFF_CORE_H
+#define SKIFF_CORE_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "boot/boot.h"
+#include "core/transport.h"
+#include "skiff.h"
+
+#define SKF_MAX_TRANSPORTS 2 /* shm now, tcp later */
+
+/* Tunables of the shm transport, read once at skf_init (see config.c). */
+struct skf_shm_conf {
+    uint64_t ring_bytes;   /* bytes per receive ring (power of two)              */
+    int dedicated_max;     /* dedicated rings per receiver (<= 63)               */
+    long dedicated_after;  /* shared-ring messages before a sender gets its own  */
+    long spin;             /* polls before sleeping                              */
+    int yields;            /* sched_yield rounds before sleeping (oversubscribed) */
+};
+
+/* One exposed memory region (for the copy fallback's checks). */
+struct skf_mr_entry {
+    uint64_t base, len, cookie;
+};
+
+struct skf_fallback; /* mr.c: one-sided copy pipeline through SKF_PORT_INTERNAL */
+
+struct skf_ctx {
+    boot_info_t *boot;
+    int rank, size;
+    int verbose;
+    int oversubscribed;     /* more ranks on this node than online CPUs */
+    int *local_of_rank;     /* [size]: index on my node, or -1           */
+    pid_t *local_pid;       /* [local_size]                              */
+    int *pidfd;             /* [local_size]: pidfd or -1                 */
+    int cma_usable;         /* CMA works from this process               */
+    int cma_forced_off;     /* SKIFF_CMA=0                               */
+    int fallback_needed;    /* some rank of my node cannot use CMA       */
+    struct skf_shm_conf shm;
+    skf_chan_t *internal;   /* SKF_PORT_INTERNAL, opened by skf_init     */
+    unsigned chan_opens;    /* collective opens so far (names segments)  */
+    skf_chan_t *open_chans; /* list, to refuse a port opened twice       */
+    struct skf_mr_entry *mrs;
+    int nmrs, mrs_cap;
+    uint64_t mr_next_cookie;
+    struct skf_fallback *fb;
+    volatile uint64_t cma_probe_word; /* read by a peer's start-up CMA probe */
+};
+
+/* How the core reaches one peer of a channel. */
+struct skf_peer {
+    const struct skf_transport_ops *ops; /* NULL: no transport reaches it */
+    void *tp;
+    int id;
+};
+
+struct skf_chan {
+    skf_ctx_t *ctx;
+    uint16_t port;
+    int size;
+    struct skf_peer *peer; /* [size] */
+    int ntp;
+    const struct skf_transport_ops *tops[SKF_MAX_TRANSPORTS];
+    void *tp[SKF_MAX_TRANSPORTS];
+    int out_tp;  /* transport holding the message skf_recv handed out, or -1 */
+    int last_tp; /* transport that delivered last: asked first */
+    int blocked_tp; /* transport of the last -EAGAIN send */
+    skf_chan_t *next_open;
+};
+
+/* One-line error to stderr, prefixed "skiff: ". */
+void skf_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Same, only when SKIFF_VERBOSE=1. */
+void skf_verbose(const skf_ctx_t *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* 1 when the local rank (index on my node) has died (zombie included). */
+int skf_local_dead(const skf_ctx_t *ctx, int local_idx);
+
+/* Open/close a channel without the public argument checks (internal port). */
+int skf_chan_open_port(skf_ctx_t *ctx, uint16_t port, skf_chan_t **ch);
+
+/* mr.c: start-up CMA probe, fallback server progress, teardown. */
+int skf_mr_init(skf_ctx_t *ctx);
+void skf_mr_fini(skf_ctx_t *ctx);
+void skf_fallback_progress(skf_ctx_t *ctx);
+
+#endif /* SKIFF_CORE_H */

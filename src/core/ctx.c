@@ -1,0 +1,271 @@
+/*
+ * ctx — a process's membership in the job: bootstrap, node locality, the
+ * tunables (read once), liveness of the ranks on my node, messages to stderr.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "core/config.h"
+#include "core/core.h"
+
+void skf_error(const char *fmt, ...)
+{
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "skiff: %s\n", line);
+}
+
+void skf_verbose(const skf_ctx_t *ctx, const char *fmt, ...)
+{
+    if (!ctx || !ctx->verbose)
+        return;
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "skiff: %s\n", line);
+}
+
+/* ---- tunables ------------------------------------------------------------ */
+
+static int read_config(skf_ctx_t *ctx)
+{
+    struct skf_shm_conf *c = &ctx->shm;
+    long long ring = skf_param_ll("SKIFF_SHM_RING_SIZE");
+    long long dmax = skf_param_ll("SKIFF_SHM_DEDICATED_MAX");
+    long long after = skf_param_ll("SKIFF_SHM_DEDICATED_AFTER");
+    long long spin = skf_param_ll("SKIFF_SPIN");
+    long long yields = skf_param_ll("SKIFF_YIELDS");
+    if (ring < 4096 || ring > (1ll << 30) || (ring & (ring - 1))) {
+        skf_error("skf_init: SKIFF_SHM_RING_SIZE=%lld must be a power of two from 4K to 1G", ring);
+        return -EINVAL;
+    }
+    if (dmax < 0 || dmax > 63) {
+        skf_error("skf_init: SKIFF_SHM_DEDICATED_MAX=%lld must be within 0..63", dmax);
+        return -EINVAL;
+    }
+    if (after < 1) {
+        skf_error("skf_init: SKIFF_SHM_DEDICATED_AFTER=%lld must be at least 1", after);
+        return -EINVAL;
+    }
+    c->ring_bytes = (uint64_t)ring;
+    c->dedicated_max = (int)dmax;
+    c->dedicated_after = (long)after;
+    /* "auto" (0): spin long when every rank has a core, briefly and then
+     * yield when ranks outnumber cores (a spinning waiter would steal the
+     * core its sender needs). */
+    c->spin = spin > 0 ? (long)spin : (ctx->oversubscribed ? 64 : 20000);
+    c->yields = yields > 0 ? (int)(yields > INT_MAX ? INT_MAX : yields)
+                           : (ctx->oversubscribed ? 32 : 0);
+    if (spin < 0)
+        c->spin = 0;
+    if (yields < 0)
+        c->yields = 0;
+    return 0;
+}
+
+/* ---- liveness of local ranks --------------------------------------------- */
+
+static int proc_state_dead(pid_t pid)
+{
+    char path[64], buf[256];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 1;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    const char *p = strrchr(buf, ')'); /* state follows the command name */
+    return p && (p[2] == 'Z' || p[2] == 'X');
+}
+
+int skf_local_dead(const skf_ctx_t *ctx, int local_idx)
+{
+    int fd = ctx->pidfd[local_idx];
+    if (fd >= 0) { /* a pidfd turns readable when the process exits, zombie or not */
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        return poll(&p, 1, 0) > 0;
+    }
+    return proc_state_dead(ctx->local_pid[local_idx]);
+}
+
+/* Learn the pids of the ranks on my node (for liveness and CMA). */
+static int exchange_pids(skf_ctx_t *ctx)
+{
+    const boot_info_t *b = ctx->boot;
+    char key[BOOT_KEY_MAX], val[BOOT_VAL_MAX];
+    int rc;
+    snprintf(key, sizeof key, "skf-pid-%d", ctx->rank);
+    snprintf(val, sizeof val, "%d %llu", (int)getpid(),
+             (unsigned long long)(uintptr_t)&ctx->cma_probe_word);
+    if ((rc = boot_put(key, val)) || (rc = boot_fence()))
+        return rc;
+    for (int l = 0; l < b->local_size; l++) {
+        snprintf(key, sizeof key, "skf-pid-%d", b->local_ranks[l]);
+        if ((rc = boot_get(key, val, sizeof val))) {
+            skf_error("skf_init: no pid published by rank %d", b->local_ranks[l]);
+            return rc;
+        }
+        ctx->local_pid[l] = (pid_t)atoi(val);
+        ctx->pidfd[l] = -1;
+        if (l != b->local_rank) {
+#ifdef SYS_pidfd_open
+            ctx->pidfd[l] = (int)syscall(SYS_pidfd_open, ctx->local_pid[l], 0);
+            if (ctx->pidfd[l] < 0)
+                ctx->pidfd[l] = -1;
+#endif
+        }
+    }
+    return 0;
+}
+
+/* ---- context ------------------------------------------------------------- */
+
+static void free_ctx(skf_ctx_t *ctx)
+{
+    if (!ctx)
+        return;
+    if (ctx->pidfd && ctx->boot)
+        for (int l = 0; l < ctx->boot->local_size; l++)
+            if (ctx->pidfd[l] >= 0)
+                close(ctx->pidfd[l]);
+    free(ctx->pidfd);
+    free(ctx->local_pid);
+    free(ctx->local_of_rank);
+    free(ctx->mrs);
+    free(ctx);
+}
+
+int skf_init(skf_ctx_t **ctxp)
+{
+    boot_info_t *b;
+    int rc;
+    if (!ctxp) {
+        skf_error("skf_init: ctx pointer is NULL");
+        return -EINVAL;
+    }
+    *ctxp = NULL;
+    if ((rc = boot_init(&b)))
+        return rc;
+    skf_ctx_t *ctx = calloc(1, sizeof *ctx);
+    if (!ctx)
+        return -ENOMEM;
+    ctx->boot = b;
+    ctx->rank = b->rank;
+    ctx->size = b->size;
+    ctx->verbose = skf_param_ll("SKIFF_VERBOSE") > 0;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    ctx->oversubscribed = cpus > 0 && b->local_size > cpus;
+    ctx->local_of_rank = malloc((size_t)b->size * sizeof(int));
+    ctx->local_pid = calloc((size_t)b->local_size, sizeof(pid_t));
+    ctx->pidfd = calloc((size_t)b->local_size, sizeof(int));
+    if (!ctx->local_of_rank || !ctx->local_pid || !ctx->pidfd) {
+        free_ctx(ctx);
+        return -ENOMEM;
+    }
+    for (int r = 0; r < b->size; r++)
+        ctx->local_of_rank[r] = -1;
+    for (int l = 0; l < b->local_size; l++) {
+        ctx->local_of_rank[b->local_ranks[l]] = l;
+        ctx->pidfd[l] = -1;
+    }
+    /* Let any process of mine read/write my memory by CMA: with Yama's
+     * ptrace_scope=1 siblings could not otherwise. */
+    prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
+    if ((rc = read_config(ctx)) || (rc = exchange_pids(ctx)) || (rc = skf_mr_init(ctx)) ||
+        (rc = skf_chan_open_port(ctx, SKF_PORT_INTERNAL, &ctx->internal))) {
+        free_ctx(ctx);
+        return rc;
+    }
+    skf_verbose(ctx, "rank %d of %d: node %d, local %d of %d%s; CMA %s%s", ctx->rank, ctx->size,
+                b->node_of_rank[b->rank], b->local_rank, b->local_size,
+                ctx->oversubscribed ? " (oversubscribed: spin briefly, then yield)" : "",
+                ctx->cma_usable ? "usable" : (ctx->cma_forced_off ? "off (SKIFF_CMA=0)" : "forbidden"),
+                ctx->fallback_needed ? "; one-sided copies go through the rings" : "");
+    *ctxp = ctx;
+    return 0;
+}
+
+int skf_finalize(skf_ctx_t *ctx)
+{
+    if (!ctx) {
+        skf_error("skf_finalize: ctx is NULL");
+        return -EINVAL;
+    }
+    int rc = 0;
+    while (ctx->open_chans) { /* channels the user left open, in opening order */
+        skf_chan_t *c = ctx->open_chans;
+        while (c->next_open)
+            c = c->next_open;
+        int r = skf_chan_close(c);
+        if (!rc)
+            rc = r;
+    }
+    int r = skf_chan_close(ctx->internal);
+    if (!rc)
+        rc = r;
+    skf_mr_fini(ctx);
+    r = boot_finalize();
+    if (!rc)
+        rc = r;
+    free_ctx(ctx);
+    return rc;
+}
+
+int skf_rank(const skf_ctx_t *ctx) { return ctx ? ctx->rank : -EINVAL; }
+int skf_size(const skf_ctx_t *ctx) { return ctx ? ctx->size : -EINVAL; }
+int skf_local_rank(const skf_ctx_t *ctx) { return ctx ? ctx->boot->local_rank : -EINVAL; }
+int skf_local_size(const skf_ctx_t *ctx) { return ctx ? ctx->boot->local_size : -EINVAL; }
+
+int skf_node_id(const skf_ctx_t *ctx, int rank)
+{
+    if (!ctx || rank < 0 || rank >= ctx->size) {
+        skf_error("skf_node_id: invalid rank %d (job size %d)", rank, ctx ? ctx->size : -1);
+        return -EINVAL;
+    }
+    return ctx->boot->node_of_rank[rank];
+}
+
+void skf_abort(skf_ctx_t *ctx, int code, const char *why)
+{
+    (void)ctx;
+    boot_abort(code, why ? why : "skf_abort");
+}
+
+skf_addr_t skf_addr(const skf_ctx_t *ctx, int rank, uint16_t port)
+{
+    (void)ctx;
+    return ((skf_addr_t)(uint32_t)rank << 16) | port;
+}
+
+int skf_addr_rank(skf_addr_t a) { return (int)(uint32_t)(a >> 16); }
+uint16_t skf_addr_port(skf_addr_t a) { return (uint16_t)a; }
+
+const char *skf_strerror(int err)
+{
+    if (err > 0)
+        return "no error (a positive value is a result, not an error)";
+    switch (-err) {
+    case 0: return "success";
+    case EAGAIN: return "no room to send / nothing to receive now (try again)";
+    case EPIPE: return "peer gone (died or closed the channel)";
+    case EINVAL: return "invalid argument";
+    case ENOSPC: return "not enough shared memory (/dev/shm) for the channel";
+    case EHOSTUNREACH: return "no transport reaches this peer";
+    case EBUSY: return "port already open";
+    default: return strerror(-err);
+    }
+}

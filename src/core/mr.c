@@ -1,0 +1,500 @@
+/*
+ * mr — one-sided bulk transfers: exposed memory regions, skf_get/skf_put.
+ *
+ * On one node the bytes move by CMA (process_vm_readv/writev: one copy, no
+ * help from the owner).  CMA is probed once at start-up with a real read of a
+ * peer's memory; when the kernel forbids it (or SKIFF_CMA=0) the transfer
+ * runs as a copy pipeline through the rings of SKF_PORT_INTERNAL: requests and
+ * data chunks that the owner answers whenever it is inside Skiff (skf_recv,
+ * skf_wait or skf_send on any channel) — the fallback server.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/config.h"
+#include "core/core.h"
+
+#define PROBE_MAGIC 0x736b69666670726full
+
+/* ---- fallback protocol ----------------------------------------------------- */
+
+enum fb_op { FB_GET_REQ = 1, FB_GET_DATA, FB_PUT_DATA, FB_PUT_DONE, FB_PUT_ACK, FB_ERR };
+
+/* Header of every SKF_PORT_INTERNAL message of the fallback; data follows. */
+struct fb_hdr {
+    uint32_t op;
+    uint32_t id;     /* requester's operation number */
+    uint64_t cookie; /* exposure the request is about */
+    uint64_t addr;   /* owner's address of this chunk (GET_REQ: of the range) */
+    uint64_t len;    /* GET_REQ: bytes wanted */
+    uint64_t off;    /* offset of this chunk in the operation */
+    int64_t status;  /* FB_ERR / FB_PUT_ACK: 0 or -errno */
+};
+
+/* A GET the owner is still streaming back, or an ACK/ERR not yet sent. */
+struct fb_job {
+    struct fb_job *next;
+    int dst;
+    struct fb_hdr h; /* op is what to send next */
+    uint64_t sent;
+};
+
+/* The requester's single outstanding operation (skf_get/put block). */
+struct skf_fallback {
+    struct fb_job *jobs;
+    uint32_t next_id;
+    uint32_t cur_id;
+    uint8_t *get_dst;
+    uint64_t got, want;
+    int done;
+    int64_t status;
+};
+
+/* ---- regions ------------------------------------------------------------------ */
+
+static struct skf_mr_entry *find_mr(skf_ctx_t *ctx, uint64_t cookie)
+{
+    for (int i = 0; i < ctx->nmrs; i++)
+        if (ctx->mrs[i].cookie == cookie)
+            return &ctx->mrs[i];
+    return NULL;
+}
+
+/* Is [addr, addr+len) inside an exposure named by cookie? */
+static int range_ok(skf_ctx_t *ctx, uint64_t cookie, uint64_t addr, uint64_t len)
+{
+    const struct skf_mr_entry *m = find_mr(ctx, cookie);
+    return m && addr >= m->base && len <= m->len && addr - m->base <= m->len - len;
+}
+
+int skf_mr_expose(skf_ctx_t *ctx, void *base, size_t len, skf_mr_key_t *key)
+{
+    if (!ctx || !key || (!base && len)) {
+        skf_error("skf_mr_expose: invalid arguments (ctx %p, base %p, len %zu, key %p)",
+                  (void *)ctx, base, len, (void *)key);
+        return -EINVAL;
+    }
+    if (ctx->nmrs == ctx->mrs_cap) {
+        int cap = ctx->mrs_cap ? 2 * ctx->mrs_cap : 16;
+        struct skf_mr_entry *m = realloc(ctx->mrs, (size_t)cap * sizeof *m);
+        if (!m)
+            return -ENOMEM;
+        ctx->mrs = m;
+        ctx->mrs_cap = cap;
+    }
+    uint64_t cookie = ctx->mr_next_cookie++;
+    ctx->mrs[ctx->nmrs++] = (struct skf_mr_entry){(uint64_t)(uintptr_t)base, len, cookie};
+    *key = (skf_mr_key_t){(uint64_t)(uintptr_t)base, len, ctx->rank, (int32_t)getpid(), cookie};
+    return 0;
+}
+
+int skf_mr_release(skf_ctx_t *ctx, const skf_mr_key_t *key)
+{
+    if (!ctx || !key || key->owner != ctx->rank || !find_mr(ctx, key->cookie)) {
+        skf_error("skf_mr_release: not a region this process exposed (owner %d, cookie %llx)",
+                  key ? key->owner : -1, key ? (unsigned long long)key->cookie : 0ull);
+        return -EINVAL;
+    }
+    struct skf_mr_entry *m = find_mr(ctx, key->cookie);
+    *m = ctx->mrs[--ctx->nmrs];
+    return 0;
+}
+
+/* ---- CMA ----------------------------------------------------------------------- */
+
+/* One process_vm_readv/writev loop: 0, or -errno of the first failure. */
+static int cma_copy(pid_t pid, int write, void *local, uint64_t remote, size_t len)
+{
+    while (len) {
+        struct iovec l = {local, len}, r = {(void *)(uintptr_t)remote, len};
+        ssize_t n = write ? process_vm_writev(pid, &l, 1, &r, 1, 0)
+                          : process_vm_readv(pid, &l, 1, &r, 1, 0);
+        if (n < 0)
+            return errno == EINTR ? 0 : -errno;
+        if (n == 0)
+            return -EFAULT;
+        local = (uint8_t *)local + n;
+        remote += (uint64_t)n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+static int probe_peer(pid_t pid, uint64_t addr)
+{
+    uint64_t v = 0;
+    int rc = cma_copy(pid, 0, &v, addr, sizeof v);
+    return rc ? rc : (v == PROBE_MAGIC ? 0 : -EIO);
+}
+
+/* Alone on the node: a forked child reads its parent, as a sibling rank would. */
+static int probe_alone(skf_ctx_t *ctx)
+{
+    pid_t parent = getpid(), child = fork();
+    if (child < 0)
+        return -errno;
+    if (child == 0)
+        _exit(probe_peer(parent, (uint64_t)(uintptr_t)&ctx->cma_probe_word) ? 1 : 0);
+    int st;
+    while (waitpid(child, &st, 0) < 0)
+        if (errno != EINTR)
+            return -errno;
+    return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -EPERM;
+}
+
+int skf_mr_init(skf_ctx_t *ctx)
+{
+    const boot_info_t *b = ctx->boot;
+    char key[BOOT_KEY_MAX], val[BOOT_VAL_MAX];
+    int rc;
+    ctx->fb = calloc(1, sizeof *ctx->fb);
+    if (!ctx->fb)
+        return -ENOMEM;
+    if (getrandom(&ctx->mr_next_cookie, sizeof ctx->mr_next_cookie, 0) < 0)
+        ctx->mr_next_cookie = (uint64_t)getpid() << 32;
+    ctx->cma_probe_word = PROBE_MAGIC; /* set before the fence in exchange_pids */
+    ctx->cma_forced_off = skf_param_ll("SKIFF_CMA") == 0;
+    if (ctx->cma_forced_off)
+        ctx->cma_usable = 0;
+    else if (b->local_size == 1)
+        ctx->cma_usable = probe_alone(ctx) == 0;
+    else { /* read the next rank on my node */
+        int l = (b->local_rank + 1) % b->local_size;
+        snprintf(key, sizeof key, "skf-pid-%d", b->local_ranks[l]);
+        unsigned long long addr = 0;
+        int pid = 0;
+        if (boot_get(key, val, sizeof val) == 0 && sscanf(val, "%d %llu", &pid, &addr) == 2)
+            ctx->cma_usable = probe_peer(pid, addr) == 0;
+    }
+    /* Everybody on the node must know whether somebody needs the fallback
+     * server, because then every rank serves it. */
+    snprintf(key, sizeof key, "skf-cma-%d", ctx->rank);
+    if ((rc = boot_put(key, ctx->cma_usable ? "1" : "0")) || (rc = boot_fence()))
+        return rc;
+    for (int l = 0; l < b->local_size; l++) {
+        snprintf(key, sizeof key, "skf-cma-%d", b->local_ranks[l]);
+        if ((rc = boot_get(key, val, sizeof val)))
+            return rc;
+        if (val[0] != '1')
+            ctx->fallback_needed = 1;
+    }
+    return 0;
+}
+
+void skf_mr_fini(skf_ctx_t *ctx)
+{
+    if (!ctx->fb)
+        return;
+    while (ctx->fb->jobs) {
+        struct fb_job *j = ctx->fb->jobs;
+        ctx->fb->jobs = j->next;
+        free(j);
+    }
+    free(ctx->fb);
+    ctx->fb = NULL;
+}
+
+/* ---- fallback: owner side -------------------------------------------------------- */
+
+static ssize_t fb_send(skf_ctx_t *ctx, int dst, const struct fb_hdr *h, const void *data,
+                       size_t len)
+{
+    struct iovec iov[2] = {{(void *)h, sizeof *h}, {(void *)data, len}};
+    skf_chan_t *ch = ctx->internal;
+    ssize_t n = skf_send(ch, skf_addr(ctx, dst, SKF_PORT_INTERNAL), iov, len ? 2 : 1);
+    if (n >= 0 && (size_t)n < sizeof *h)
+        return -EPROTO; /* never happens: a ring line holds more than a header */
+    return n < 0 ? n : n - (ssize_t)sizeof *h;
+}
+
+static size_t fb_chunk(skf_ctx_t *ctx, int dst)
+{
+    return skf_max_msg(ctx->internal, skf_addr(ctx, dst, SKF_PORT_INTERNAL)) - sizeof(struct fb_hdr);
+}
+
+/* Push a job as far as the ring lets it; 1 when finished. */
+static int run_job(skf_ctx_t *ctx, struct fb_job *j)
+{
+    if (j->h.op != FB_GET_DATA)
+        return fb_send(ctx, j->dst, &j->h, NULL, 0) >= 0;
+    while (j->sent < j->h.len) {
+        struct fb_hdr h = j->h;
+        size_t chunk = fb_chunk(ctx, j->dst);
+        uint64_t left = j->h.len - j->sent;
+        h.off = j->sent;
+        ssize_t n = fb_send(ctx, j->dst, &h, (const void *)(uintptr_t)(j->h.addr + j->sent),
+                            left < chunk ? left : chunk);
+        if (n < 0)
+            return 0;
+        j->sent += (uint64_t)n;
+    }
+    return 1;
+}
+
+static void add_job(skf_ctx_t *ctx, int dst, const struct fb_hdr *h)
+{
+    struct fb_job *j = calloc(1, sizeof *j);
+    if (!j) {
+        skf_error("fallback server: out of memory; rank %d's request %u is dropped", dst, h->id);
+        return;
+    }
+    j->dst = dst;
+    j->h = *h;
+    j->next = ctx->fb->jobs;
+    ctx->fb->jobs = j;
+}
+
+static void reply(skf_ctx_t *ctx, int dst, uint32_t op, uint32_t id, int64_t status)
+{
+    struct fb_hdr h = {.op = op, .id = id, .status = status};
+    if (fb_send(ctx, dst, &h, NULL, 0) < 0)
+        add_job(ctx, dst, &h);
+}
+
+/* One message of the internal port, owner or requester side. */
+static void handle(skf_ctx_t *ctx, int src, const struct fb_hdr *h, const struct iovec *cont,
+                   int ncont, size_t hdr_in_first)
+{
+    struct skf_fallback *fb = ctx->fb;
+    size_t dlen = 0;
+    for (int i = 0; i < ncont; i++)
+        dlen += cont[i].iov_len;
+    dlen -= sizeof *h;
+    switch (h->op) {
+    case FB_GET_REQ:
+        if (!range_ok(ctx, h->cookie, h->addr, h->len)) {
+            reply(ctx, src, FB_ERR, h->id, -EINVAL);
+            return;
+        }
+        struct fb_hdr g = *h;
+        g.op = FB_GET_DATA;
+        add_job(ctx, src, &g);
+        return;
+    case FB_PUT_DATA: {
+        if (!range_ok(ctx, h->cookie, h->addr, dlen)) {
+            reply(ctx, src, FB_ERR, h->id, -EINVAL);
+            return;
+        }
+        uint8_t *to = (uint8_t *)(uintptr_t)h->addr;
+        size_t skip = hdr_in_first; /* data starts after the header */
+        for (int i = 0; i < ncont; i++) {
+            size_t n = cont[i].iov_len, s = skip < n ? skip : n;
+            memcpy(to, (const uint8_t *)cont[i].iov_base + s, n - s);
+            to += n - s;
+            skip -= s;
+        }
+        return;
+    }
+    case FB_PUT_DONE: /* after all the data, thanks to per-sender order */
+        reply(ctx, src, FB_PUT_ACK, h->id, 0);
+        return;
+    case FB_GET_DATA:
+        if (h->id == fb->cur_id && !fb->done && h->off + dlen <= fb->want) {
+            uint8_t *to = fb->get_dst + h->off;
+            size_t skip = hdr_in_first;
+            for (int i = 0; i < ncont; i++) {
+                size_t n = cont[i].iov_len, s = skip < n ? skip : n;
+                memcpy(to, (const uint8_t *)cont[i].iov_base + s, n - s);
+                to += n - s;
+                skip -= s;
+            }
+            fb->got += dlen;
+            if (fb->got == fb->want)
+                fb->done = 1;
+        }
+        return;
+    case FB_PUT_ACK:
+    case FB_ERR:
+        if (h->id == fb->cur_id && !fb->done) {
+            fb->done = 1;
+            fb->status = h->status;
+        }
+        return;
+    default:
+        skf_error("fallback: unknown message %u from rank %d dropped", h->op, src);
+    }
+}
+
+void skf_fallback_progress(skf_ctx_t *ctx)
+{
+    skf_chan_t *ch = ctx->internal;
+    struct iovec cont[SKF_CONT_SIZE];
+    int ncont;
+    skf_addr_t src;
+    for (int budget = 64; budget > 0; budget--) {
+        ssize_t n = skf_recv(ch, cont, &ncont, &src);
+        if (n < 0)
+            break;
+        struct fb_hdr h;
+        if ((size_t)n >= sizeof h) { /* the header may itself be split by the ring's end */
+            size_t got = 0;
+            for (int i = 0; i < ncont && got < sizeof h; i++) {
+                size_t c = cont[i].iov_len < sizeof h - got ? cont[i].iov_len : sizeof h - got;
+                memcpy((uint8_t *)&h + got, cont[i].iov_base, c);
+                got += c;
+            }
+            handle(ctx, skf_addr_rank(src), &h, cont, ncont, sizeof h);
+        }
+        skf_recv_done(ch);
+    }
+    for (struct fb_job **p = &ctx->fb->jobs; *p;) {
+        struct fb_job *j = *p;
+        if (run_job(ctx, j)) {
+            *p = j->next;
+            free(j);
+        } else
+            p = &j->next;
+    }
+}
+
+/* ---- fallback: requester side --------------------------------------------------- */
+
+/* Progress until my operation completes or the owner is gone. */
+static int fb_finish(skf_ctx_t *ctx, int owner)
+{
+    struct skf_fallback *fb = ctx->fb;
+    int local = ctx->local_of_rank[owner];
+    while (!fb->done) {
+        skf_fallback_progress(ctx);
+        if (fb->done)
+            break;
+        int r = skf_wait(ctx->internal, SKF_READABLE, 100);
+        if (r < 0 || (r == 0 && local >= 0 && skf_local_dead(ctx, local)))
+            return -EPIPE;
+    }
+    return (int)fb->status;
+}
+
+static int fb_get(skf_ctx_t *ctx, const skf_mr_key_t *key, uint64_t addr, void *dst, size_t len)
+{
+    struct skf_fallback *fb = ctx->fb;
+    struct fb_hdr h = {.op = FB_GET_REQ, .id = ++fb->next_id, .cookie = key->cookie,
+                       .addr = addr, .len = len};
+    fb->cur_id = h.id;
+    fb->get_dst = dst;
+    fb->got = 0;
+    fb->want = len;
+    fb->done = len == 0;
+    fb->status = 0;
+    if (len == 0)
+        return 0;
+    while (fb_send(ctx, key->owner, &h, NULL, 0) < 0) {
+        skf_fallback_progress(ctx);
+        if (skf_wait(ctx->internal, SKF_WRITABLE, 100) < 0)
+            return -EPIPE;
+    }
+    return fb_finish(ctx, key->owner);
+}
+
+static int fb_put(skf_ctx_t *ctx, const skf_mr_key_t *key, uint64_t addr, const void *src,
+                  size_t len)
+{
+    struct skf_fallback *fb = ctx->fb;
+    struct fb_hdr h = {.op = FB_PUT_DATA, .id = ++fb->next_id, .cookie = key->cookie};
+    uint64_t sent = 0;
+    fb->cur_id = h.id;
+    fb->done = 0;
+    fb->status = 0;
+    while (!fb->done) { /* data chunks (the ring may take less), then DONE */
+        size_t chunk = fb_chunk(ctx, key->owner);
+        uint64_t left = len - sent;
+        h.op = left ? FB_PUT_DATA : FB_PUT_DONE;
+        h.addr = addr + sent;
+        h.off = sent;
+        ssize_t n = fb_send(ctx, key->owner, &h, (const uint8_t *)src + sent,
+                            left < chunk ? left : chunk);
+        if (n >= 0 && !left)
+            break;
+        if (n >= 0) {
+            sent += (uint64_t)n;
+            continue;
+        }
+        skf_fallback_progress(ctx);
+        if (skf_wait(ctx->internal, SKF_WRITABLE, 100) < 0)
+            return -EPIPE;
+    }
+    return fb_finish(ctx, key->owner);
+}
+
+/* ---- get / put ------------------------------------------------------------------ */
+
+static int check_rma(skf_chan_t *ch, const char *call, const skf_mr_key_t *key, size_t off,
+                     const void *buf, size_t len)
+{
+    if (!ch || !key || (!buf && len)) {
+        skf_error("%s: invalid arguments (channel %p, key %p, buffer %p)", call, (void *)ch,
+                  (const void *)key, buf);
+        return -EINVAL;
+    }
+    if (key->owner < 0 || key->owner >= ch->ctx->size || off > key->len || len > key->len - off) {
+        skf_error("%s: range [%zu, +%zu) outside the region of %llu bytes owned by rank %d", call,
+                  off, len, (unsigned long long)key->len, key->owner);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+static int rma(skf_chan_t *ch, const char *call, int write, const skf_mr_key_t *key, size_t off,
+               void *buf, size_t len)
+{
+    int rc = check_rma(ch, call, key, off, buf, len);
+    if (rc)
+        return rc;
+    skf_ctx_t *ctx = ch->ctx;
+    uint64_t addr = key->base + off;
+    if (key->owner == ctx->rank) {
+        if (!range_ok(ctx, key->cookie, addr, len)) {
+            skf_error("%s: key names no region exposed by this process", call);
+            return -EINVAL;
+        }
+        if (write)
+            memcpy((void *)(uintptr_t)addr, buf, len);
+        else
+            memcpy(buf, (const void *)(uintptr_t)addr, len);
+        return 0;
+    }
+    int local = ctx->local_of_rank[key->owner];
+    if (local < 0) {
+        skf_error("%s: rank %d is on another node; no transport for remote one-sided yet", call,
+                  key->owner);
+        return -EHOSTUNREACH;
+    }
+    if (ctx->cma_usable) {
+        rc = cma_copy(key->pid, write, buf, addr, len);
+        if (rc == 0)
+            return 0;
+        if (rc == -ESRCH)
+            return -EPIPE;
+        if (rc != -EPERM && rc != -ENOSYS) {
+            skf_error("%s: %s of %zu bytes at rank %d's %#llx: %s", call,
+                      write ? "process_vm_writev" : "process_vm_readv", len, key->owner,
+                      (unsigned long long)addr, strerror(-rc));
+            return rc;
+        }
+        ctx->cma_usable = 0; /* forbidden after all: the peers serve the fallback */
+        skf_verbose(ctx, "rank %d: CMA refused (%s); using the copy pipeline", ctx->rank,
+                    strerror(-rc));
+        if (!ctx->fallback_needed) {
+            skf_error("%s: CMA refused at run time and the node's ranks do not serve the "
+                      "fallback (start with SKIFF_CMA=0)", call);
+            return rc;
+        }
+    }
+    return write ? fb_put(ctx, key, addr, buf, len) : fb_get(ctx, key, addr, buf, len);
+}
+
+int skf_get(skf_chan_t *ch, const skf_mr_key_t *key, size_t off, void *dst, size_t len)
+{
+    return rma(ch, "skf_get", 0, key, off, dst, len);
+}
+
+int skf_put(skf_chan_t *ch, const skf_mr_key_t *key, size_t off, const void *src, size_t len)
+{
+    return rma(ch, "skf_put", 1, key, off, (void *)src, len);
+}

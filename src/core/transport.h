@@ -1,0 +1,56 @@
+/*
+ * transport — the boundary between the skiff core and a transport (shm now,
+ * tcp later).  A transport is this table of functions; the core picks one per
+ * peer when a channel opens and never looks inside.  One transport instance
+ * ("tp") exists per channel per transport kind and serves a set of peers,
+ * named by the transport's own small integer ids.
+ *
+ * Arrival merging: each transport keeps its own arrival structure (shm: a
+ * bitmap of non-empty rings), so `recv` of a transport is O(1) in the number
+ * of its peers; the core keeps one entry per transport kind, not per peer,
+ * and asks the transport that delivered last first.
+ */
+#ifndef SKIFF_CORE_TRANSPORT_H
+#define SKIFF_CORE_TRANSPORT_H
+
+#include <stddef.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+
+#include "skiff.h"
+
+struct skf_transport_ops {
+    /* Name for skiff-info and verbose output ("shm"). */
+    const char *name;
+    /* Collective among all ranks of the job: set up this transport's part of
+     * channel ch (port) and fill peer_id[rank] for each rank it serves (-1 for
+     * the others).  Returns 0 with *tp set, or a negative errno (then every
+     * rank gets an error, nobody hangs). */
+    int (*chan_open)(skf_chan_t *ch, int *peer_id, void **tp);
+    /* Release what chan_open set up.  Collective like chan_open.  Never fails
+     * for a valid tp (errors are reported, resources are freed anyway). */
+    int (*chan_close)(void *tp);
+    /* Largest payload one send to peer can take when its ring is empty. */
+    size_t (*max_msg)(void *tp, int peer);
+    /* Copy the gathered iovec into peer's receive memory as one message.
+     * Returns bytes taken (may be fewer than offered), -EAGAIN when nothing
+     * fits now, -EPIPE when the peer is known dead.  Must not block, allocate
+     * or make a system call unless it must wake a sleeping receiver. */
+    ssize_t (*send)(void *tp, int peer, const struct iovec *iov, int iovcnt);
+    /* Hand out the oldest deliverable message as pieces in cont (at most
+     * SKF_CONT_SIZE) and its sender's world rank.  Returns its length or
+     * -EAGAIN.  The memory stays the transport's until recv_done.  Must not block. */
+    ssize_t (*recv)(void *tp, struct iovec *cont, int *ncont, int *src_rank);
+    /* Give back the message recv handed out last.  Must not block. */
+    void (*recv_done)(void *tp);
+    /* Which of events (SKF_READABLE|SKF_WRITABLE) are true now; WRITABLE refers
+     * to the peer the last send returned -EAGAIN for.  Must not block. */
+    int (*ready)(void *tp, int events);
+    /* Sleep until ready(events) would be non-zero, timeout_ms passes (-1 =
+     * forever) or a peer dies.  Returns ready events, 0 on timeout, -EPIPE. */
+    int (*wait)(void *tp, int events, int timeout_ms);
+};
+
+extern const struct skf_transport_ops skf_shm_ops;
+
+#endif /* SKIFF_CORE_TRANSPORT_H */

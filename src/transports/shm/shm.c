@@ -1,0 +1,598 @@
+/*
+ * shm — the shared-memory transport: receiver-managed rings (IPUSH) in one
+ * segment per node per channel.
+ *
+ * Every local rank owns, inside the segment, a receive area:
+ *   - a control line: the ready bitmap (bit i: ring i may hold messages), the
+ *     futex doorbell word it sleeps on, and the bitmap of senders waiting for
+ *     room in its rings;
+ *   - a mapping table map[sender] -> ring (0 = the shared multi-producer
+ *     ring, 1..D = dedicated single-producer rings), written only by the owner;
+ *   - the shared ring and a pool of D dedicated rings.
+ * A sender's path: look at map[me] (a read-mostly line), reserve lines, copy
+ * the iovec, publish the meta word, then one look at the receiver's control
+ * line to set the ready bit if it is clear and ring the doorbell if the
+ * receiver sleeps.  A receiver's path: look at the ring it read last; only
+ * when that is empty, walk the ready bitmap.  In a ping-pong both sides touch
+ * one ring line each way and nothing else.
+ *
+ * Dedicated rings: at open when the node has at most SKIFF_SHM_DEDICATED_MAX
+ * peers, otherwise to the first senders whose shared-ring traffic reaches
+ * SKIFF_SHM_DEDICATED_AFTER messages.  Order across the switch: the sender
+ * writes into the dedicated ring's control block how many messages it had put
+ * on the shared ring; the receiver leaves the dedicated ring alone ("gated")
+ * until it has handed out that many of the sender's shared-ring messages.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/core.h"
+#include "transports/shm/ring.h"
+#include "transports/shm/shm.h"
+#include "transports/shm/shm_seg.h"
+
+#define SHM_MAGIC 0x736b69666673686dull /* "skiffshm" */
+#define SHM_SLEEP_SLICE_MS 100          /* a sleeper checks for dead peers this often */
+#define SHM_DEAD_CHECK_EVERY 0x3fff     /* -EAGAIN streak length between liveness checks */
+
+enum { SHM_MEMBER_OPEN = 1, SHM_MEMBER_CLOSED = 2 };
+
+/* Segment header, written by the creator; everyone lays out from it. */
+struct shm_seg_hdr {
+    uint64_t magic;
+    uint32_t nlocal, ndedicated;
+    uint64_t ring_lines, ring_stride, rx_stride, members_off, rx_off, total;
+};
+
+/* One line per local rank. */
+struct shm_member {
+    _Alignas(SHM_LINE) _Atomic int32_t pid;
+    _Atomic int32_t state;
+};
+
+/* The receiver's control line (see the file comment). */
+struct shm_rx_ctl {
+    _Alignas(SHM_LINE) _Atomic uint64_t ready;
+    _Atomic uint32_t sleep;         /* futex: 1 while the owner sleeps in skf_wait */
+    _Atomic uint32_t space_waiters; /* bit (sender % 32): sleeps until my rings have room */
+};
+
+/* Sender side, per destination on the node. */
+struct shm_tx {
+    struct shm_ring ring;   /* the ring I put messages on (shared or dedicated) */
+    uint64_t tail;          /* dedicated ring: my private tail                 */
+    uint64_t head_cache;    /* last head I read from the ring                  */
+    uint64_t ready_bit;     /* my ring's bit in the receiver's ready bitmap    */
+    struct shm_rx_ctl *rxc;
+    _Atomic uint8_t *map_slot; /* receiver's map[me]                          */
+    uint8_t *rx_area;
+    uint64_t shared_sent;   /* messages I put on its shared ring               */
+    uint32_t full_streak;
+    int dedicated;
+};
+
+/* Receiver side, per ring of mine. */
+struct shm_rxq {
+    struct shm_ring ring;
+    uint64_t head, head_pub, bit;
+    int sender; /* dedicated: its producer (local index); -1 = free or shared */
+    int gated;  /* dedicated: sender's shared-ring messages not all handed out yet */
+};
+
+struct shm_tp {
+    skf_ctx_t *ctx;
+    uint16_t port;
+    struct shm_seg seg;
+    struct shm_seg_hdr *hdr;
+    int me, nlocal;
+    const int *world; /* local index -> world rank */
+    struct shm_member *members;
+    struct shm_rx_ctl *rxc;
+    _Atomic uint8_t *map;
+    struct shm_rxq *q; /* [1 + ndedicated], q[0] = shared */
+    int nq, next_free;
+    struct shm_rxq *last;
+    struct shm_rxq *out; /* handed out by recv, not yet done */
+    uint64_t out_lines;
+    uint64_t *shared_count; /* [nlocal] messages handed out from the shared ring */
+    struct shm_tx *tx;      /* [nlocal] */
+    int blocked;            /* destination of the last -EAGAIN, or -1 */
+    uint64_t batch;         /* publish head after this many lines */
+    long dedicated_after, spin;
+    int yields;
+};
+
+/* ---- layout ---------------------------------------------------------------- */
+
+static uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) & ~(a - 1); }
+
+static void layout(struct shm_seg_hdr *h, int nlocal, int ndedicated, uint64_t ring_lines)
+{
+    uint64_t map_bytes = align_up((uint64_t)nlocal, SHM_LINE);
+    h->magic = SHM_MAGIC;
+    h->nlocal = (uint32_t)nlocal;
+    h->ndedicated = (uint32_t)ndedicated;
+    h->ring_lines = ring_lines;
+    h->ring_stride = SHM_RING_CTL_SIZE + ring_lines * SHM_LINE;
+    h->rx_stride = align_up(sizeof(struct shm_rx_ctl) + map_bytes +
+                                (uint64_t)(1 + ndedicated) * h->ring_stride, 4096);
+    h->members_off = align_up(sizeof *h, SHM_LINE);
+    h->rx_off = align_up(h->members_off + (uint64_t)nlocal * sizeof(struct shm_member), 4096);
+    h->total = h->rx_off + (uint64_t)nlocal * h->rx_stride;
+}
+
+static uint8_t *rx_area(const struct shm_tp *t, int local)
+{
+    return (uint8_t *)t->seg.base + t->hdr->rx_off + (uint64_t)local * t->hdr->rx_stride;
+}
+
+static _Atomic uint8_t *rx_map(const struct shm_tp *t, uint8_t *area)
+{
+    (void)t;
+    return (_Atomic uint8_t *)(area + sizeof(struct shm_rx_ctl));
+}
+
+static void ring_at(const struct shm_tp *t, uint8_t *area, int idx, struct shm_ring *r)
+{
+    uint64_t map_bytes = align_up(t->hdr->nlocal, SHM_LINE);
+    uint8_t *p = area + sizeof(struct shm_rx_ctl) + map_bytes + (uint64_t)idx * t->hdr->ring_stride;
+    /* A message may fill at most a quarter of a ring, so a big sender cannot
+     * starve the others sharing it and a stream keeps 4 messages in flight. */
+    shm_ring_view(r, p, t->hdr->ring_lines, (t->hdr->ring_lines * SHM_LINE) / 4);
+}
+
+static void copy_hdr(void *base, void *arg) { memcpy(base, arg, sizeof(struct shm_seg_hdr)); }
+
+/* ---- doorbells --------------------------------------------------------------- */
+
+static void futex_wake_one(_Atomic uint32_t *w)
+{
+    syscall(SYS_futex, (uint32_t *)w, FUTEX_WAKE, 1, NULL, NULL, 0);
+}
+
+static void futex_sleep(_Atomic uint32_t *w, uint32_t val, int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    syscall(SYS_futex, (uint32_t *)w, FUTEX_WAIT, val, &ts, NULL, 0);
+}
+
+/* Wake the owner of w if it said it sleeps (only one of several ringers pays). */
+static void ring_bell(_Atomic uint32_t *w)
+{
+    if (atomic_exchange_explicit(w, 0, memory_order_seq_cst) == 1)
+        futex_wake_one(w);
+}
+
+static void wake_writers(struct shm_tp *t)
+{
+    uint32_t w = atomic_exchange_explicit(&t->rxc->space_waiters, 0, memory_order_seq_cst);
+    for (int s = 0; w && s < t->nlocal; s++)
+        if (w & (1u << (s & 31))) {
+            struct shm_rx_ctl *c = (struct shm_rx_ctl *)rx_area(t, s);
+            ring_bell(&c->sleep);
+        }
+}
+
+/* Hand consumed lines back to the producers; wake any that sleep for room. */
+static void publish_head(struct shm_tp *t, struct shm_rxq *q)
+{
+    atomic_store_explicit(&q->ring.ctl->head, q->head, memory_order_seq_cst);
+    q->head_pub = q->head;
+    if (atomic_load_explicit(&t->rxc->space_waiters, memory_order_seq_cst))
+        wake_writers(t);
+}
+
+static void publish_all(struct shm_tp *t)
+{
+    for (int i = 0; i < t->nq; i++)
+        if (t->q[i].head != t->q[i].head_pub && &t->q[i] != t->out)
+            publish_head(t, &t->q[i]);
+}
+
+/* ---- peers --------------------------------------------------------------------- */
+
+/* A local peer that died while it still had the channel open. */
+static int peer_lost(const struct shm_tp *t, int local)
+{
+    if (local == t->me)
+        return 0;
+    int st = atomic_load_explicit(&t->members[local].state, memory_order_acquire);
+    if (st == SHM_MEMBER_CLOSED)
+        return 1;
+    return skf_local_dead(t->ctx, local);
+}
+
+static int any_peer_lost(const struct shm_tp *t)
+{
+    for (int s = 0; s < t->nlocal; s++)
+        if (s != t->me && atomic_load_explicit(&t->members[s].state, memory_order_acquire) ==
+                              SHM_MEMBER_OPEN && skf_local_dead(t->ctx, s))
+            return 1;
+    return 0;
+}
+
+/* ---- dedicated rings ----------------------------------------------------------- */
+
+static void assign_dedicated(struct shm_tp *t, int sender)
+{
+    struct shm_rxq *q = &t->q[t->next_free];
+    q->sender = sender;
+    q->gated = 1;
+    atomic_store_explicit(&t->map[sender], (uint8_t)t->next_free, memory_order_release);
+    t->next_free++;
+}
+
+/* The receiver gave me a dedicated ring: move there, telling it how many
+ * messages it must take from the shared ring first. */
+static void switch_to_dedicated(struct shm_tp *t, struct shm_tx *x, int idx)
+{
+    ring_at(t, x->rx_area, idx, &x->ring);
+    atomic_store_explicit(&x->ring.ctl->switch_count, x->shared_sent, memory_order_relaxed);
+    x->tail = 0;
+    x->head_cache = 0;
+    x->ready_bit = 1ull << idx;
+    x->dedicated = 1;
+}
+
+static int ungate(const struct shm_tp *t, struct shm_rxq *q)
+{
+    uint64_t need = atomic_load_explicit(&q->ring.ctl->switch_count, memory_order_relaxed);
+    if (t->shared_count[q->sender] < need)
+        return 0;
+    q->gated = 0;
+    return 1;
+}
+
+/* ---- send ---------------------------------------------------------------------- */
+
+static ssize_t send_full(struct shm_tp *t, int dst)
+{
+    struct shm_tx *x = &t->tx[dst];
+    t->blocked = dst;
+    if ((++x->full_streak & SHM_DEAD_CHECK_EVERY) == 0 && peer_lost(t, dst))
+        return -EPIPE;
+    return -EAGAIN;
+}
+
+static ssize_t shm_send(void *tpv, int dst, const struct iovec *iov, int iovcnt)
+{
+    struct shm_tp *t = tpv;
+    struct shm_tx *x = &t->tx[dst];
+    uint64_t want = 0, pos;
+    int64_t take;
+
+    if (!x->dedicated) {
+        uint8_t idx = atomic_load_explicit(x->map_slot, memory_order_acquire);
+        if (idx)
+            switch_to_dedicated(t, x, idx);
+    }
+    for (int i = 0; i < iovcnt; i++)
+        want += iov[i].iov_len;
+    if (x->dedicated) {
+        take = shm_reserve_sp(&x->ring, x->tail, &x->head_cache, want);
+        pos = x->tail;
+        if (take >= 0)
+            x->tail += shm_lines_for((uint64_t)take);
+    } else {
+        take = shm_reserve_mp(&x->ring, &x->head_cache, want, &pos);
+        x->shared_sent += take >= 0;
+    }
+    if (take < 0)
+        return send_full(t, dst);
+    shm_fill(&x->ring, pos, iov, iovcnt, (uint64_t)take);
+    /* seq_cst: the publish must be ordered before the loads of the receiver's
+     * ready bit and sleep flag below (the receiver does the mirror image). */
+    atomic_store_explicit(shm_ring_word(&x->ring, pos), shm_meta((uint32_t)t->me, (uint64_t)take),
+                          memory_order_seq_cst);
+    if (!(atomic_load_explicit(&x->rxc->ready, memory_order_seq_cst) & x->ready_bit))
+        atomic_fetch_or_explicit(&x->rxc->ready, x->ready_bit, memory_order_seq_cst);
+    if (atomic_load_explicit(&x->rxc->sleep, memory_order_seq_cst))
+        ring_bell(&x->rxc->sleep);
+    x->full_streak = 0;
+    t->blocked = -1;
+    return (ssize_t)take;
+}
+
+/* ---- receive ------------------------------------------------------------------- */
+
+static inline uint64_t peek(const struct shm_rxq *q, memory_order mo)
+{
+    return atomic_load_explicit(shm_ring_word(&q->ring, q->head), mo);
+}
+
+/* Walk the ready bitmap (all rings but the one read last, already looked at).
+ * A ring found empty loses its bit: clear, then look again, so a message
+ * published meanwhile is never stranded (its sender saw the bit set, or it
+ * sets it again after seeing it clear). */
+static struct shm_rxq *find_slow(struct shm_tp *t, uint64_t *meta)
+{
+    uint64_t bits = atomic_load_explicit(&t->rxc->ready, memory_order_relaxed) & ~t->last->bit;
+    while (bits) {
+        struct shm_rxq *q = &t->q[__builtin_ctzll(bits)];
+        bits &= bits - 1;
+        if ((*meta = peek(q, memory_order_acquire))) {
+            if (q->gated && !ungate(t, q))
+                continue;
+            t->last = q;
+            return q;
+        }
+        if (q->head != q->head_pub && q != t->out)
+            publish_head(t, q);
+        atomic_fetch_and_explicit(&t->rxc->ready, ~q->bit, memory_order_seq_cst);
+        if ((*meta = peek(q, memory_order_seq_cst))) {
+            atomic_fetch_or_explicit(&t->rxc->ready, q->bit, memory_order_relaxed);
+            if (q->gated && !ungate(t, q))
+                continue;
+            t->last = q;
+            return q;
+        }
+    }
+    return NULL;
+}
+
+static inline struct shm_rxq *find(struct shm_tp *t, uint64_t *meta)
+{
+    struct shm_rxq *q = t->last;
+    if ((*meta = peek(q, memory_order_acquire)) && (!q->gated || ungate(t, q)))
+        return q;
+    return find_slow(t, meta);
+}
+
+static ssize_t shm_recv(void *tpv, struct iovec *cont, int *ncont, int *src_rank)
+{
+    struct shm_tp *t = tpv;
+    uint64_t meta;
+    struct shm_rxq *q = find(t, &meta);
+    if (!q)
+        return -EAGAIN;
+    uint32_t len = shm_meta_len(meta), src = shm_meta_src(meta);
+    *ncont = shm_pieces(&q->ring, q->head, len, cont);
+    *src_rank = t->world[src];
+    t->out = q;
+    t->out_lines = shm_lines_for(len);
+    if (q == t->q && ++t->shared_count[src] == (uint64_t)t->dedicated_after &&
+        t->next_free < t->nq && !atomic_load_explicit(&t->map[src], memory_order_relaxed))
+        assign_dedicated(t, (int)src);
+    return (ssize_t)len;
+}
+
+static void shm_recv_done(void *tpv)
+{
+    struct shm_tp *t = tpv;
+    struct shm_rxq *q = t->out;
+    shm_clear(&q->ring, q->head, t->out_lines);
+    q->head += t->out_lines;
+    t->out = NULL;
+    /* Publish lazily: every `batch` lines, when the ring ran empty (a sender
+     * may be waiting for exactly this room) or when someone sleeps for room. */
+    if (q->head - q->head_pub >= t->batch || !peek(q, memory_order_relaxed) ||
+        atomic_load_explicit(&t->rxc->space_waiters, memory_order_relaxed))
+        publish_head(t, q);
+}
+
+static size_t shm_max_msg(void *tpv, int peer)
+{
+    struct shm_tp *t = tpv;
+    return t->tx[peer].ring.max_payload;
+}
+
+/* ---- readiness and waiting ----------------------------------------------------- */
+
+static int room(struct shm_tp *t, struct shm_tx *x)
+{
+    if (!x->dedicated && atomic_load_explicit(x->map_slot, memory_order_acquire))
+        return 1; /* the next send moves to an empty dedicated ring */
+    uint64_t tail = x->dedicated ? x->tail
+                                 : atomic_load_explicit(&x->ring.ctl->tail, memory_order_relaxed);
+    x->head_cache = atomic_load_explicit(&x->ring.ctl->head, memory_order_acquire);
+    (void)t;
+    return tail - x->head_cache < x->ring.lines;
+}
+
+static int shm_ready(void *tpv, int events)
+{
+    struct shm_tp *t = tpv;
+    int r = 0;
+    uint64_t meta;
+    if ((events & SKF_READABLE) && (t->out || find(t, &meta)))
+        r |= SKF_READABLE;
+    if ((events & SKF_WRITABLE) && (t->blocked < 0 || room(t, &t->tx[t->blocked])))
+        r |= SKF_WRITABLE;
+    return r;
+}
+
+static long elapsed_ms(const struct timespec *t0)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (now.tv_sec - t0->tv_sec) * 1000 + (now.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+/* Poll (spin, then yield when oversubscribed), then sleep on my doorbell in
+ * slices, checking for dead peers between slices. */
+static int shm_wait(void *tpv, int events, int timeout_ms)
+{
+    struct shm_tp *t = tpv;
+    int r;
+    for (long i = 0; i < t->spin; i++) {
+        if ((r = shm_ready(t, events)))
+            return r;
+        cpu_relax();
+    }
+    for (int i = 0; i < t->yields; i++) {
+        if ((r = shm_ready(t, events)))
+            return r;
+        sched_yield();
+    }
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        publish_all(t); /* senders blocked on my rings must see all the room I have */
+        atomic_store_explicit(&t->rxc->sleep, 1, memory_order_seq_cst);
+        if ((events & SKF_WRITABLE) && t->blocked >= 0)
+            atomic_fetch_or_explicit(&t->tx[t->blocked].rxc->space_waiters, 1u << (t->me & 31),
+                                     memory_order_seq_cst);
+        atomic_thread_fence(memory_order_seq_cst);
+        if ((r = shm_ready(t, events))) {
+            atomic_store_explicit(&t->rxc->sleep, 0, memory_order_relaxed);
+            return r;
+        }
+        long left = timeout_ms < 0 ? SHM_SLEEP_SLICE_MS : timeout_ms - elapsed_ms(&t0);
+        if (left <= 0) {
+            atomic_store_explicit(&t->rxc->sleep, 0, memory_order_relaxed);
+            return 0;
+        }
+        futex_sleep(&t->rxc->sleep, 1, left < SHM_SLEEP_SLICE_MS ? (int)left : SHM_SLEEP_SLICE_MS);
+        atomic_store_explicit(&t->rxc->sleep, 0, memory_order_relaxed);
+        if ((r = shm_ready(t, events)))
+            return r;
+        if ((events & SKF_READABLE) ? any_peer_lost(t)
+                                    : (t->blocked >= 0 && peer_lost(t, t->blocked)))
+            return -EPIPE;
+    }
+}
+
+/* ---- open / close -------------------------------------------------------------- */
+
+static int setup_local(struct shm_tp *t)
+{
+    const struct shm_seg_hdr *h = t->hdr;
+    if (h->magic != SHM_MAGIC || h->nlocal != (uint32_t)t->nlocal || h->total > t->seg.size) {
+        skf_error("skf_chan_open(port %u): segment %s has an unexpected layout", t->port,
+                  t->seg.name);
+        return -EPROTO;
+    }
+    t->members = (struct shm_member *)((uint8_t *)t->seg.base + h->members_off);
+    uint8_t *mine = rx_area(t, t->me);
+    t->rxc = (struct shm_rx_ctl *)mine;
+    t->map = rx_map(t, mine);
+    t->nq = 1 + (int)h->ndedicated;
+    t->next_free = 1;
+    t->q = calloc((size_t)t->nq, sizeof *t->q);
+    t->shared_count = calloc((size_t)t->nlocal, sizeof *t->shared_count);
+    t->tx = calloc((size_t)t->nlocal, sizeof *t->tx);
+    if (!t->q || !t->shared_count || !t->tx)
+        return -ENOMEM;
+    for (int i = 0; i < t->nq; i++) {
+        ring_at(t, mine, i, &t->q[i].ring);
+        t->q[i].bit = 1ull << i;
+        t->q[i].sender = -1;
+    }
+    t->last = &t->q[0];
+    t->batch = h->ring_lines / 8;
+    for (int s = 0; s < t->nlocal; s++) {
+        struct shm_tx *x = &t->tx[s];
+        x->rx_area = rx_area(t, s);
+        x->rxc = (struct shm_rx_ctl *)x->rx_area;
+        x->map_slot = rx_map(t, x->rx_area) + t->me;
+        ring_at(t, x->rx_area, 0, &x->ring);
+        x->ready_bit = 1;
+    }
+    /* Few enough peers: everybody gets a dedicated ring now. */
+    if (t->nlocal - 1 <= (int)h->ndedicated)
+        for (int s = 0; s < t->nlocal; s++)
+            if (s != t->me)
+                assign_dedicated(t, s);
+    atomic_store_explicit(&t->members[t->me].pid, (int32_t)getpid(), memory_order_relaxed);
+    atomic_store_explicit(&t->members[t->me].state, SHM_MEMBER_OPEN, memory_order_release);
+    return 0;
+}
+
+static void free_tp(struct shm_tp *t)
+{
+    shm_seg_detach(&t->seg);
+    free(t->q);
+    free(t->shared_count);
+    free(t->tx);
+    free(t);
+}
+
+static int shm_chan_open(skf_chan_t *ch, int *peer_id, void **tpp)
+{
+    skf_ctx_t *ctx = ch->ctx;
+    const boot_info_t *b = ctx->boot;
+    struct shm_tp *t = calloc(1, sizeof *t);
+    struct shm_seg_hdr want;
+    int rc;
+    if (!t)
+        return -ENOMEM; /* a local malloc failure: the job is in trouble anyway */
+    t->ctx = ctx;
+    t->port = ch->port;
+    t->me = b->local_rank;
+    t->nlocal = b->local_size;
+    t->world = b->local_ranks;
+    t->blocked = -1;
+    t->dedicated_after = ctx->shm.dedicated_after;
+    t->spin = ctx->shm.spin;
+    t->yields = ctx->shm.yields;
+    uint64_t lines = ctx->shm.ring_bytes / SHM_LINE;
+    int ndedicated = ctx->shm.dedicated_max < t->nlocal - 1 ? ctx->shm.dedicated_max : t->nlocal - 1;
+    if (ch->port == SKF_PORT_INTERNAL) { /* control traffic: one small shared ring */
+        lines = 1024;
+        ndedicated = 0;
+    }
+    layout(&want, t->nlocal, ndedicated, lines);
+    rc = shm_seg_attach(ctx, ch->port, want.total, copy_hdr, &want, &t->seg);
+    if (!rc) {
+        t->hdr = t->seg.base;
+        rc = setup_local(t);
+    }
+    int crc = shm_seg_commit(&t->seg);
+    if (!rc)
+        rc = crc;
+    if (rc) {
+        free_tp(t);
+        return rc;
+    }
+    for (int r = 0; r < ch->size; r++)
+        peer_id[r] = ctx->local_of_rank[r];
+    skf_verbose(ctx, "rank %d: port %u: shm segment %zu bytes, %d local ranks, %d dedicated "
+                "rings of %llu bytes + 1 shared per receiver",
+                ctx->rank, ch->port, t->seg.size, t->nlocal, (int)t->hdr->ndedicated,
+                (unsigned long long)(t->hdr->ring_lines * SHM_LINE));
+    *tpp = t;
+    return 0;
+}
+
+static int shm_chan_close(void *tpv)
+{
+    struct shm_tp *t = tpv;
+    atomic_store_explicit(&t->members[t->me].state, SHM_MEMBER_CLOSED, memory_order_release);
+    free_tp(t);
+    return 0;
+}
+
+size_t skf_shm_segment_bytes(int nlocal, int ndedicated, uint64_t ring_bytes)
+{
+    struct shm_seg_hdr h;
+    layout(&h, nlocal, ndedicated, ring_bytes / SHM_LINE);
+    return h.total;
+}
+
+const struct skf_transport_ops skf_shm_ops = {
+    .name = "shm",
+    .chan_open = shm_chan_open,
+    .chan_close = shm_chan_close,
+    .max_msg = shm_max_msg,
+    .send = shm_send,
+    .recv = shm_recv,
+    .recv_done = shm_recv_done,
+    .ready = shm_ready,
+    .wait = shm_wait,
+};

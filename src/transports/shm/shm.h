@@ -1,0 +1,11 @@
+/* shm — shared-memory transport (skf_shm_ops in core/transport.h); see shm.c. */
+#ifndef SKIFF_SHM_H
+#define SKIFF_SHM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Bytes of one channel's segment on a node (for docs, skiff-info and tests). */
+size_t skf_shm_segment_bytes(int nlocal, int ndedicated, uint64_t ring_bytes);
+
+#endif
