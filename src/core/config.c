@@ -17,6 +17,8 @@ const skf_param_t skf_params[] = {
     {"SKIFF_SHM_DEDICATED_AFTER", "64", "messages a sender puts on the shared ring before it gets a dedicated one"},
     {"SKIFF_MPI_EAGER_MAX", "64K",
      "MPI: largest payload sent eagerly (copied through the ring); larger ones use rendezvous"},
+    {"SKIFF_CC", "(configure-time C compiler)", "mpicc: the C compiler it runs"},
+    {"SKIFF_CXX", "(configure-time C++ compiler)", "mpicxx: the C++ compiler it runs"},
 };
 const int skf_nparams = (int)(sizeof skf_params / sizeof skf_params[0]);
 

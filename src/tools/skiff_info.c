@@ -1,0 +1,64 @@
+/*
+ * skiff-info — what this Skiff build is and how it is configured: version,
+ * transports, limits, and every SKIFF_* variable (from the one table in
+ * src/core/config.c) with its default, its current value and its meaning.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/config.h"
+#include "core/transport.h"
+#include "mpi.h"
+#include "skiff.h"
+
+/* MPI's short-protocol limit is fixed by its wire header (src/mpi/device). */
+#define MPI_SHORT_MAX 40
+
+static void limits(void)
+{
+    skf_ctx_t *ctx;
+    skf_chan_t *ch;
+    printf("\nLimits (measured on a singleton channel):\n");
+    if (skf_init(&ctx) < 0) {
+        printf("  (could not start a singleton context)\n");
+        return;
+    }
+    if (skf_chan_open(ctx, SKF_PORT_USER, &ch) == 0) {
+        printf("  %-28s %zu bytes\n", "largest channel message", skf_max_msg(ch, skf_addr(ctx, 0, SKF_PORT_USER)));
+        skf_chan_close(ch);
+    }
+    skf_finalize(ctx);
+    printf("  %-28s %d\n", "pieces per received message", SKF_CONT_SIZE);
+    printf("  %-28s %d bytes (header + data in one 64-byte line)\n", "MPI short protocol up to",
+           MPI_SHORT_MAX);
+    printf("  %-28s %lld bytes (SKIFF_MPI_EAGER_MAX); rendezvous above\n", "MPI eager protocol up to",
+           skf_param_ll("SKIFF_MPI_EAGER_MAX"));
+    printf("  %-28s %d\n", "MPI tag upper bound", 0x7fffffff);
+}
+
+int main(int argc, char **argv)
+{
+    int probe = !(argc > 1 && strcmp(argv[1], "--no-probe") == 0);
+    if (argc > 1 && probe) {
+        fprintf(stderr, "usage: skiff-info [--no-probe]\n");
+        return 2;
+    }
+    printf("Skiff %s\n", SKIFF_VERSION_STRING);
+    printf("  MPI API level %d.%d (standard-ABI handle values), thread level up to "
+           "MPI_THREAD_SERIALIZED\n", MPI_VERSION, MPI_SUBVERSION);
+    printf("\nTransports:\n  %-6s same node: receiver-managed rings in shared memory, CMA for bulk\n",
+           skf_shm_ops.name);
+    if (probe)
+        limits();
+    printf("\nEnvironment variables:\n");
+    for (int i = 0; i < skf_nparams; i++) {
+        const skf_param_t *p = &skf_params[i];
+        const char *cur = getenv(p->name);
+        printf("  %-26s default %s", p->name, p->def);
+        if (cur && *cur)
+            printf(", set to %s", cur);
+        printf("\n      %s\n", p->meaning);
+    }
+    return 0;
+}
