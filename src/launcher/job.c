@@ -47,14 +47,20 @@ typedef struct job {
     char key[JOB_KEY_HEX + 1];
 } job_t;
 
-__attribute__((format(printf, 2, 3))) static void job_say(job_t *j, const char *fmt, ...)
+/* One line of the launcher's own on stderr, never inside a rank's line. */
+static void say_v(job_t *j, const char *fmt, va_list ap)
 {
     char line[1600];
+    vsnprintf(line, sizeof line, fmt, ap);
+    io_sink_message(&j->sink_err, line);
+}
+
+__attribute__((format(printf, 2, 3))) static void job_say(job_t *j, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
+    say_v(j, fmt, ap);
     va_end(ap);
-    io_sink_message(&j->sink_err, line);
 }
 
 static void watch(job_t *j, int fd, uint32_t events, uint64_t tag)
@@ -90,12 +96,10 @@ __attribute__((format(printf, 3, 4))) static void job_end(job_t *j, int code, co
     j->ended = 1;
     j->pmi.job_ended = 1; /* serve no more PMI requests */
     j->exit_code = code;
-    char line[1600];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
+    say_v(j, fmt, ap);
     va_end(ap);
-    io_sink_message(&j->sink_err, line);
     signal_ranks(j, SIGTERM);
     clock_gettime(CLOCK_MONOTONIC, &j->kill_at);
     j->kill_at.tv_nsec += JOB_KILL_GRACE_MS * 1000000L;

@@ -189,7 +189,6 @@ static int check_kvs_request(pmi_server_t *s, pmi_conn_t *c, const request_t *q,
 
 static void do_init(pmi_server_t *s, pmi_conn_t *c, const request_t *q)
 {
-    (void)s;
     const char *ver = arg(q, "pmi_version");
     if (!ver || strcmp(ver, "1") != 0) {
         report(s, c, q->cmd, "unsupported pmi_version '%.16s' (only 1 is served)", ver ? ver : "");
@@ -202,14 +201,14 @@ static void do_init(pmi_server_t *s, pmi_conn_t *c, const request_t *q)
 
 static void do_get_maxes(pmi_server_t *s, pmi_conn_t *c, const request_t *q)
 {
-    (void)s, (void)q;
+    (void)q;
     reply(s, c, "cmd=maxes rc=0 kvsname_max=%d keylen_max=%d vallen_max=%d", PMI_KVSNAME_MAX,
           PMI_KEY_MAX, PMI_VAL_MAX);
 }
 
 static void do_get_appnum(pmi_server_t *s, pmi_conn_t *c, const request_t *q)
 {
-    (void)s, (void)q;
+    (void)q;
     reply(s, c, "cmd=appnum rc=0 appnum=0");
 }
 
@@ -320,7 +319,7 @@ static void do_barrier_in(pmi_server_t *s, pmi_conn_t *c, const request_t *q)
 
 static void do_finalize(pmi_server_t *s, pmi_conn_t *c, const request_t *q)
 {
-    (void)s, (void)q;
+    (void)q;
     c->finalized = 1;
     reply(s, c, "cmd=finalize_ack");
 }
