@@ -160,6 +160,20 @@ static void become_rank(const spawn_plan_t *p, int rank, int stdin_src, int out_
         sched_setaffinity(0, sizeof set, &set);
     }
     execve(p->path, p->argv, p->envp);
+    if (errno == ENOEXEC) { /* a script without "#!": run it with sh, as execvp does */
+        int argc = 0;
+        while (p->argv[argc])
+            argc++;
+        char **sh_argv = calloc((size_t)argc + 2, sizeof *sh_argv);
+        if (sh_argv) {
+            sh_argv[0] = "sh";
+            sh_argv[1] = (char *)p->path;
+            for (int i = 1; i < argc; i++)
+                sh_argv[i + 1] = p->argv[i];
+            execve("/bin/sh", sh_argv, p->envp);
+        }
+        errno = ENOEXEC;
+    }
     dprintf(2, "skiffrun: rank %d: cannot execute %s: %s\n", rank, p->path, strerror(errno));
     _exit(127);
 }

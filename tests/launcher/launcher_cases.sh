@@ -93,6 +93,13 @@ exit0-early) # a rank that exits 0 while others still run is no error
     expect_no_stderr
     expect_out_count '^done [12]$' 2
     ;;
+script-no-shebang) # run with sh, as execvp does
+    printf 'echo "script $PMI_RANK $*"\n' >"$T/s.sh"
+    chmod +x "$T/s.sh"
+    run -n 2 "$T/s.sh" a "b c"
+    expect_rc 0
+    expect_out_count '^script [01] a b c$' 2
+    ;;
 signal-kill)
     run -n 4 "$H" signal KILL 1
     expect_rc 137
