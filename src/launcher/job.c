@@ -369,6 +369,9 @@ static int setup_signals(job_t *j)
     /* Blocked before the first fork: a child that dies at once is still seen. */
     sigprocmask(SIG_BLOCK, &set, NULL);
     signal(SIGPIPE, SIG_IGN); /* a closed stdout or rank pipe is an error return */
+    /* An inherited SIG_IGN for SIGCHLD would make the kernel reap the ranks
+     * itself and hide their exit status. */
+    signal(SIGCHLD, SIG_DFL);
     j->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
     return j->sigfd < 0 ? -1 : 0;
 }
