@@ -26,12 +26,19 @@
 enum { EV_SIGNAL = 1, EV_STDIN_IN, EV_STDIN_OUT, EV_PMI, EV_OUT, EV_ERR };
 #define EV(kind, rank) (((uint64_t)(rank) << 8) | (uint64_t)(kind))
 
+typedef struct pid_rank {
+    pid_t pid;
+    int rank;
+} pid_rank_t;
+
 typedef struct job {
     const launch_opts_t *opts;
     int size;
     rank_proc_t *ranks;
     io_source_t *out, *err;    /* [size] the ranks' stdout and stderr pipes */
     unsigned char *pmi_watched; /* [size] PMI fd still in the epoll set     */
+    pid_rank_t *by_pid;        /* started ranks sorted by pid, for reaping  */
+    int nby_pid;
     io_sink_t sink_out, sink_err;
     pmi_server_t pmi;
     stdin_fwd_t in;
@@ -245,12 +252,26 @@ static void rank_exited(job_t *j, int r, int status)
         stop_stdin(j);
 }
 
-static int rank_of_pid(const job_t *j, pid_t pid)
+static int cmp_pid(const void *a, const void *b)
+{
+    pid_t x = ((const pid_rank_t *)a)->pid, y = ((const pid_rank_t *)b)->pid;
+    return (x > y) - (x < y);
+}
+
+/* After the spawn: the index that makes every reap O(log N), not O(N). */
+static void index_pids(job_t *j)
 {
     for (int r = 0; r < j->size; r++)
-        if (j->ranks[r].pid == pid && !j->ranks[r].reaped)
-            return r;
-    return -1;
+        if (j->ranks[r].pid > 0)
+            j->by_pid[j->nby_pid++] = (pid_rank_t){j->ranks[r].pid, r};
+    qsort(j->by_pid, (size_t)j->nby_pid, sizeof *j->by_pid, cmp_pid);
+}
+
+static int rank_of_pid(const job_t *j, pid_t pid)
+{
+    pid_rank_t key = {pid, -1};
+    const pid_rank_t *hit = bsearch(&key, j->by_pid, (size_t)j->nby_pid, sizeof key, cmp_pid);
+    return (hit && !j->ranks[hit->rank].reaped) ? hit->rank : -1;
 }
 
 static void reap_children(job_t *j)
@@ -435,7 +456,8 @@ int job_run(const launch_opts_t *o)
     if (!j || !(j->ranks = calloc((size_t)size, sizeof *j->ranks)) ||
         !(j->out = calloc((size_t)size, sizeof *j->out)) ||
         !(j->err = calloc((size_t)size, sizeof *j->err)) ||
-        !(j->pmi_watched = calloc((size_t)size, 1))) {
+        !(j->pmi_watched = calloc((size_t)size, 1)) ||
+        !(j->by_pid = calloc((size_t)size, sizeof *j->by_pid))) {
         fprintf(stderr, "skiffrun: out of memory for %d ranks\n", size);
         return LAUNCH_EXIT_INTERNAL;
     }
@@ -460,6 +482,7 @@ int job_run(const launch_opts_t *o)
     watch(j, j->sigfd, EPOLLIN, EV(EV_SIGNAL, 0));
     start_ranks(j, &plan);
     spawn_plan_free(&plan);
+    index_pids(j);
     event_loop(j);
     finish(j);
     int code = j->ended ? j->exit_code : 0;
@@ -469,6 +492,7 @@ int job_run(const launch_opts_t *o)
     free(j->out);
     free(j->err);
     free(j->pmi_watched);
+    free(j->by_pid);
     free(j);
     return code;
 }
