@@ -13,6 +13,7 @@
 #include "skiff.h"
 
 #define SKF_MAX_TRANSPORTS 2 /* shm now, tcp later */
+#define SKF_CMA_PROBE_MAGIC 0x736b69666670726full
 
 /* Tunables of the shm transport, read once at skf_init (see config.c). */
 struct skf_shm_conf {
@@ -49,7 +50,7 @@ struct skf_ctx {
     int nmrs, mrs_cap;
     uint64_t mr_next_cookie;
     struct skf_fallback *fb;
-    volatile uint64_t cma_probe_word; /* read by a peer's start-up CMA probe */
+    volatile uint64_t cma_probe_word; /* = SKF_CMA_PROBE_MAGIC, read by a peer's CMA probe */
 };
 
 /* How the core reaches one peer of a channel. */

@@ -185,6 +185,7 @@ int skf_init(skf_ctx_t **ctxp)
     /* Let any process of mine read/write my memory by CMA: with Yama's
      * ptrace_scope=1 siblings could not otherwise. */
     prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
+    ctx->cma_probe_word = SKF_CMA_PROBE_MAGIC; /* before exchange_pids publishes its address */
     if ((rc = read_config(ctx)) || (rc = exchange_pids(ctx)) || (rc = skf_mr_init(ctx)) ||
         (rc = skf_chan_open_port(ctx, SKF_PORT_INTERNAL, &ctx->internal))) {
         free_ctx(ctx);

@@ -20,7 +20,6 @@
 #include "core/config.h"
 #include "core/core.h"
 
-#define PROBE_MAGIC 0x736b69666670726full
 
 /* ---- fallback protocol ----------------------------------------------------- */
 
@@ -130,7 +129,7 @@ static int probe_peer(pid_t pid, uint64_t addr)
 {
     uint64_t v = 0;
     int rc = cma_copy(pid, 0, &v, addr, sizeof v);
-    return rc ? rc : (v == PROBE_MAGIC ? 0 : -EIO);
+    return rc ? rc : (v == SKF_CMA_PROBE_MAGIC ? 0 : -EIO);
 }
 
 /* Alone on the node: a forked child reads its parent, as a sibling rank would. */
@@ -158,7 +157,6 @@ int skf_mr_init(skf_ctx_t *ctx)
         return -ENOMEM;
     if (getrandom(&ctx->mr_next_cookie, sizeof ctx->mr_next_cookie, 0) < 0)
         ctx->mr_next_cookie = (uint64_t)getpid() << 32;
-    ctx->cma_probe_word = PROBE_MAGIC; /* set before the fence in exchange_pids */
     ctx->cma_forced_off = skf_param_ll("SKIFF_CMA") == 0;
     if (ctx->cma_forced_off)
         ctx->cma_usable = 0;

@@ -226,6 +226,9 @@ static void assign_dedicated(struct shm_tp *t, int sender)
     q->sender = sender;
     q->gated = 1;
     atomic_store_explicit(&t->map[sender], (uint8_t)t->next_free, memory_order_release);
+    skf_verbose(t->ctx, "rank %d: port %u: sender rank %d gets dedicated ring %d after %llu messages",
+                t->ctx->rank, t->port, t->world[sender], t->next_free,
+                (unsigned long long)t->shared_count[sender]);
     t->next_free++;
 }
 
