@@ -9,6 +9,7 @@
 #include "core/core.h"
 
 #define unlikely(x) __builtin_expect(!!(x), 0)
+#define COLD __attribute__((noinline, cold))
 
 static void unlink_open(skf_ctx_t *ctx, skf_chan_t *ch)
 {
@@ -32,6 +33,7 @@ int skf_chan_open_port(skf_ctx_t *ctx, uint16_t port, skf_chan_t **chp)
     ch->port = port;
     ch->size = ctx->size;
     ch->out_tp = -1;
+    ch->serve_fb = ctx->fallback_needed && port != SKF_PORT_INTERNAL;
     /* Every rank runs the same collective opens in the same order, so this
      * counter names the same segment everywhere. */
     rc = skf_shm_ops.chan_open(ch, ids, &ch->tp[0]);
@@ -94,7 +96,7 @@ int skf_chan_close(skf_chan_t *ch)
 
 skf_ctx_t *skf_chan_ctx(const skf_chan_t *ch) { return ch ? ch->ctx : NULL; }
 
-static int bad_addr(const skf_chan_t *ch, const char *call, skf_addr_t a)
+static COLD int bad_addr(const skf_chan_t *ch, const char *call, skf_addr_t a)
 {
     skf_error("%s: invalid address (rank %d, port %u) on port %u of a job of size %d", call,
               skf_addr_rank(a), skf_addr_port(a), ch->port, ch->size);
@@ -110,7 +112,7 @@ size_t skf_max_msg(const skf_chan_t *ch, skf_addr_t dst)
     return p->ops->max_msg(p->tp, p->id);
 }
 
-static ssize_t bad_send(const skf_chan_t *ch, skf_addr_t dst, const struct iovec *iov, int iovcnt)
+static COLD ssize_t bad_send(const skf_chan_t *ch, skf_addr_t dst, const struct iovec *iov, int iovcnt)
 {
     if (!ch) {
         skf_error("skf_send: channel is NULL");
@@ -131,48 +133,71 @@ static ssize_t bad_send(const skf_chan_t *ch, skf_addr_t dst, const struct iovec
 ssize_t skf_send(skf_chan_t *ch, skf_addr_t dst, const struct iovec *iov, int iovcnt)
 {
     uint64_t rank = dst >> 16;
-    if (unlikely(!ch || rank >= (uint64_t)ch->size || (uint16_t)dst != ch->port || iovcnt < 0 ||
-                 iovcnt > IOV_MAX || (!iov && iovcnt) || !ch->peer[rank].ops))
+    if (unlikely(!ch || rank >= (uint64_t)ch->size || (uint16_t)dst != ch->port ||
+                 (unsigned)iovcnt > IOV_MAX || (!iov && iovcnt) || !ch->peer[rank].ops))
         return bad_send(ch, dst, iov, iovcnt);
-    if (unlikely(ch->ctx->fallback_needed) && ch != ch->ctx->internal)
+    if (unlikely(ch->serve_fb))
         skf_fallback_progress(ch->ctx);
     const struct skf_peer *p = &ch->peer[rank];
     return p->ops->send(p->tp, p->id, iov, iovcnt);
 }
 
+static COLD ssize_t bad_recv(const skf_chan_t *ch, const struct iovec *cont, const int *ncont)
+{
+    if (ch && ch->out_tp >= 0)
+        skf_error("skf_recv: port %u: the previous message was not released by skf_recv_done",
+                  ch->port);
+    else
+        skf_error("skf_recv: %s is NULL", !ch ? "channel" : !cont ? "cont" : !ncont ? "ncont" : "?");
+    return -EINVAL;
+}
+
+static COLD int bad_recv_done(const skf_chan_t *ch)
+{
+    skf_error("skf_recv_done: %s", ch ? "no message is held (call skf_recv first)"
+                                      : "channel is NULL");
+    return -EINVAL;
+}
+
+/* The transport asked first had nothing: one look at each other one (one
+ * look per transport, never per peer). */
+static COLD ssize_t recv_others(skf_chan_t *ch, struct iovec *cont, int *ncont, skf_addr_t *src)
+{
+    for (int k = 1; k < ch->ntp; k++) {
+        int i = (ch->last_tp + k) % ch->ntp;
+        ssize_t n = ch->tops[i]->recv(ch->tp[i], cont, ncont, &ch->src_rank);
+        if (n != -EAGAIN) {
+            if (n >= 0) {
+                ch->out_tp = ch->last_tp = i;
+                if (src)
+                    *src = ((skf_addr_t)(uint32_t)ch->src_rank << 16) | ch->port;
+            }
+            return n;
+        }
+    }
+    return -EAGAIN;
+}
+
 ssize_t skf_recv(skf_chan_t *ch, struct iovec cont[SKF_CONT_SIZE], int *ncont, skf_addr_t *src)
 {
-    if (unlikely(!ch || !cont || !ncont || ch->out_tp >= 0)) {
-        if (ch && ch->out_tp >= 0)
-            skf_error("skf_recv: port %u: the previous message was not released by skf_recv_done",
-                      ch->port);
-        else
-            skf_error("skf_recv: %s is NULL", !ch ? "channel" : !cont ? "cont" : "ncont");
-        return -EINVAL;
-    }
-    if (unlikely(ch->ctx->fallback_needed) && ch != ch->ctx->internal)
+    if (unlikely(!ch || !cont || !ncont || ch->out_tp >= 0))
+        return bad_recv(ch, cont, ncont);
+    if (unlikely(ch->serve_fb))
         skf_fallback_progress(ch->ctx);
-    int i = ch->last_tp, s;
-    ssize_t n = ch->tops[i]->recv(ch->tp[i], cont, ncont, &s);
-    for (int k = 1; n == -EAGAIN && k < ch->ntp; k++) { /* one look per transport, not per peer */
-        i = (ch->last_tp + k) % ch->ntp;
-        n = ch->tops[i]->recv(ch->tp[i], cont, ncont, &s);
-    }
-    if (n >= 0) {
-        ch->out_tp = ch->last_tp = i;
-        if (src)
-            *src = ((skf_addr_t)(uint32_t)s << 16) | ch->port;
-    }
+    int i = ch->last_tp;
+    ssize_t n = ch->tops[i]->recv(ch->tp[i], cont, ncont, &ch->src_rank);
+    if (unlikely(n < 0))
+        return n == -EAGAIN && ch->ntp > 1 ? recv_others(ch, cont, ncont, src) : n;
+    ch->out_tp = i;
+    if (src)
+        *src = ((skf_addr_t)(uint32_t)ch->src_rank << 16) | ch->port;
     return n;
 }
 
 int skf_recv_done(skf_chan_t *ch)
 {
-    if (unlikely(!ch || ch->out_tp < 0)) {
-        skf_error("skf_recv_done: %s", ch ? "no message is held (call skf_recv first)"
-                                          : "channel is NULL");
-        return -EINVAL;
-    }
+    if (unlikely(!ch || ch->out_tp < 0))
+        return bad_recv_done(ch);
     ch->tops[ch->out_tp]->recv_done(ch->tp[ch->out_tp]);
     ch->out_tp = -1;
     return 0;
@@ -186,12 +211,12 @@ int skf_wait(skf_chan_t *ch, int events, int timeout_ms)
         return -EINVAL;
     }
     skf_ctx_t *ctx = ch->ctx;
-    if (ch->ntp == 1 && !(ctx->fallback_needed && ch != ctx->internal))
+    if (ch->ntp == 1 && !ch->serve_fb)
         return ch->tops[0]->wait(ch->tp[0], events, timeout_ms);
     /* Several transports, or one-sided requests to serve: wait in short
      * slices and look at everything between them. */
     for (int waited = 0;;) {
-        if (ctx->fallback_needed && ch != ctx->internal)
+        if (ch->serve_fb)
             skf_fallback_progress(ctx);
         for (int i = 0; i < ch->ntp; i++) {
             int r = ch->tops[i]->ready(ch->tp[i], events);

@@ -70,7 +70,8 @@ struct skf_chan {
     void *tp[SKF_MAX_TRANSPORTS];
     int out_tp;  /* transport holding the message skf_recv handed out, or -1 */
     int last_tp; /* transport that delivered last: asked first */
-    int blocked_tp; /* transport of the last -EAGAIN send */
+    int src_rank; /* sender of the message handed out last */
+    int serve_fb; /* the calls on this channel also serve one-sided fallback requests */
     skf_chan_t *next_open;
 };
 

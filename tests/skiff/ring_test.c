@@ -38,9 +38,8 @@ static long take(struct shm_ring *r, uint64_t *head, unsigned char *out, uint32_
     CHECK_EQ_INT(off, len);
     *src = shm_meta_src(meta);
     *pieces = n;
-    uint64_t lines = shm_lines_for(len);
-    shm_clear(r, *head, lines);
-    *head += lines;
+    shm_clear(r, *head, shm_lines_for(len));
+    *head += shm_lines_for(len);
     atomic_store_explicit(&r->ctl->head, *head, memory_order_release);
     return len;
 }
@@ -94,14 +93,15 @@ static void single_producer(void)
         CHECK_EQ_INT(take(&r, &head, out, &src, &pieces), 100);
         CHECK_EQ_INT(out[0], i);
     }
-    /* Partial take: with 3 lines free, a 500-byte offer gets 3*64-8 bytes. */
-    for (int i = 0; i < 13; i++) {
+    /* Partial take: 6 empty messages use 12 of the 16 lines (a message takes
+     * a 128-byte pair); a 500-byte offer then gets the 4 free lines' worth. */
+    for (int i = 0; i < 6; i++) {
         CHECK_EQ_INT(shm_reserve_sp(&r, tail, &head_cache, 0), 0);
         atomic_store_explicit(shm_ring_word(&r, tail), shm_meta(0, 0), memory_order_release);
-        tail += 1;
+        tail += shm_lines_for(0);
     }
-    CHECK_EQ_INT(shm_reserve_sp(&r, tail, &head_cache, 500), 3 * 64 - 8);
-    /* The cap: a ring with 16 free lines still takes at most max_payload. */
+    CHECK_EQ_INT(shm_lines_for(0), 2);
+    CHECK_EQ_INT(shm_reserve_sp(&r, tail, &head_cache, 500), 4 * 64 - 8);
     free(mem);
 }
 

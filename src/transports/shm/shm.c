@@ -100,7 +100,7 @@ struct shm_tp {
     int nq, next_free;
     struct shm_rxq *last;
     struct shm_rxq *out; /* handed out by recv, not yet done */
-    uint64_t out_lines;
+    uint64_t out_len;    /* its payload length */
     uint64_t *shared_count; /* [nlocal] messages handed out from the shared ring */
     struct shm_tx *tx;      /* [nlocal] */
     int blocked;            /* destination of the last -EAGAIN, or -1 */
@@ -113,16 +113,22 @@ struct shm_tp {
 
 static uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) & ~(a - 1); }
 
+/* Bytes from a receive area's start to its first ring: control line and
+ * mapping table, rounded so every ring's data starts on a 128-byte pair. */
+static uint64_t rings_off(uint64_t nlocal)
+{
+    return align_up(sizeof(struct shm_rx_ctl) + nlocal, 2 * SHM_LINE);
+}
+
 static void layout(struct shm_seg_hdr *h, int nlocal, int ndedicated, uint64_t ring_lines)
 {
-    uint64_t map_bytes = align_up((uint64_t)nlocal, SHM_LINE);
     h->magic = SHM_MAGIC;
     h->nlocal = (uint32_t)nlocal;
     h->ndedicated = (uint32_t)ndedicated;
     h->ring_lines = ring_lines;
     h->ring_stride = SHM_RING_CTL_SIZE + ring_lines * SHM_LINE;
-    h->rx_stride = align_up(sizeof(struct shm_rx_ctl) + map_bytes +
-                                (uint64_t)(1 + ndedicated) * h->ring_stride, 4096);
+    h->rx_stride = align_up(rings_off((uint64_t)nlocal) + (uint64_t)(1 + ndedicated) * h->ring_stride,
+                            4096);
     h->members_off = align_up(sizeof *h, SHM_LINE);
     h->rx_off = align_up(h->members_off + (uint64_t)nlocal * sizeof(struct shm_member), 4096);
     h->total = h->rx_off + (uint64_t)nlocal * h->rx_stride;
@@ -141,8 +147,7 @@ static _Atomic uint8_t *rx_map(const struct shm_tp *t, uint8_t *area)
 
 static void ring_at(const struct shm_tp *t, uint8_t *area, int idx, struct shm_ring *r)
 {
-    uint64_t map_bytes = align_up(t->hdr->nlocal, SHM_LINE);
-    uint8_t *p = area + sizeof(struct shm_rx_ctl) + map_bytes + (uint64_t)idx * t->hdr->ring_stride;
+    uint8_t *p = area + rings_off(t->hdr->nlocal) + (uint64_t)idx * t->hdr->ring_stride;
     /* A message may fill at most a quarter of a ring, so a big sender cannot
      * starve the others sharing it and a stream keeps 4 messages in flight. */
     shm_ring_view(r, p, t->hdr->ring_lines, (t->hdr->ring_lines * SHM_LINE) / 4);
@@ -181,7 +186,7 @@ static void wake_writers(struct shm_tp *t)
 }
 
 /* Hand consumed lines back to the producers; wake any that sleep for room. */
-static void publish_head(struct shm_tp *t, struct shm_rxq *q)
+static __attribute__((noinline)) void publish_head(struct shm_tp *t, struct shm_rxq *q)
 {
     atomic_store_explicit(&q->ring.ctl->head, q->head, memory_order_seq_cst);
     q->head_pub = q->head;
@@ -220,7 +225,7 @@ static int any_peer_lost(const struct shm_tp *t)
 
 /* ---- dedicated rings ----------------------------------------------------------- */
 
-static void assign_dedicated(struct shm_tp *t, int sender)
+static __attribute__((noinline)) void assign_dedicated(struct shm_tp *t, int sender)
 {
     struct shm_rxq *q = &t->q[t->next_free];
     q->sender = sender;
@@ -255,7 +260,7 @@ static int ungate(const struct shm_tp *t, struct shm_rxq *q)
 
 /* ---- send ---------------------------------------------------------------------- */
 
-static ssize_t send_full(struct shm_tp *t, int dst)
+static __attribute__((noinline)) ssize_t send_full(struct shm_tp *t, int dst)
 {
     struct shm_tx *x = &t->tx[dst];
     t->blocked = dst;
@@ -264,13 +269,34 @@ static ssize_t send_full(struct shm_tp *t, int dst)
     return -EAGAIN;
 }
 
-static ssize_t shm_send(void *tpv, int dst, const struct iovec *iov, int iovcnt)
+/* After the meta word is out: make sure the receiver will look at my ring
+ * (ready bit) and is awake (doorbell).  The publish before was seq_cst, and
+ * so are these loads, so either I see the receiver's "asleep"/cleared bit or
+ * it sees my message when it looks again (it does the mirror image). */
+static inline void notify(struct shm_tx *x)
 {
-    struct shm_tp *t = tpv;
-    struct shm_tx *x = &t->tx[dst];
+    struct shm_rx_ctl *c = x->rxc;
+    if (__builtin_expect(!(atomic_load_explicit(&c->ready, memory_order_seq_cst) & x->ready_bit), 0))
+        atomic_fetch_or_explicit(&c->ready, x->ready_bit, memory_order_seq_cst);
+    if (__builtin_expect(atomic_load_explicit(&c->sleep, memory_order_seq_cst) != 0, 0))
+        ring_bell(&c->sleep);
+}
+
+static inline void publish(struct shm_tp *t, struct shm_tx *x, uint64_t pos, uint64_t len)
+{
+    atomic_store_explicit(shm_ring_word(&x->ring, pos), shm_meta((uint32_t)t->me, len),
+                          memory_order_seq_cst);
+    notify(x);
+    x->full_streak = 0;
+    t->blocked = -1;
+}
+
+/* Any message: shared or dedicated ring, gathered, cut, wrapped. */
+static __attribute__((noinline)) ssize_t send_general(struct shm_tp *t, struct shm_tx *x, int dst, const struct iovec *iov,
+                            int iovcnt)
+{
     uint64_t want = 0, pos;
     int64_t take;
-
     if (!x->dedicated) {
         uint8_t idx = atomic_load_explicit(x->map_slot, memory_order_acquire);
         if (idx)
@@ -290,17 +316,28 @@ static ssize_t shm_send(void *tpv, int dst, const struct iovec *iov, int iovcnt)
     if (take < 0)
         return send_full(t, dst);
     shm_fill(&x->ring, pos, iov, iovcnt, (uint64_t)take);
-    /* seq_cst: the publish must be ordered before the loads of the receiver's
-     * ready bit and sleep flag below (the receiver does the mirror image). */
-    atomic_store_explicit(shm_ring_word(&x->ring, pos), shm_meta((uint32_t)t->me, (uint64_t)take),
-                          memory_order_seq_cst);
-    if (!(atomic_load_explicit(&x->rxc->ready, memory_order_seq_cst) & x->ready_bit))
-        atomic_fetch_or_explicit(&x->rxc->ready, x->ready_bit, memory_order_seq_cst);
-    if (atomic_load_explicit(&x->rxc->sleep, memory_order_seq_cst))
-        ring_bell(&x->rxc->sleep);
-    x->full_streak = 0;
-    t->blocked = -1;
+    publish(t, x, pos, (uint64_t)take);
     return (ssize_t)take;
+}
+
+/* The common case first: one iovec entry to a dedicated ring, room known
+ * from the cached head, no wrap: one memcpy and the publish. */
+static ssize_t shm_send(void *tpv, int dst, const struct iovec *iov, int iovcnt)
+{
+    struct shm_tp *t = tpv;
+    struct shm_tx *x = &t->tx[dst];
+    if (__builtin_expect(x->dedicated && iovcnt == 1, 1)) {
+        uint64_t len = iov[0].iov_len, pos = x->tail, n = shm_lines_for(len);
+        uint64_t off = (pos & x->ring.mask) << SHM_LINE_SHIFT;
+        if (len <= x->ring.max_payload && pos + n - x->head_cache <= x->ring.lines &&
+            off + SHM_META + len <= (x->ring.lines << SHM_LINE_SHIFT)) {
+            memcpy(x->ring.data + off + SHM_META, iov[0].iov_base, len);
+            x->tail = pos + n;
+            publish(t, x, pos, len);
+            return (ssize_t)len;
+        }
+    }
+    return send_general(t, x, dst, iov, iovcnt);
 }
 
 /* ---- receive ------------------------------------------------------------------- */
@@ -314,7 +351,7 @@ static inline uint64_t peek(const struct shm_rxq *q, memory_order mo)
  * A ring found empty loses its bit: clear, then look again, so a message
  * published meanwhile is never stranded (its sender saw the bit set, or it
  * sets it again after seeing it clear). */
-static struct shm_rxq *find_slow(struct shm_tp *t, uint64_t *meta)
+static __attribute__((noinline)) struct shm_rxq *find_slow(struct shm_tp *t, uint64_t *meta)
 {
     uint64_t bits = atomic_load_explicit(&t->rxc->ready, memory_order_relaxed) & ~t->last->bit;
     while (bits) {
@@ -340,7 +377,7 @@ static struct shm_rxq *find_slow(struct shm_tp *t, uint64_t *meta)
     return NULL;
 }
 
-static inline struct shm_rxq *find(struct shm_tp *t, uint64_t *meta)
+static __attribute__((noinline)) struct shm_rxq *find(struct shm_tp *t, uint64_t *meta)
 {
     struct shm_rxq *q = t->last;
     if ((*meta = peek(q, memory_order_acquire)) && (!q->gated || ungate(t, q)))
@@ -351,15 +388,21 @@ static inline struct shm_rxq *find(struct shm_tp *t, uint64_t *meta)
 static ssize_t shm_recv(void *tpv, struct iovec *cont, int *ncont, int *src_rank)
 {
     struct shm_tp *t = tpv;
-    uint64_t meta;
-    struct shm_rxq *q = find(t, &meta);
-    if (!q)
+    struct shm_rxq *q = t->last;
+    uint64_t meta = peek(q, memory_order_acquire);
+    if (__builtin_expect(!meta || q->gated, 0) && !(q = find(t, &meta)))
         return -EAGAIN;
     uint32_t len = shm_meta_len(meta), src = shm_meta_src(meta);
-    *ncont = shm_pieces(&q->ring, q->head, len, cont);
+    uint64_t off = ((q->head & q->ring.mask) << SHM_LINE_SHIFT) + SHM_META;
+    if (__builtin_expect(off + len <= (q->ring.lines << SHM_LINE_SHIFT), 1)) {
+        cont[0].iov_base = q->ring.data + off;
+        cont[0].iov_len = len;
+        *ncont = len != 0;
+    } else
+        *ncont = shm_pieces(&q->ring, q->head, len, cont);
     *src_rank = t->world[src];
     t->out = q;
-    t->out_lines = shm_lines_for(len);
+    t->out_len = len;
     if (q == t->q && ++t->shared_count[src] == (uint64_t)t->dedicated_after &&
         t->next_free < t->nq && !atomic_load_explicit(&t->map[src], memory_order_relaxed))
         assign_dedicated(t, (int)src);
@@ -370,12 +413,13 @@ static void shm_recv_done(void *tpv)
 {
     struct shm_tp *t = tpv;
     struct shm_rxq *q = t->out;
-    shm_clear(&q->ring, q->head, t->out_lines);
-    q->head += t->out_lines;
+    shm_clear(&q->ring, q->head, shm_lines_for(t->out_len));
+    q->head += shm_lines_for(t->out_len);
     t->out = NULL;
-    /* Publish lazily: every `batch` lines, when the ring ran empty (a sender
-     * may be waiting for exactly this room) or when someone sleeps for room. */
-    if (q->head - q->head_pub >= t->batch || !peek(q, memory_order_relaxed) ||
+    /* Publish lazily: every `batch` lines (producers then see at most that
+     * much phantom use, never a full ring that is really drained), or at
+     * once when someone sleeps for room. */
+    if (q->head - q->head_pub >= t->batch ||
         atomic_load_explicit(&t->rxc->space_waiters, memory_order_relaxed))
         publish_head(t, q);
 }
