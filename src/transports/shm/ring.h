@@ -166,6 +166,16 @@ static inline void shm_fill(const struct shm_ring *r, uint64_t pos, const struct
     }
 }
 
+/* A one-line message still owns its pair's second line: the producer writes
+ * it too (a zero first word, which it already is), so the whole pair moves
+ * to the producer's cache at once and the consumer's read and clear move it
+ * back at once.  Measured: 8-byte MsgRate 30 -> 43..70 M msg/s. */
+static inline void shm_own_pad(const struct shm_ring *r, uint64_t pos, uint64_t len)
+{
+    if (len <= SHM_INLINE)
+        atomic_store_explicit(shm_ring_word(r, pos + 1), 0, memory_order_relaxed);
+}
+
 /* Hand out the message at pos as one or two pieces; returns the count. */
 static inline int shm_pieces(const struct shm_ring *r, uint64_t pos, uint32_t len,
                              struct iovec *cont)

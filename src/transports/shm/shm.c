@@ -316,6 +316,7 @@ static __attribute__((noinline)) ssize_t send_general(struct shm_tp *t, struct s
     if (take < 0)
         return send_full(t, dst);
     shm_fill(&x->ring, pos, iov, iovcnt, (uint64_t)take);
+    shm_own_pad(&x->ring, pos, (uint64_t)take);
     publish(t, x, pos, (uint64_t)take);
     return (ssize_t)take;
 }
@@ -332,6 +333,7 @@ static ssize_t shm_send(void *tpv, int dst, const struct iovec *iov, int iovcnt)
         if (len <= x->ring.max_payload && pos + n - x->head_cache <= x->ring.lines &&
             off + SHM_META + len <= (x->ring.lines << SHM_LINE_SHIFT)) {
             memcpy(x->ring.data + off + SHM_META, iov[0].iov_base, len);
+            shm_own_pad(&x->ring, pos, len);
             x->tail = pos + n;
             publish(t, x, pos, len);
             return (ssize_t)len;
