@@ -32,4 +32,9 @@ step() {
 step "PMI ring: $NP ranks exchange host and pid, then pass a token around" \
     "$RUN" -n "$NP" "$BIN/pmi_ring"
 
+step "MPI hello: every rank reports to rank 0" "$RUN" -n "$NP" "$BIN/hello"
+step "MPI ring: a token goes around $NP ranks ten times" "$RUN" -n "$NP" "$BIN/ring"
+step "MPI ping-pong: 1 B to 4 MiB between two ranks, every byte checked" "$RUN" -n 2 "$BIN/pingpong"
+step "MPI pi (the ULFM paper's example) on $NP ranks" "$RUN" -n "$NP" "$BIN/pi"
+
 printf '\ndemo: every step passed (%d)\n' "$step_no"
