@@ -25,7 +25,7 @@
 int main(int argc, char **argv)
 {
     skf_ctx_t *ctx;
-    skf_chan_t *ch;
+    skf_chan_t *ch, *ctl; /* keys travel on ch, "put"/"end" notes on ctl */
     CHECK(argc == 2);
     int want_cma = strcmp(argv[1], "cma") == 0;
     CHECK_EQ_INT(skf_init(&ctx), 0);
@@ -36,6 +36,7 @@ int main(int argc, char **argv)
     CHECK_EQ_INT(info.cma_usable, want_cma);
     CHECK_EQ_INT(info.fallback_active, !want_cma);
     CHECK_EQ_INT(skf_chan_open(ctx, PORT, &ch), 0);
+    CHECK_EQ_INT(skf_chan_open(ctx, PORT + 1, &ctl), 0);
 
     /* region: read by gets; inbox: written by puts. */
     unsigned char *region = malloc(REGION), *inbox = calloc(1, REGION), *got = malloc(REGION);
@@ -92,16 +93,16 @@ int main(int argc, char **argv)
     for (unsigned i = 0; i < SLOT; i++)
         slot[i] = pattern(me, target, i);
     CHECK_EQ_INT(skf_put(ch, &keys[2 * target + 1], (size_t)me * SLOT + 3, slot + 3, SLOT - 3), 0);
-    send_all(ch, skf_addr(ctx, target, PORT), "put", 3);
+    send_all(ctl, skf_addr(ctx, target, PORT + 1), "put", 3);
     struct iovec cont[SKF_CONT_SIZE];
     int ncont;
     skf_addr_t src;
     int ends = 0; /* "end" of fast ranks may come before my "put" */
     for (;;) {
         char msg[3];
-        CHECK_EQ_INT(recv_wait(ch, cont, &ncont, &src), 3); /* keeps serving meanwhile */
+        CHECK_EQ_INT(recv_wait(ctl, cont, &ncont, &src), 3); /* keeps serving meanwhile */
         gather(cont, ncont, msg, 3);
-        skf_recv_done(ch);
+        skf_recv_done(ctl);
         if (!memcmp(msg, "end", 3)) {
             ends++;
             continue;
@@ -123,10 +124,10 @@ int main(int argc, char **argv)
     }
     /* Nobody closes before everybody finished serving the others. */
     for (int r = 0; r < size; r++)
-        send_all(ch, skf_addr(ctx, r, PORT), "end", 3);
+        send_all(ctl, skf_addr(ctx, r, PORT + 1), "end", 3);
     for (int i = ends; i < size; i++) {
-        CHECK_EQ_INT(recv_wait(ch, cont, &ncont, &src), 3);
-        skf_recv_done(ch);
+        CHECK_EQ_INT(recv_wait(ctl, cont, &ncont, &src), 3);
+        skf_recv_done(ctl);
     }
     /* Released keys are refused by their owner. */
     skf_mr_key_t old = mine[0];
@@ -134,6 +135,7 @@ int main(int argc, char **argv)
     CHECK_EQ_INT(skf_mr_release(ctx, &old), -EINVAL);
     CHECK_EQ_INT(skf_get(ch, &old, 0, got, 8), -EINVAL);
     CHECK_EQ_INT(skf_mr_release(ctx, &mine[1]), 0);
+    CHECK_EQ_INT(skf_chan_close(ctl), 0);
     CHECK_EQ_INT(skf_chan_close(ch), 0);
     CHECK_EQ_INT(skf_finalize(ctx), 0);
     printf("mr_test rank %d: ok (%s)\n", me, want_cma ? "CMA" : "fallback");

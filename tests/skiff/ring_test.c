@@ -38,7 +38,7 @@ static long take(struct shm_ring *r, uint64_t *head, unsigned char *out, uint32_
     CHECK_EQ_INT(off, len);
     *src = shm_meta_src(meta);
     *pieces = n;
-    shm_clear(r, *head, shm_lines_for(len));
+    shm_release(r, *head, len, 1);
     *head += shm_lines_for(len);
     atomic_store_explicit(&r->ctl->head, *head, memory_order_release);
     return len;
@@ -184,10 +184,82 @@ static void multi_producer(void)
     free(mem);
 }
 
+/* ---- dedicated-ring discipline under stress ---- */
+
+static struct shm_ring sp;
+
+/* One producer thread, sizes mixing small (1-2 lines) and big messages, so
+ * headers land on lines that held big payload a lap earlier: the producer's
+ * next-slot zeroing (shm_prepare_next_sp) must keep the consumer from
+ * mistaking old payload for a header. */
+static void *sp_producer(void *arg)
+{
+    (void)arg;
+    uint64_t tail = 0, head_cache = 0, stale = 0, off = 0;
+    unsigned seed = 99;
+    unsigned char msg[1024];
+    while (off < STREAM_BYTES) {
+        size_t len = rand_r(&seed) % 3 ? 1 + (size_t)(rand_r(&seed) % 100)
+                                       : 1 + (size_t)(rand_r(&seed) % 1000);
+        if (len > STREAM_BYTES - off)
+            len = (size_t)(STREAM_BYTES - off);
+        /* Payload words that look like valid meta words, on purpose. */
+        for (size_t k = 0; k < len; k++)
+            msg[k] = stream_byte(7, off + k) | 1;
+        struct iovec iov = {msg, len};
+        int64_t n = shm_reserve_sp(&sp, tail, &head_cache, len);
+        if (n < 0)
+            continue;
+        shm_fill(&sp, tail, &iov, 1, (uint64_t)n);
+        uint64_t pos = tail;
+        tail += shm_lines_for((uint64_t)n);
+        shm_prepare_next_sp(&sp, (uint64_t)n, tail, &head_cache, &stale);
+        atomic_store_explicit(shm_ring_word(&sp, pos), shm_meta(7, (uint64_t)n), memory_order_seq_cst);
+        off += (uint64_t)n;
+    }
+    return NULL;
+}
+
+static void single_producer_stress(void)
+{
+    const uint64_t lines = 128;
+    void *mem = ring_mem(lines);
+    shm_ring_view(&sp, mem, lines, 2048);
+    pthread_t th;
+    CHECK_EQ_INT(pthread_create(&th, NULL, sp_producer, NULL), 0);
+    uint64_t head = 0, off = 0;
+    unsigned char out[2048];
+    while (off < STREAM_BYTES) {
+        uint64_t meta = atomic_load_explicit(shm_ring_word(&sp, head), memory_order_acquire);
+        if (!meta)
+            continue;
+        uint32_t len = shm_meta_len(meta);
+        CHECK_EQ_INT(shm_meta_src(meta), 7);
+        CHECK(len > 0 && len <= 2048 && off + len <= STREAM_BYTES);
+        struct iovec cont[2];
+        int np = shm_pieces(&sp, head, len, cont);
+        size_t k = 0;
+        for (int i = 0; i < np; i++) {
+            memcpy(out + k, cont[i].iov_base, cont[i].iov_len);
+            k += cont[i].iov_len;
+        }
+        for (k = 0; k < len; k++)
+            if (out[k] != (unsigned char)(stream_byte(7, off + k) | 1))
+                CHECK(!"dedicated ring: wrong byte");
+        shm_release(&sp, head, len, 0);
+        head += shm_lines_for(len);
+        atomic_store_explicit(&sp.ctl->head, head, memory_order_release);
+        off += len;
+    }
+    pthread_join(th, NULL);
+    free(mem);
+}
+
 int main(void)
 {
     single_producer();
     multi_producer();
+    single_producer_stress();
     printf("ring_test: ok\n");
     return 0;
 }

@@ -69,6 +69,7 @@ struct shm_tx {
     struct shm_ring ring;   /* the ring I put messages on (shared or dedicated) */
     uint64_t tail;          /* dedicated ring: my private tail                 */
     uint64_t head_cache;    /* last head I read from the ring                  */
+    uint64_t stale_until;   /* dedicated: see shm_prepare_next_sp              */
     uint64_t ready_bit;     /* my ring's bit in the receiver's ready bitmap    */
     struct shm_rx_ctl *rxc;
     _Atomic uint8_t *map_slot; /* receiver's map[me]                          */
@@ -245,6 +246,7 @@ static void switch_to_dedicated(struct shm_tp *t, struct shm_tx *x, int idx)
     atomic_store_explicit(&x->ring.ctl->switch_count, x->shared_sent, memory_order_relaxed);
     x->tail = 0;
     x->head_cache = 0;
+    x->stale_until = 0;
     x->ready_bit = 1ull << idx;
     x->dedicated = 1;
 }
@@ -307,8 +309,10 @@ static __attribute__((noinline)) ssize_t send_general(struct shm_tp *t, struct s
     if (x->dedicated) {
         take = shm_reserve_sp(&x->ring, x->tail, &x->head_cache, want);
         pos = x->tail;
-        if (take >= 0)
+        if (take >= 0) {
             x->tail += shm_lines_for((uint64_t)take);
+            shm_prepare_next_sp(&x->ring, (uint64_t)take, x->tail, &x->head_cache, &x->stale_until);
+        }
     } else {
         take = shm_reserve_mp(&x->ring, &x->head_cache, want, &pos);
         x->shared_sent += take >= 0;
@@ -335,6 +339,7 @@ static ssize_t shm_send(void *tpv, int dst, const struct iovec *iov, int iovcnt)
             memcpy(x->ring.data + off + SHM_META, iov[0].iov_base, len);
             shm_own_pad(&x->ring, pos, len);
             x->tail = pos + n;
+            shm_prepare_next_sp(&x->ring, len, x->tail, &x->head_cache, &x->stale_until);
             publish(t, x, pos, len);
             return (ssize_t)len;
         }
@@ -415,7 +420,7 @@ static void shm_recv_done(void *tpv)
 {
     struct shm_tp *t = tpv;
     struct shm_rxq *q = t->out;
-    shm_clear(&q->ring, q->head, shm_lines_for(t->out_len));
+    shm_release(&q->ring, q->head, t->out_len, q == t->q);
     q->head += shm_lines_for(t->out_len);
     t->out = NULL;
     /* Publish lazily: every `batch` lines (producers then see at most that

@@ -1,0 +1,81 @@
+#!/bin/sh
+# run-channel-bench.sh — Skiff's raw channel beside MPICH and Open MPI on this
+# machine, interleaved, several repetitions, medians and ratios.
+#
+#   bench/run-channel-bench.sh [BUILD_DIR] [REPS]      (defaults: build 5)
+#
+# Per repetition, in this order: the cache-line ping-pong probe, the raw
+# channel (skf_chan_bench msgrate + pingpong), then bench/mpi_pt2pt.c built
+# with mpicc.mpich, mpicc.openmpi (and Skiff's own mpicc if BUILD_DIR/bin/mpicc
+# exists) in msgrate and latency mode.  Every program pins rank r to CPU r.
+# Raw lines are kept in $OUT (printed at the end); the table shows medians.
+set -eu
+B=$(cd "${1:-build}" && pwd)
+REPS=${2:-5}
+SRC=$(cd "$(dirname "$0")" && pwd)
+OUT=${OUT:-$(mktemp -d /tmp/skiff-chan-bench.XXXXXX)}
+MR_SIZES=${MR_SIZES:-1,8,64,256,1024,4096,16384,65536}
+LAT_SIZES=${LAT_SIZES:-0,8,64,1024,4096,16384,65536}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 BENCH_PIN=1
+
+mpicc.mpich -O2 -w -o "$OUT/pt_mpich" "$SRC/mpi_pt2pt.c"
+mpicc.openmpi -O2 -w -o "$OUT/pt_openmpi" "$SRC/mpi_pt2pt.c"
+IMPLS="mpich openmpi"
+if [ -x "$B/bin/mpicc" ] && "$B/bin/mpicc" -O2 -w -o "$OUT/pt_skiff" "$SRC/mpi_pt2pt.c" 2>/dev/null; then
+    IMPLS="$IMPLS skiff"
+fi
+
+run_mpi() { # impl mode sizes
+    case $1 in
+    mpich) timeout 300 mpiexec.mpich -n 2 "$OUT/pt_mpich" "$2" --sizes "$3" ;;
+    openmpi) timeout 300 mpirun.openmpi -n 2 --bind-to none -x BENCH_PIN "$OUT/pt_openmpi" "$2" --sizes "$3" ;;
+    skiff) timeout 300 "$B/bin/skiffrun" -n 2 "$OUT/pt_skiff" "$2" --sizes "$3" ;;
+    esac
+}
+
+: >"$OUT/raw"
+for rep in $(seq "$REPS"); do
+    echo "repetition $rep of $REPS" >&2
+    "$B/bin/cacheline_pingpong" 300000 3 2>/dev/null | sed 's/^/probe,/' >>"$OUT/raw"
+    timeout 300 "$B/bin/skiffrun" -n 2 "$B/bin/skf_chan_bench" msgrate --pin --sizes "$MR_SIZES" |
+        sed 's/^skf_msgrate/skiff-chan,msgrate/' >>"$OUT/raw"
+    timeout 300 "$B/bin/skiffrun" -n 2 "$B/bin/skf_chan_bench" pingpong --pin --sizes "$LAT_SIZES" |
+        sed 's/^skf_pingpong/skiff-chan,latency/' >>"$OUT/raw"
+    for impl in $IMPLS; do
+        run_mpi "$impl" msgrate "$MR_SIZES" | sed "s/^/mpi-$impl,/" >>"$OUT/raw" || true
+        run_mpi "$impl" latency "$LAT_SIZES" | sed "s/^/mpi-$impl,/" >>"$OUT/raw" || true
+    done
+done
+
+python3 - "$OUT/raw" <<'EOF'
+import sys, statistics, collections
+vals = collections.defaultdict(list)
+for line in open(sys.argv[1]):
+    f = line.strip().split(',')
+    if len(f) == 5:
+        vals[(f[0], f[1], int(f[2]))].append(float(f[3]))
+med = {k: statistics.median(v) for k, v in vals.items()}
+impls = sorted({k[0] for k in vals if k[0].startswith('mpi-')})
+def row(cells): print('| ' + ' | '.join(cells) + ' |')
+n = len(vals.get(('skiff-chan', 'msgrate', 8), []))
+print(f"\nMsgRate (M msg/s, medians of {n} runs; rank 0 only sends, rank 1 only receives)\n")
+row(['size', 'skiff-chan'] + impls + ['chan / best MPI'])
+row(['---'] * (3 + len(impls)))
+for s in sorted({k[2] for k in vals if k[1] == 'msgrate'}):
+    c = med.get(('skiff-chan', 'msgrate', s))
+    m = [med.get((i, 'msgrate', s)) for i in impls]
+    best = max([x for x in m if x] or [0])
+    row([str(s), f"{c:.2f}" if c else '-'] + [f"{x:.2f}" if x else '-' for x in m] +
+        [f"{c / best:.2f}x" if c and best else '-'])
+probe = med.get(('probe', 'cacheline_pingpong', 8))
+print(f"\nPing-pong half round trip (us, medians); cache-line probe (same runs): "
+      f"{probe:.1f} ns\n" if probe else "\nPing-pong half round trip (us)\n")
+row(['size', 'skiff-chan'] + impls + ['chan / probe'])
+row(['---'] * (3 + len(impls)))
+for s in sorted({k[2] for k in vals if k[1] == 'latency'}):
+    c = med.get(('skiff-chan', 'latency', s))
+    m = [med.get((i, 'latency', s)) for i in impls]
+    ratio = f"{c * 1000 / probe:.2f}x" if c and probe and s <= 8 else ''
+    row([str(s), f"{c:.3f}" if c else '-'] + [f"{x:.3f}" if x else '-' for x in m] + [ratio])
+EOF
+echo "raw results: $OUT/raw" >&2
