@@ -2,7 +2,8 @@
  * mpi_pt2pt — point-to-point MPI benchmarks in one plain-MPI source that
  * compiles unchanged with mpicc.mpich, mpicc.openmpi and Skiff's mpicc.
  *
- *   mpi_pt2pt latency|bw|bibw|msgrate [--sizes a,b,...] [--iters N]
+ *   mpi_pt2pt latency|bw|bibw|msgrate [--sizes a,b,...] [--iters N]   (2 ranks)
+ *   mpi_pt2pt tokenring [--iters LAPS]                                (any ranks)
  *
  * latency  ping-pong, half round trip (us)
  * bw       rank 0 sends windows of 64 MPI_Isend, rank 1 answers each window
@@ -10,6 +11,8 @@
  * bibw     both ranks send and receive windows of 64 at once (MB/s, both ways)
  * msgrate  SkifCh's MsgRate: rank 0 a loop of blocking MPI_Send, rank 1 a
  *          loop of MPI_Recv, one ack at the end (Mmsg/s)
+ * tokenring an 8-byte token goes around all ranks (us per hop): the
+ *          oversubscription probe
  * Buffers are allocated once and not rewritten (OSU style; see
  * /work/shared/baselines.md on what that means at 16 KiB-1 MiB).
  * BENCH_PIN=1 in the environment binds rank r to CPU r.
@@ -51,6 +54,24 @@ int main(int argc, char **argv)
             snprintf(sizes, sizeof sizes, "%s", argv[++i]);
         else if (!strcmp(argv[i], "--iters") && i + 1 < argc)
             fixed = atol(argv[++i]);
+    }
+    if (!strcmp(mode, "tokenring")) {
+        long laps = fixed > 0 ? fixed : 20000;
+        char tok[8] = {0};
+        double t0 = 0;
+        for (long lap = -laps / 10; lap < laps; lap++) {
+            if (lap == 0)
+                t0 = MPI_Wtime();
+            if (me == 0)
+                MPI_Send(tok, 8, MPI_CHAR, (me + 1) % np, 7, MPI_COMM_WORLD);
+            MPI_Recv(tok, 8, MPI_CHAR, (me + np - 1) % np, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            if (me != 0)
+                MPI_Send(tok, 8, MPI_CHAR, (me + 1) % np, 7, MPI_COMM_WORLD);
+        }
+        if (me == 0)
+            printf("tokenring_np%d,8,%.3f,us/hop\n", np, (MPI_Wtime() - t0) * 1e6 / ((double)laps * np));
+        MPI_Finalize();
+        return 0;
     }
     if (np != 2 || (strcmp(mode, "latency") && strcmp(mode, "bw") && strcmp(mode, "bibw") &&
                     strcmp(mode, "msgrate"))) {

@@ -1,13 +1,15 @@
 /*
  * skf_chan_bench — the raw channel (skiff.h, no MPI) between ranks 0 and 1.
  *
- *   skf_chan_bench msgrate|pingpong [--sizes 1,8,64,...] [--iters N] [--pin]
+ *   skf_chan_bench msgrate|pingpong|tokenring [--sizes 1,8,64,...] [--iters N] [--pin]
  *
  * msgrate  (SkifCh's MsgRate test): rank 0 only sends, rank 1 only receives
  *          (reads the first byte of each message, no copy); messages/s by
  *          size, timed on rank 0 from the first send until rank 1's one-message
  *          acknowledgement of the last.
  * pingpong half round trip by size (rank 0 sends, rank 1 sends back).
+ * tokenring any number of ranks pass a token around a ring: time per hop,
+ *          the oversubscription probe (8 ranks on 2 cores).
  * Waiting is always skf_wait (spin, then sleep), never an app busy loop.
  * --pin binds rank r to CPU r (the MPI runs are bound the same way).
  * Output: one line per size, "bench,size,value,unit" (CSV-ish, as bench/mpi_pt2pt.c).
@@ -103,9 +105,9 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--pin"))
             pin = 1;
     }
-    int pp = !strcmp(mode, "pingpong");
-    if (!pp && strcmp(mode, "msgrate")) {
-        fprintf(stderr, "usage: skf_chan_bench msgrate|pingpong [--sizes a,b] [--iters N] [--pin]\n");
+    int pp = !strcmp(mode, "pingpong"), ring = !strcmp(mode, "tokenring");
+    if (!pp && !ring && strcmp(mode, "msgrate")) {
+        fprintf(stderr, "usage: skf_chan_bench msgrate|pingpong|tokenring [--sizes a,b] [--iters N] [--pin]\n");
         return 2;
     }
     skf_ctx_t *ctx;
@@ -113,8 +115,28 @@ int main(int argc, char **argv)
     int rc;
     if ((rc = skf_init(&ctx)) || (rc = skf_chan_open(ctx, PORT, &ch)))
         die("start-up", rc);
-    int me = skf_rank(ctx);
-    if (skf_size(ctx) != 2) {
+    int me = skf_rank(ctx), np = skf_size(ctx);
+    if (ring) {
+        long laps = fixed > 0 ? fixed : 20000;
+        skf_addr_t next = skf_addr(ctx, (me + 1) % np, PORT);
+        char tok[8] = {0};
+        double t0 = 0;
+        for (long lap = -laps / 10; lap < laps; lap++) {
+            if (lap == 0)
+                t0 = now();
+            if (me == 0)
+                send_msg(ch, next, tok, sizeof tok);
+            recv_msg(ch, sizeof tok);
+            if (me != 0)
+                send_msg(ch, next, tok, sizeof tok);
+        }
+        if (me == 0)
+            printf("skf_tokenring_np%d,8,%.3f,us/hop\n", np, (now() - t0) * 1e6 / ((double)laps * np));
+        skf_chan_close(ch);
+        skf_finalize(ctx);
+        return 0;
+    }
+    if (np != 2) {
         if (me == 0)
             fprintf(stderr, "skf_chan_bench: needs exactly 2 ranks\n");
         return 2;

@@ -63,12 +63,13 @@ static int read_config(skf_ctx_t *ctx)
     c->ring_bytes = (uint64_t)ring;
     c->dedicated_max = (int)dmax;
     c->dedicated_after = (long)after;
-    /* "auto" (0): spin long when every rank has a core, briefly and then
-     * yield when ranks outnumber cores (a spinning waiter would steal the
-     * core its sender needs). */
-    c->spin = spin > 0 ? (long)spin : (ctx->oversubscribed ? 64 : 20000);
+    /* "auto" (0): spin long when every rank has a core; when ranks outnumber
+     * cores, poll 4 times, yield once, then sleep on the doorbell (a
+     * spinning or yield-looping waiter steals the core its sender needs:
+     * measured with skf_chan_bench tokenring, docs/shm-transport.md). */
+    c->spin = spin > 0 ? (long)spin : (ctx->oversubscribed ? 4 : 20000);
     c->yields = yields > 0 ? (int)(yields > INT_MAX ? INT_MAX : yields)
-                           : (ctx->oversubscribed ? 32 : 0);
+                           : (ctx->oversubscribed ? 1 : 0);
     if (spin < 0)
         c->spin = 0;
     if (yields < 0)
