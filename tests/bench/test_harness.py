@@ -118,6 +118,14 @@ def test_fake(script, bindir, work):
           "ratio table has a latency 8 B line against twin")
     check(os.path.exists(os.path.join(out, "results.md")), "results.md written")
     check("plots:" in res.stdout, "says what happened to the plots")
+    check("payload: fresh" in open(os.path.join(out, "meta.txt")).read(), "meta.txt names the payload variant")
+    # OSU-style variant: same schema, and the report says which variant it is.
+    res = bench(script, ["compare", "--quick", "--runs", "1", "--only", "latency", "--sizes", "64K", "--static",
+                         "--with", "none", "--out", out, "--mpi", "skiff=" + bindir, "--mpi", "twin=" + twin])
+    check(res.returncode == 0, "--static run exits 0")
+    header, rows = read_rows(os.path.join(out, "results.csv"))
+    check(header == FIELDS and len(rows) == 2, "--static: one row per MPI: %s" % rows)
+    check("payload: static" in open(os.path.join(out, "meta.txt")).read(), "meta.txt says static payload")
 
 
 def test_missing(script, bindir, work):
