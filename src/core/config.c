@@ -14,6 +14,7 @@ const skf_param_t skf_params[] = {
     {"SKIFF_YIELDS", "auto", "sched_yield rounds before a waiter sleeps (auto: 0, or 1 when ranks > cores; -1: none)"},
     {"SKIFF_SHM_RING_SIZE", "256K", "bytes per shm receive ring (power of two; a message takes at most 1/4)"},
     {"SKIFF_SHM_DEDICATED_MAX", "8", "dedicated rings per receiver (0..63); all peers get one at open if fewer"},
+    {"SKIFF_SHM_MEMBARRIER", "1", "0: shm senders fence every message instead of sleeping receivers issuing membarrier"},
     {"SKIFF_SHM_DEDICATED_AFTER", "64", "messages a sender puts on the shared ring before it gets a dedicated one"},
     {"SKIFF_MPI_EAGER_MAX", "64K",
      "MPI: largest payload sent eagerly (copied through the ring); larger ones use rendezvous"},

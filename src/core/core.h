@@ -42,6 +42,8 @@ struct skf_ctx {
     int cma_usable;         /* CMA works from this process               */
     int cma_forced_off;     /* SKIFF_CMA=0                               */
     int fallback_needed;    /* some rank of my node cannot use CMA       */
+    int asym_fence;         /* every local rank registered for membarrier: senders
+                               publish without a fence (see shm.c, doorbells) */
     struct skf_shm_conf shm;
     skf_chan_t *internal;   /* SKF_PORT_INTERNAL, opened by skf_init     */
     unsigned chan_opens;    /* collective opens so far (names segments)  */
@@ -79,6 +81,10 @@ struct skf_chan {
 void skf_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Same, only when SKIFF_VERBOSE=1. */
 void skf_verbose(const skf_ctx_t *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* membarrier(GLOBAL_EXPEDITED): register (1 = done) and issue (0 = done). */
+int skf_membarrier_register(const skf_ctx_t *ctx);
+int skf_membarrier(void);
 
 /* 1 when the local rank (index on my node) has died (zombie included). */
 int skf_local_dead(const skf_ctx_t *ctx, int local_idx);

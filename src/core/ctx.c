@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/membarrier.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -133,6 +134,37 @@ static int exchange_pids(skf_ctx_t *ctx)
     return 0;
 }
 
+/* ---- membarrier ------------------------------------------------------------ */
+
+/* Register for MEMBARRIER_CMD_GLOBAL_EXPEDITED (used by a sleeping shm
+ * receiver instead of a fence in every send).  Off when SKIFF_SHM_MEMBARRIER=0,
+ * when ranks outnumber cores (receivers then sleep so often that its IPIs cost
+ * more than the senders' fences: measured), or when the kernel or a seccomp
+ * filter refuses.  Returns 1 when registered. */
+int skf_membarrier_register(const skf_ctx_t *ctx)
+{
+#if defined(SYS_membarrier)
+    if (skf_param_ll("SKIFF_SHM_MEMBARRIER") == 0 || ctx->oversubscribed)
+        return 0;
+    long cmds = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+    if (cmds < 0 || !(cmds & MEMBARRIER_CMD_GLOBAL_EXPEDITED))
+        return 0;
+    return syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED, 0, 0) == 0;
+#else
+    (void)ctx;
+    return 0;
+#endif
+}
+
+int skf_membarrier(void)
+{
+#if defined(SYS_membarrier)
+    return (int)syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL_EXPEDITED, 0, 0);
+#else
+    return -1;
+#endif
+}
+
 /* ---- context ------------------------------------------------------------- */
 
 static void free_ctx(skf_ctx_t *ctx)
@@ -192,9 +224,10 @@ int skf_init(skf_ctx_t **ctxp)
         free_ctx(ctx);
         return rc;
     }
-    skf_verbose(ctx, "rank %d of %d: node %d, local %d of %d%s; CMA %s%s", ctx->rank, ctx->size,
-                b->node_of_rank[b->rank], b->local_rank, b->local_size,
+    skf_verbose(ctx, "rank %d of %d: node %d, local %d of %d%s; send doorbell %s; CMA %s%s",
+                ctx->rank, ctx->size, b->node_of_rank[b->rank], b->local_rank, b->local_size,
                 ctx->oversubscribed ? " (oversubscribed: spin briefly, then yield)" : "",
+                ctx->asym_fence ? "without fence (membarrier)" : "fenced",
                 ctx->cma_usable ? "usable" : (ctx->cma_forced_off ? "off (SKIFF_CMA=0)" : "forbidden"),
                 ctx->fallback_needed ? "; one-sided copies go through the rings" : "");
     *ctxp = ctx;

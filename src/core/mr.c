@@ -171,16 +171,23 @@ int skf_mr_init(skf_ctx_t *ctx)
             ctx->cma_usable = probe_peer(pid, addr) == 0;
     }
     /* Everybody on the node must know whether somebody needs the fallback
-     * server, because then every rank serves it. */
-    snprintf(key, sizeof key, "skf-cma-%d", ctx->rank);
-    if ((rc = boot_put(key, ctx->cma_usable ? "1" : "0")) || (rc = boot_fence()))
+     * server (then every rank serves it) and whether everybody can take part
+     * in the membarrier protocol of the shm doorbells (then senders need no
+     * fence).  One key carries both: "<cma> <membarrier>". */
+    int mb = skf_membarrier_register(ctx);
+    snprintf(key, sizeof key, "skf-cap-%d", ctx->rank);
+    snprintf(val, sizeof val, "%d %d", ctx->cma_usable, mb);
+    if ((rc = boot_put(key, val)) || (rc = boot_fence()))
         return rc;
+    ctx->asym_fence = 1;
     for (int l = 0; l < b->local_size; l++) {
-        snprintf(key, sizeof key, "skf-cma-%d", b->local_ranks[l]);
+        snprintf(key, sizeof key, "skf-cap-%d", b->local_ranks[l]);
         if ((rc = boot_get(key, val, sizeof val)))
             return rc;
         if (val[0] != '1')
             ctx->fallback_needed = 1;
+        if (strcmp(val + 1, " 1") != 0)
+            ctx->asym_fence = 0;
     }
     return 0;
 }

@@ -105,6 +105,7 @@ struct shm_tp {
     uint64_t *shared_count; /* [nlocal] messages handed out from the shared ring */
     struct shm_tx *tx;      /* [nlocal] */
     int blocked;            /* destination of the last -EAGAIN, or -1 */
+    int fenced;             /* senders fence each publish (see notify)  */
     uint64_t batch;         /* publish head after this many lines */
     long dedicated_after, spin;
     int yields;
@@ -272,23 +273,39 @@ static __attribute__((noinline)) ssize_t send_full(struct shm_tp *t, int dst)
 }
 
 /* After the meta word is out: make sure the receiver will look at my ring
- * (ready bit) and is awake (doorbell).  The publish before was seq_cst, and
- * so are these loads, so either I see the receiver's "asleep"/cleared bit or
- * it sees my message when it looks again (it does the mirror image). */
-static inline void notify(struct shm_tx *x)
+ * (ready bit) and is awake (doorbell).  The publish must be ordered before
+ * these two loads (else: I read "awake", it falls asleep without seeing my
+ * message).  Two ways, chosen per node at start-up:
+ *  - fenced: the publish is seq_cst (an xchg on x86) and so are the loads;
+ *    the receiver does the mirror image (store, fence, look again);
+ *  - asymmetric: no fence here at all; a receiver about to sleep issues
+ *    membarrier(GLOBAL_EXPEDITED), which puts a full barrier into every
+ *    sender, then looks again.  Measured: the fence cost the 8-byte MsgRate
+ *    ~25% and ping-pong ~0.09 us (docs/shm-transport.md). */
+static inline void notify(struct shm_tp *t, struct shm_tx *x, uint64_t pos, uint64_t meta)
 {
     struct shm_rx_ctl *c = x->rxc;
-    if (__builtin_expect(!(atomic_load_explicit(&c->ready, memory_order_seq_cst) & x->ready_bit), 0))
+    uint64_t ready;
+    uint32_t sleep;
+    if (t->fenced) {
+        atomic_store_explicit(shm_ring_word(&x->ring, pos), meta, memory_order_seq_cst);
+        ready = atomic_load_explicit(&c->ready, memory_order_seq_cst);
+        sleep = atomic_load_explicit(&c->sleep, memory_order_seq_cst);
+    } else {
+        atomic_store_explicit(shm_ring_word(&x->ring, pos), meta, memory_order_release);
+        atomic_signal_fence(memory_order_seq_cst); /* keep the compiler's order */
+        ready = atomic_load_explicit(&c->ready, memory_order_relaxed);
+        sleep = atomic_load_explicit(&c->sleep, memory_order_relaxed);
+    }
+    if (__builtin_expect(!(ready & x->ready_bit), 0))
         atomic_fetch_or_explicit(&c->ready, x->ready_bit, memory_order_seq_cst);
-    if (__builtin_expect(atomic_load_explicit(&c->sleep, memory_order_seq_cst) != 0, 0))
+    if (__builtin_expect(sleep != 0, 0))
         ring_bell(&c->sleep);
 }
 
 static inline void publish(struct shm_tp *t, struct shm_tx *x, uint64_t pos, uint64_t len)
 {
-    atomic_store_explicit(shm_ring_word(&x->ring, pos), shm_meta((uint32_t)t->me, len),
-                          memory_order_seq_cst);
-    notify(x);
+    notify(t, x, pos, shm_meta((uint32_t)t->me, len));
     x->full_streak = 0;
     t->blocked = -1;
 }
@@ -354,34 +371,45 @@ static inline uint64_t peek(const struct shm_rxq *q, memory_order mo)
     return atomic_load_explicit(shm_ring_word(&q->ring, q->head), mo);
 }
 
-/* Walk the ready bitmap (all rings but the one read last, already looked at).
- * A ring found empty loses its bit: clear, then look again, so a message
- * published meanwhile is never stranded (its sender saw the bit set, or it
- * sets it again after seeing it clear). */
+/* Walk the ready bitmap (all rings but the one read last, already looked
+ * at).  A bit means "this ring had a message since I last slept"; bits of
+ * rings found empty are cleared only on the way to sleep (prepare_sleep),
+ * where a barrier makes that safe, so a busy receiver looks at no more rings
+ * than it has active partners, and never at all peers. */
 static __attribute__((noinline)) struct shm_rxq *find_slow(struct shm_tp *t, uint64_t *meta)
 {
     uint64_t bits = atomic_load_explicit(&t->rxc->ready, memory_order_relaxed) & ~t->last->bit;
     while (bits) {
         struct shm_rxq *q = &t->q[__builtin_ctzll(bits)];
         bits &= bits - 1;
-        if ((*meta = peek(q, memory_order_acquire))) {
-            if (q->gated && !ungate(t, q))
-                continue;
-            t->last = q;
-            return q;
-        }
-        if (q->head != q->head_pub && q != t->out)
-            publish_head(t, q);
-        atomic_fetch_and_explicit(&t->rxc->ready, ~q->bit, memory_order_seq_cst);
-        if ((*meta = peek(q, memory_order_seq_cst))) {
-            atomic_fetch_or_explicit(&t->rxc->ready, q->bit, memory_order_relaxed);
-            if (q->gated && !ungate(t, q))
-                continue;
+        if ((*meta = peek(q, memory_order_acquire)) && (!q->gated || ungate(t, q))) {
             t->last = q;
             return q;
         }
     }
     return NULL;
+}
+
+/* On the way to sleep: forget rings that are empty, say I sleep, then the
+ * barrier (see notify), then look at every ring in use once more: a sender
+ * that missed my "asleep" has its message visible now. */
+static void prepare_sleep(struct shm_tp *t, int *slice_ms)
+{
+    uint64_t bits = atomic_load_explicit(&t->rxc->ready, memory_order_relaxed);
+    for (uint64_t b = bits; b; b &= b - 1) {
+        struct shm_rxq *q = &t->q[__builtin_ctzll(b)];
+        if (!peek(q, memory_order_relaxed) && q != t->out)
+            atomic_fetch_and_explicit(&t->rxc->ready, ~q->bit, memory_order_seq_cst);
+    }
+    atomic_store_explicit(&t->rxc->sleep, 1, memory_order_seq_cst);
+    if (t->fenced)
+        atomic_thread_fence(memory_order_seq_cst);
+    else if (skf_membarrier() != 0)
+        *slice_ms = 1; /* cannot be sure: do not sleep long */
+    for (int i = 0; i < t->next_free; i++)
+        if (peek(&t->q[i], memory_order_acquire) &&
+            !(atomic_load_explicit(&t->rxc->ready, memory_order_relaxed) & t->q[i].bit))
+            atomic_fetch_or_explicit(&t->rxc->ready, t->q[i].bit, memory_order_relaxed);
 }
 
 static __attribute__((noinline)) struct shm_rxq *find(struct shm_tp *t, uint64_t *meta)
@@ -497,22 +525,22 @@ static int shm_wait(void *tpv, int events, int timeout_ms)
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (;;) {
+        int slice = SHM_SLEEP_SLICE_MS;
         publish_all(t); /* senders blocked on my rings must see all the room I have */
-        atomic_store_explicit(&t->rxc->sleep, 1, memory_order_seq_cst);
         if ((events & SKF_WRITABLE) && t->blocked >= 0)
             atomic_fetch_or_explicit(&t->tx[t->blocked].rxc->space_waiters, 1u << (t->me & 31),
                                      memory_order_seq_cst);
-        atomic_thread_fence(memory_order_seq_cst);
+        prepare_sleep(t, &slice);
         if ((r = shm_ready(t, events))) {
             atomic_store_explicit(&t->rxc->sleep, 0, memory_order_relaxed);
             return r;
         }
-        long left = timeout_ms < 0 ? SHM_SLEEP_SLICE_MS : timeout_ms - elapsed_ms(&t0);
+        long left = timeout_ms < 0 ? slice : timeout_ms - elapsed_ms(&t0);
         if (left <= 0) {
             atomic_store_explicit(&t->rxc->sleep, 0, memory_order_relaxed);
             return 0;
         }
-        futex_sleep(&t->rxc->sleep, 1, left < SHM_SLEEP_SLICE_MS ? (int)left : SHM_SLEEP_SLICE_MS);
+        futex_sleep(&t->rxc->sleep, 1, left < slice ? (int)left : slice);
         atomic_store_explicit(&t->rxc->sleep, 0, memory_order_relaxed);
         if ((r = shm_ready(t, events)))
             return r;
@@ -592,6 +620,7 @@ static int shm_chan_open(skf_chan_t *ch, int *peer_id, void **tpp)
     t->nlocal = b->local_size;
     t->world = b->local_ranks;
     t->blocked = -1;
+    t->fenced = !ctx->asym_fence;
     t->dedicated_after = ctx->shm.dedicated_after;
     t->spin = ctx->shm.spin;
     t->yields = ctx->shm.yields;
