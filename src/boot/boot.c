@@ -5,7 +5,7 @@
  * job key.
  *
  *   PMI_FD set           PMI-1 over that inherited socket (boot_pmi1.c)
- *   PMI_PORT only        PMI-1 over TCP: not yet (multi-host issue), clear error
+ *   PMI_PORT only        PMI-1 over TCP after the job-key check (boot_pmi_tcp.c)
  *   neither              singleton, rank 0 of 1 (boot_singleton.c)
  *
  * The module stands alone (libc and src/common only), so it reads its two
@@ -13,6 +13,7 @@
  */
 #include "boot/boot_internal.h"
 #include "boot/mapping.h"
+#include "boot/boot_pmi_tcp.h"
 #include "pmi_wire.h"
 
 #include <errno.h>
@@ -163,11 +164,13 @@ static int connect_launcher(boot_info_t *info, char *mapping, size_t cap)
 {
     const char *fd_env = getenv("PMI_FD");
     if (!fd_env) {
-        if (getenv("PMI_PORT")) {
-            boot_error("PMI_PORT=%.80s is set without PMI_FD: PMI over TCP is not supported yet; "
-                       "start the job with skiffrun (or mpiexec.mpich) on one host",
-                       getenv("PMI_PORT"));
-            return -ENOTSUP;
+        if (getenv("PMI_PORT")) { /* a remote rank: PMI over TCP (boot_pmi_tcp.c) */
+            int fd, rc = boot_pmi_tcp_connect(getenv("PMI_PORT"), &info->rank, &info->size, &fd);
+            if (rc)
+                return rc;
+            boot.rank = info->rank;
+            boot.backend = &boot_pmi1_backend;
+            return boot_pmi1_init(fd, info, &boot.limits, mapping, cap);
         }
         info->singleton = 1;
         info->rank = boot.rank = 0;

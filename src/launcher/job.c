@@ -18,12 +18,13 @@
 #include "cleanup.h"
 #include "io_forward.h"
 #include "pmi_server.h"
+#include "pmi_tcp.h"
 #include "spawn.h"
 
 #define PMI_DRAIN_READS 64 /* lines a dead rank may have left in its socket */
 
 /* What an epoll event is about: kind in the low byte, rank above it. */
-enum { EV_SIGNAL = 1, EV_STDIN_IN, EV_STDIN_OUT, EV_PMI, EV_OUT, EV_ERR };
+enum { EV_SIGNAL = 1, EV_STDIN_IN, EV_STDIN_OUT, EV_PMI, EV_OUT, EV_ERR, EV_PMI_LISTEN, EV_PMI_AUTH };
 #define EV(kind, rank) (((uint64_t)(rank) << 8) | (uint64_t)(kind))
 
 typedef struct pid_rank {
@@ -52,6 +53,9 @@ typedef struct job {
     int exit_code;
     struct timespec kill_at;   /* when ended: SIGKILL then */
     char key[JOB_KEY_HEX + 1];
+    int *node_of_rank;         /* [size] host index (multi-host), else NULL */
+    pmi_tcp_t tcp;             /* PMI service for remote ranks              */
+    int have_tcp;
 } job_t;
 
 /* One line of the launcher's own on stderr, never inside a rank's line. */
@@ -150,6 +154,9 @@ static void on_pmi_log(void *ctx, const char *line)
 }
 
 static const pmi_server_ops_t pmi_ops = {on_pmi_abort, on_barrier_broken, on_pmi_log};
+
+static void on_pmi_listen(job_t *j);
+static void on_pmi_auth(job_t *j, int slot);
 
 /* --- stdin --------------------------------------------------------------- */
 
@@ -348,6 +355,12 @@ static void dispatch(job_t *j, uint64_t tag)
         if (j->pmi_watched[r] && !pmi_server_serve(&j->pmi, r))
             stop_pmi_watch(j, r); /* detached once the rank is reaped */
         break;
+    case EV_PMI_LISTEN:
+        on_pmi_listen(j);
+        break;
+    case EV_PMI_AUTH:
+        on_pmi_auth(j, r);
+        break;
     case EV_OUT:
     case EV_ERR: {
         io_source_t *s = kind == EV_OUT ? &j->out[r] : &j->err[r];
@@ -399,13 +412,68 @@ static int setup_signals(job_t *j)
 
 static int setup_pmi(job_t *j)
 {
-    char kvsname[32], mapping[64];
-    /* One host: all ranks on node 0.  Multi-host passes one block per group. */
-    pmi_map_block_t block = {0, 1, j->size};
+    char kvsname[32], mapping[PMI_VAL_MAX];
     snprintf(kvsname, sizeof kvsname, "skiff_%.8s", j->key);
-    if (pmi_mapping_format(&block, 1, mapping, sizeof mapping) < 0)
-        return -1;
+    if (j->opts->hosts.nhosts) { /* blocks of ranks per host, from the host list */
+        j->node_of_rank = calloc((size_t)j->size, sizeof *j->node_of_rank);
+        if (!j->node_of_rank ||
+            hosts_place(&j->opts->hosts, j->size, j->node_of_rank, mapping, sizeof mapping) < 0) {
+            fprintf(stderr, "skiffrun: the process mapping of %d ranks on %d hosts is too long\n",
+                    j->size, j->opts->hosts.nhosts);
+            return -1;
+        }
+    } else { /* one host: all ranks on node 0 */
+        pmi_map_block_t block = {0, 1, j->size};
+        if (pmi_mapping_format(&block, 1, mapping, sizeof mapping) < 0)
+            return -1;
+    }
     return pmi_server_init(&j->pmi, j->size, kvsname, mapping, &pmi_ops, j);
+}
+
+/* Remote ranks reach the PMI server over TCP (pmi_tcp.h). */
+static void on_pmi_listen(job_t *j)
+{
+    int slot;
+    while ((slot = pmi_tcp_accept(&j->tcp, on_pmi_log, j)) >= 0)
+        watch(j, j->tcp.pend[slot].fd, EPOLLIN, EV(EV_PMI_AUTH, slot));
+}
+
+static void on_pmi_auth(job_t *j, int slot)
+{
+    int rank, fd;
+    if (pmi_tcp_step(&j->tcp, slot, &rank, &fd, j->size, on_pmi_log, j) != 1)
+        return;
+    rank_proc_t *rp = &j->ranks[rank];
+    if (!rp->remote || rp->pmi_fd >= 0 || rp->reaped || rp->pid <= 0) {
+        job_say(j, "skiffrun: PMI connection for rank %d dropped: that rank is not waiting for "
+                   "one (already connected, local, or gone)", rank);
+        close(fd);
+        return;
+    }
+    struct epoll_event ev = {.events = EPOLLIN, .data.u64 = EV(EV_PMI, rank)};
+    epoll_ctl(j->epfd, EPOLL_CTL_MOD, fd, &ev);
+    rp->pmi_fd = fd;
+    pmi_server_attach(&j->pmi, rank, fd);
+    j->pmi_watched[rank] = 1;
+}
+
+/* Host list given: find which hosts start through the agent; if any, open
+ * the PMI TCP service they will call back. */
+static int setup_remote(job_t *j, spawn_plan_t *plan)
+{
+    int any = 0;
+    if (spawn_plan_hosts(plan, j->opts, j->node_of_rank, "") != 0)
+        return -1;
+    for (int h = 0; h < j->opts->hosts.nhosts; h++)
+        any |= plan->remote[h];
+    if (!any)
+        return 0;
+    if (pmi_tcp_open(&j->tcp, j->opts->launcher_addr, j->key) != 0)
+        return -1;
+    j->have_tcp = 1;
+    plan->pmi_port = j->tcp.port_env;
+    watch(j, j->tcp.lfd, EPOLLIN, EV(EV_PMI_LISTEN, 0));
+    return 0;
 }
 
 static void start_ranks(job_t *j, spawn_plan_t *plan)
@@ -424,6 +492,8 @@ static void start_ranks(job_t *j, spawn_plan_t *plan)
         io_source_init(&j->err[r], rp->err_fd, r, j->opts->tag_output, &j->sink_err);
         watch(j, rp->out_fd, EPOLLIN, EV(EV_OUT, r));
         watch(j, rp->err_fd, EPOLLIN, EV(EV_ERR, r));
+        if (rp->pmi_fd < 0)
+            continue; /* a remote rank: its PMI connection comes over TCP */
         pmi_server_attach(&j->pmi, r, rp->pmi_fd);
         watch(j, rp->pmi_fd, EPOLLIN, EV(EV_PMI, r));
         j->pmi_watched[r] = 1;
@@ -445,6 +515,8 @@ static void finish(job_t *j)
     if (j->in.out_fd >= 0)
         stdin_fwd_close(&j->in);
     pmi_server_destroy(&j->pmi);
+    if (j->have_tcp)
+        pmi_tcp_close(&j->tcp);
     /* Every rank is gone: nothing can create another segment of this job. */
     job_shm_cleanup(j->key);
 }
@@ -480,6 +552,8 @@ int job_run(const launch_opts_t *o)
         return LAUNCH_EXIT_INTERNAL;
     }
     watch(j, j->sigfd, EPOLLIN, EV(EV_SIGNAL, 0));
+    if (o->hosts.nhosts && setup_remote(j, &plan) != 0)
+        return LAUNCH_EXIT_INTERNAL;
     start_ranks(j, &plan);
     spawn_plan_free(&plan);
     index_pids(j);
@@ -493,6 +567,7 @@ int job_run(const launch_opts_t *o)
     free(j->err);
     free(j->pmi_watched);
     free(j->by_pid);
+    free(j->node_of_rank);
     free(j);
     return code;
 }

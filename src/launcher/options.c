@@ -42,6 +42,11 @@ void launch_print_help(void)
            "  --tag-output         prefix every output line with \"[rank] \"\n"
            "  --bind-to none|core  pin rank i to the i-th available CPU (default: core\n"
            "                       when N <= available CPUs, otherwise none)\n"
+           "  --hosts h1:2,h2:2    run on these hosts, N ranks each (also -hosts, -H)\n"
+           "  --hostfile FILE      hosts from a file: 'host slots=N' lines (also -f)\n"
+           "  --launch-agent CMD   start remote ranks with CMD (default 'ssh -x {host}';\n"
+           "                       e.g. 'ip netns exec {host}')\n"
+           "  --launcher-addr A    address remote ranks use to reach this launcher\n"
            "  --oversubscribe, --allow-run-as-root\n"
            "                       accepted and ignored: both always work\n"
            "  --version            print the version and exit\n"
@@ -186,6 +191,43 @@ int launch_opts_parse(int argc, char **argv, launch_opts_t *o)
             (m = match_valued(argc, argv, &i, "--np", &val))) {
             if (m < 0 || parse_nranks(a, val, &o->nranks) < 0)
                 return -1;
+            o->nranks_given = 1;
+            continue;
+        }
+        if ((m = match_valued(argc, argv, &i, "--hosts", &val)) ||
+            (m = match_valued(argc, argv, &i, "-hosts", &val)) ||
+            (m = match_valued(argc, argv, &i, "--host", &val)) ||
+            (m = match_valued(argc, argv, &i, "-host", &val)) ||
+            (m = match_valued(argc, argv, &i, "-H", &val))) {
+            if (m < 0 || hosts_parse_list(&o->hosts, a, val) < 0)
+                return -1;
+            continue;
+        }
+        if ((m = match_valued(argc, argv, &i, "--hostfile", &val)) ||
+            (m = match_valued(argc, argv, &i, "-hostfile", &val)) ||
+            (m = match_valued(argc, argv, &i, "--machinefile", &val)) ||
+            (m = match_valued(argc, argv, &i, "-machinefile", &val)) ||
+            (m = match_valued(argc, argv, &i, "-f", &val))) {
+            if (m < 0 || hosts_parse_file(&o->hosts, a, val) < 0)
+                return -1;
+            continue;
+        }
+        if ((m = match_valued(argc, argv, &i, "--launch-agent", &val)) ||
+            (m = match_valued(argc, argv, &i, "-launch-agent", &val))) {
+            if (m < 0)
+                return -1;
+            if (!strpbrk(val, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/")) {
+                usage_error("--launch-agent '%s': expected a command such as 'ssh -x {host}'", val);
+                return -1;
+            }
+            o->agent = val;
+            continue;
+        }
+        if ((m = match_valued(argc, argv, &i, "--launcher-addr", &val)) ||
+            (m = match_valued(argc, argv, &i, "-launcher-addr", &val))) {
+            if (m < 0)
+                return -1;
+            o->launcher_addr = val;
             continue;
         }
         if ((m = match_valued(argc, argv, &i, "-x", &val))) {
@@ -241,6 +283,8 @@ int launch_opts_parse(int argc, char **argv, launch_opts_t *o)
         usage_error("no program given");
         return -1;
     }
+    if (o->hosts.nhosts && !o->nranks_given)
+        o->nranks = o->hosts.total_slots < LAUNCH_MAX_RANKS ? o->hosts.total_slots : LAUNCH_MAX_RANKS;
     o->prog_argv = &argv[i];
     o->prog_path = launch_resolve_program(argv[i]);
     return o->prog_path ? 0 : -1;
@@ -252,6 +296,7 @@ void launch_opts_free(launch_opts_t *o)
         free(o->env[i]);
     free(o->env);
     free(o->prog_path);
+    hosts_free(&o->hosts);
     o->env = NULL;
     o->prog_path = NULL;
 }

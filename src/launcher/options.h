@@ -11,6 +11,9 @@
 #define LAUNCH_EXIT_USAGE 2 /* bad command line, program not found/executable */
 #define LAUNCH_EXIT_INTERNAL 1 /* the launcher itself failed (fork, pipes, ...) */
 #define LAUNCH_MAX_RANKS 65536
+#define LAUNCH_DEFAULT_AGENT "ssh -x {host}"
+
+#include "hosts.h"
 
 typedef enum { BIND_AUTO, BIND_NONE, BIND_CORE } bind_policy_t;
 typedef enum { ACTION_RUN, ACTION_HELP, ACTION_VERSION } launch_action_t;
@@ -24,6 +27,11 @@ typedef struct launch_opts {
     int nenv;
     char **prog_argv; /* the program and its arguments (points into argv)         */
     char *prog_path;  /* the program resolved through PATH, as execvp would        */
+    int nranks_given; /* -n was on the command line (else: the hosts' slots)    */
+    /* Multi-host (docs/launcher.md, "Several hosts"); nhosts == 0: this host only. */
+    host_list_t hosts;
+    const char *agent;         /* --launch-agent template, NULL: LAUNCH_DEFAULT_AGENT */
+    const char *launcher_addr; /* --launcher-addr, NULL: first non-loopback address  */
 } launch_opts_t;
 
 /* Parse argv.  Returns 0, or -1 after printing a usage error. */

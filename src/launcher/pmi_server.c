@@ -437,9 +437,10 @@ int pmi_server_serve(pmi_server_t *s, int rank)
 void pmi_server_detach(pmi_server_t *s, int rank)
 {
     pmi_conn_t *c = &s->conns[rank];
-    if (c->fd < 0)
+    if (c->fd < 0 && c->gone)
         return;
-    close(c->fd);
+    if (c->fd >= 0) /* a remote rank may end before it ever connected */
+        close(c->fd);
     c->fd = -1;
     c->gone = 1;
     if (!c->in_barrier)

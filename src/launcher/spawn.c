@@ -118,8 +118,153 @@ int spawn_plan_init(spawn_plan_t *p, const launch_opts_t *o, const char *job_key
     return 0;
 }
 
+/* ---- remote ranks -------------------------------------------------------- */
+
+/* Variables a remote rank gets besides the PMI ones: every -x/-genv/--env
+ * setting, and the launcher's SKIFF_*, PATH and LD_LIBRARY_PATH (a remote
+ * login has its own environment; copying all of ours would be wrong there). */
+static int remote_worthy(const char *var)
+{
+    return strncmp(var, "SKIFF_", 6) == 0 || strncmp(var, "PATH=", 5) == 0 ||
+           strncmp(var, "LD_LIBRARY_PATH=", 16) == 0;
+}
+
+static int split_words(const char *tmpl, char ***out)
+{
+    char *copy = strdup(tmpl), *save;
+    int n = 0;
+    *out = calloc(strlen(tmpl) / 2 + 2, sizeof **out);
+    if (!copy || !*out) {
+        free(copy);
+        return -1;
+    }
+    for (char *w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
+        (*out)[n++] = strdup(w);
+    free(copy);
+    return n;
+}
+
+int spawn_plan_hosts(spawn_plan_t *p, const launch_opts_t *o, const int *node_of_rank,
+                     const char *pmi_port)
+{
+    const char *tmpl = o->agent ? o->agent : LAUNCH_DEFAULT_AGENT;
+    p->node_of_rank = node_of_rank;
+    p->hosts = &o->hosts;
+    p->pmi_port = pmi_port;
+    p->remote = calloc((size_t)o->hosts.nhosts, 1);
+    int ninherit = 0;
+    while (environ[ninherit])
+        ninherit++;
+    p->remote_env = calloc((size_t)(o->nenv + ninherit + 1), sizeof *p->remote_env);
+    if (!p->remote || !p->remote_env || (p->nagent = split_words(tmpl, &p->agent)) <= 0) {
+        fprintf(stderr, "skiffrun: cannot prepare the remote starts: %s\n", strerror(errno));
+        return -1;
+    }
+    const char *base = strrchr(p->agent[0], '/');
+    base = base ? base + 1 : p->agent[0];
+    p->agent_is_ssh = strcmp(base, "ssh") == 0;
+    for (int i = 0; i < o->hosts.nhosts; i++)
+        p->remote[i] = o->agent != NULL || !hosts_is_self(o->hosts.hosts[i].name);
+    for (int i = 0; i < ninherit; i++)
+        if (remote_worthy(environ[i]) && !reserved_name(environ[i]) &&
+            !overridden(environ[i], o->env, 0, o->nenv))
+            p->remote_env[p->nremote_env++] = environ[i];
+    for (int i = 0; i < o->nenv; i++)
+        if (!reserved_name(o->env[i]) && !overridden(o->env[i], o->env, i + 1, o->nenv))
+            p->remote_env[p->nremote_env++] = o->env[i];
+    return 0;
+}
+
+int spawn_is_remote(const spawn_plan_t *p, int rank)
+{
+    return p->node_of_rank && p->remote[p->node_of_rank[rank]];
+}
+
+/* 'word' for a POSIX shell: ssh hands the remote side one command string. */
+static char *shell_quote(const char *w)
+{
+    size_t n = 3;
+    for (const char *c = w; *c; c++)
+        n += *c == '\'' ? 4 : 1;
+    char *q = malloc(n), *o = q;
+    if (!q)
+        return NULL;
+    *o++ = '\'';
+    for (const char *c = w; *c; c++) {
+        if (*c == '\'') {
+            memcpy(o, "'\\''", 4);
+            o += 4;
+        } else
+            *o++ = *c;
+    }
+    *o++ = '\'';
+    *o = '\0';
+    return q;
+}
+
+/* agent words ({host} replaced; the host appended when no word names it),
+ * then: env PMI_...=... SKIFF_JOB_KEY=... settings... program args... */
+static char **remote_argv(const spawn_plan_t *p, int rank)
+{
+    const char *host = p->hosts->hosts[p->node_of_rank[rank]].name;
+    int nargs = 0;
+    while (p->argv[nargs])
+        nargs++;
+    size_t cap = (size_t)(p->nagent + 1 + 6 + p->nremote_env + 1 + nargs + 1);
+    char **av = calloc(cap, sizeof *av);
+    int n = 0, named = 0;
+    if (!av)
+        return NULL;
+    for (int i = 0; i < p->nagent; i++) {
+        const char *w = p->agent[i], *at = strstr(w, "{host}");
+        if (!at) {
+            av[n++] = strdup(w);
+            continue;
+        }
+        named = 1;
+        char *x = malloc(strlen(w) + strlen(host) + 1);
+        if (x)
+            sprintf(x, "%.*s%s%s", (int)(at - w), w, host, at + 6);
+        av[n++] = x;
+    }
+    if (!named)
+        av[n++] = strdup(host);
+    int first_remote = n;
+    char buf[160];
+    av[n++] = strdup("env");
+    snprintf(buf, sizeof buf, "PMI_PORT=%s", p->pmi_port);
+    av[n++] = strdup(buf);
+    snprintf(buf, sizeof buf, "PMI_ID=%d", rank);
+    av[n++] = strdup(buf);
+    snprintf(buf, sizeof buf, "PMI_RANK=%d", rank);
+    av[n++] = strdup(buf);
+    av[n++] = strdup(p->slot_size);
+    av[n++] = strdup(p->slot_key);
+    for (int i = 0; i < p->nremote_env; i++)
+        av[n++] = strdup(p->remote_env[i]);
+    av[n++] = strdup(p->path);
+    for (int i = 1; i < nargs; i++)
+        av[n++] = strdup(p->argv[i]);
+    for (int i = 0; i < n; i++)
+        if (!av[i])
+            return NULL; /* out of memory in the child: it exits */
+    if (p->agent_is_ssh)
+        for (int i = first_remote; i < n; i++)
+            av[i] = shell_quote(av[i]);
+    return av;
+}
+
 void spawn_plan_free(spawn_plan_t *p)
 {
+    if (p->agent)
+        for (int i = 0; i < p->nagent; i++)
+            free(p->agent[i]);
+    free(p->agent);
+    free(p->remote);
+    free(p->remote_env);
+    p->agent = NULL;
+    p->remote = NULL;
+    p->remote_env = NULL;
     free(p->envp);
     free(p->cpu_of_rank);
     if (p->devnull_fd >= 0)
@@ -146,13 +291,23 @@ static void become_rank(const spawn_plan_t *p, int rank, int stdin_src, int out_
         _exit(127);
     if (dup2(stdin_src, 0) < 0 || dup2(out_w, 1) < 0 || dup2(err_w, 2) < 0)
         _exit(127);
-    fcntl(pmi_child, F_SETFD, 0); /* the one descriptor the rank keeps */
+    if (pmi_child >= 0)
+        fcntl(pmi_child, F_SETFD, 0); /* the one descriptor the rank keeps */
     /* The launcher blocks and ignores signals for its event loop; a rank
      * starts with the defaults. */
     signal(SIGPIPE, SIG_DFL);
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
+    if (spawn_is_remote(p, rank)) { /* the agent, which starts the rank on its host */
+        char **av = remote_argv(p, rank);
+        if (!av)
+            _exit(127);
+        execvpe(av[0], av, p->envp + NRESERVED);
+        dprintf(2, "skiffrun: rank %d: cannot execute the launch agent '%s': %s\n", rank, av[0],
+                strerror(errno));
+        _exit(127);
+    }
     if (p->cpu_of_rank) {
         cpu_set_t set;
         CPU_ZERO(&set);
@@ -182,11 +337,12 @@ int spawn_rank(spawn_plan_t *p, int rank, rank_proc_t *rp)
 {
     int out[2] = {-1, -1}, err[2] = {-1, -1}, in[2] = {-1, -1}, pmi[2] = {-1, -1};
     int want_stdin = p->forward_stdin && rank == 0;
+    int remote = spawn_is_remote(p, rank); /* PMI comes over TCP, not a socketpair */
     int e = 0;
     if (pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC) || (want_stdin && pipe2(in, O_CLOEXEC)) ||
-        socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pmi) ||
+        (!remote && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pmi)) ||
         set_nonblocking(out[0]) || set_nonblocking(err[0]) ||
-        (want_stdin && set_nonblocking(in[1])) || set_nonblocking(pmi[0])) {
+        (want_stdin && set_nonblocking(in[1])) || (!remote && set_nonblocking(pmi[0]))) {
         e = -errno;
         goto fail;
     }
@@ -202,7 +358,8 @@ int spawn_rank(spawn_plan_t *p, int rank, rank_proc_t *rp)
     setpgid(pid, pid); /* also here: no window where a signal misses the group */
     close(out[1]);
     close(err[1]);
-    close(pmi[1]);
+    if (pmi[1] >= 0)
+        close(pmi[1]);
     if (want_stdin)
         close(in[0]);
     rp->rank = rank;
@@ -212,6 +369,7 @@ int spawn_rank(spawn_plan_t *p, int rank, rank_proc_t *rp)
     rp->out_fd = out[0];
     rp->err_fd = err[0];
     rp->pmi_fd = pmi[0];
+    rp->remote = remote;
     rp->stdin_fd = want_stdin ? in[1] : -1;
     return 0;
 fail:

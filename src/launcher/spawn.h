@@ -23,6 +23,7 @@ typedef struct rank_proc {
     int out_fd;    /* read end of the rank's stdout pipe (non-blocking) */
     int err_fd;    /* read end of the rank's stderr pipe (non-blocking) */
     int stdin_fd;  /* rank 0 when stdin is forwarded: write end, else -1 */
+    int remote;    /* started through the launch agent; PMI comes over TCP */
 } rank_proc_t;
 
 typedef struct spawn_plan {
@@ -35,12 +36,29 @@ typedef struct spawn_plan {
     int forward_stdin;      /* rank 0 gets a pipe fed by the launcher */
     pid_t launcher_pid;
     char slot_fd[32], slot_rank[32], slot_size[32], slot_key[64];
+    /* Multi-host: ranks on hosts other than this one start through the
+     * launch agent (docs/launcher.md, "Several hosts"). */
+    const int *node_of_rank;  /* [size] host index, or NULL: all local        */
+    const host_list_t *hosts;
+    unsigned char *remote;    /* [nhosts] 1: start through the agent          */
+    char **agent;             /* the template split into words                */
+    int nagent, agent_is_ssh; /* ssh runs the remote words through a shell    */
+    char **remote_env;        /* NAME=VALUE words given to remote ranks       */
+    int nremote_env;
+    const char *pmi_port;     /* PMI_PORT for remote ranks                    */
 } spawn_plan_t;
 
 /* Build the environment and binding plan.  Returns 0 or -1 (message printed). */
 int spawn_plan_init(spawn_plan_t *p, const launch_opts_t *o, const char *job_key,
                     int forward_stdin);
 void spawn_plan_free(spawn_plan_t *p);
+
+/* Set up remote starts: hosts that are not this one (or every host, when an
+ * agent was given explicitly) start through the agent.  0 or -1 (printed). */
+int spawn_plan_hosts(spawn_plan_t *p, const launch_opts_t *o, const int *node_of_rank,
+                     const char *pmi_port);
+/* 1 when rank starts through the agent (then it has no PMI_FD). */
+int spawn_is_remote(const spawn_plan_t *p, int rank);
 
 /* Start rank `rank`.  Returns 0, or -errno (nothing left open). */
 int spawn_rank(spawn_plan_t *p, int rank, rank_proc_t *rp);
