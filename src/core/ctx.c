@@ -17,26 +17,29 @@
 #include "core/config.h"
 #include "core/core.h"
 
-void skf_error(const char *fmt, ...)
+static void vsay(const char *fmt, va_list ap)
 {
     char line[512];
+    vsnprintf(line, sizeof line, fmt, ap);
+    fprintf(stderr, "skiff: %s\n", line); /* one write per line: ranks do not interleave mid-line */
+}
+
+void skf_error(const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
+    vsay(fmt, ap);
     va_end(ap);
-    fprintf(stderr, "skiff: %s\n", line);
 }
 
 void skf_verbose(const skf_ctx_t *ctx, const char *fmt, ...)
 {
     if (!ctx || !ctx->verbose)
         return;
-    char line[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
+    vsay(fmt, ap);
     va_end(ap);
-    fprintf(stderr, "skiff: %s\n", line);
 }
 
 /* ---- tunables ------------------------------------------------------------ */
