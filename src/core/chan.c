@@ -20,6 +20,18 @@ static void unlink_open(skf_ctx_t *ctx, skf_chan_t *ch)
         }
 }
 
+/* Transports in order of preference: each claims the peers it reaches that
+ * no earlier one claimed (shm: my node; tcp, later: the rest). */
+static const struct skf_transport_ops *const transports[] = {&skf_shm_ops};
+#define NTRANSPORTS ((int)(sizeof transports / sizeof transports[0]))
+
+static void close_transports(skf_chan_t *ch)
+{
+    for (int i = 0; i < ch->ntp; i++)
+        ch->tops[i]->chan_close(ch->tp[i]);
+    ch->ntp = 0;
+}
+
 int skf_chan_open_port(skf_ctx_t *ctx, uint16_t port, skf_chan_t **chp)
 {
     skf_chan_t *ch = calloc(1, sizeof *ch);
@@ -34,17 +46,28 @@ int skf_chan_open_port(skf_ctx_t *ctx, uint16_t port, skf_chan_t **chp)
     ch->size = ctx->size;
     ch->out_tp = -1;
     ch->serve_fb = ctx->fallback_needed && port != SKF_PORT_INTERNAL;
+    rc = 0;
+    for (int k = 0; k < NTRANSPORTS && !rc; k++) {
+        void *tp;
+        for (int r = 0; r < ctx->size; r++)
+            ids[r] = -1;
+        rc = transports[k]->chan_open(ch, ids, &tp);
+        if (rc)
+            break;
+        ch->tops[ch->ntp] = transports[k];
+        ch->tp[ch->ntp] = tp;
+        for (int r = 0; r < ctx->size; r++)
+            if (ids[r] >= 0 && !ch->peer[r].ops)
+                ch->peer[r] = (struct skf_peer){transports[k], tp, ids[r]};
+        ch->ntp++;
+    }
     /* Every rank runs the same collective opens in the same order, so this
      * counter names the same segment everywhere. */
-    rc = skf_shm_ops.chan_open(ch, ids, &ch->tp[0]);
     ctx->chan_opens++;
-    if (rc)
+    if (rc) {
+        close_transports(ch);
         goto fail;
-    ch->tops[0] = &skf_shm_ops;
-    ch->ntp = 1;
-    for (int r = 0; r < ctx->size; r++)
-        if (ids[r] >= 0)
-            ch->peer[r] = (struct skf_peer){&skf_shm_ops, ch->tp[0], ids[r]};
+    }
     free(ids);
     if (port != SKF_PORT_INTERNAL) {
         ch->next_open = ctx->open_chans;
@@ -86,8 +109,7 @@ int skf_chan_close(skf_chan_t *ch)
         return -EINVAL;
     }
     skf_ctx_t *ctx = ch->ctx;
-    for (int i = 0; i < ch->ntp; i++)
-        ch->tops[i]->chan_close(ch->tp[i]);
+    close_transports(ch);
     unlink_open(ctx, ch);
     free(ch->peer);
     free(ch);
