@@ -15,6 +15,7 @@
 #define MAX_CTX 1024
 
 struct MPI_ABI_Comm mpir_comm_predef[3];
+static struct MPI_ABI_Comm coll_shadow[3]; /* collective contexts of WORLD and SELF */
 static struct MPI_ABI_Comm *ctx_table[MAX_CTX];
 static int self_world_of;
 
@@ -47,7 +48,11 @@ int comm_init_predefined(int world_rank, int world_size)
 {
     self_world_of = world_rank;
     comm_setup(&mpir_comm_predef[1], CTX_WORLD, world_rank, world_size, NULL, "MPI_COMM_WORLD");
+    comm_setup(&coll_shadow[1], CTX_WORLD + 1, world_rank, world_size, NULL, "MPI_COMM_WORLD");
     comm_setup(&mpir_comm_predef[2], CTX_SELF, 0, 1, &self_world_of, "MPI_COMM_SELF");
+    comm_setup(&coll_shadow[2], CTX_SELF + 1, 0, 1, &self_world_of, "MPI_COMM_SELF");
+    mpir_comm_predef[1].coll = &coll_shadow[1];
+    mpir_comm_predef[2].coll = &coll_shadow[2];
     return MPI_SUCCESS;
 }
 
@@ -57,13 +62,14 @@ static void comm_teardown(struct MPI_ABI_Comm *c)
     free(c->posted);
     free(c->unexp);
     ctx_table[c->ctx] = NULL;
-    extern void mpir_eh_release(struct MPI_ABI_Errhandler * eh);
     mpir_eh_release(c->eh);
     c->magic = 0;
 }
 
 void comm_free_predefined(void)
 {
-    comm_teardown(&mpir_comm_predef[1]);
-    comm_teardown(&mpir_comm_predef[2]);
+    for (int i = 1; i <= 2; i++) {
+        comm_teardown(&mpir_comm_predef[i]);
+        comm_teardown(&coll_shadow[i]);
+    }
 }

@@ -16,6 +16,10 @@
 #include "mpi.h"
 #include "skiff.h"
 
+/* Everything internal is hidden: only MPI_* leave libmpi, and calls and data
+ * inside the library bind directly (no PLT/GOT hop on the fast path). */
+#pragma GCC visibility push(hidden)
+
 #define MPIR_PREDEF_BOUND 0x400 /* every predefined handle value is below this */
 #define MPIR_TAG_UB 0x7fffffff
 
@@ -111,5 +115,9 @@ int mpir_error(struct MPI_ABI_Comm *c, int cls, const char *fmt, ...)
 void mpir_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 const char *mpir_class_string(int cls);
 int mpir_world_rank(void);
+void mpir_eh_release(struct MPI_ABI_Errhandler *eh);
+void mpir_bsend_release(void *block);
+
+#pragma GCC visibility pop
 
 #endif /* SKIFF_MPI_IMPL_H */

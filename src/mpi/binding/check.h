@@ -97,7 +97,7 @@ static inline size_t dtype_bytes(const struct MPI_ABI_Datatype *d, int count)
 }
 
 /* The common checks of a send (any_ok = 0) or a receive (any_ok = 1). */
-static inline int check_p2p(const char *fn, const void *buf, int count, MPI_Datatype dt, int peer,
+static inline __attribute__((always_inline)) int check_p2p(const char *fn, const void *buf, int count, MPI_Datatype dt, int peer,
                             int tag, MPI_Comm comm, int any_ok, struct MPI_ABI_Comm **c,
                             size_t *bytes)
 {
@@ -128,11 +128,13 @@ static inline void status_proc_null(MPI_Status *st)
         st->MPI_SOURCE = MPI_PROC_NULL;
 }
 
+#pragma GCC visibility push(hidden)
 /* Report a failed receive (truncation) with both sizes. */
 int mpir_recv_error(const char *fn, struct MPI_ABI_Comm *c, int err, int src, int tag,
                     size_t sent, size_t cap);
 /* Start a buffered send (bsend.c); the returned request is already complete. */
 int mpir_bsend_start(const char *fn, const void *buf, size_t bytes, int dest, int tag,
                      struct MPI_ABI_Comm *c, mpid_req_t **out);
+#pragma GCC visibility pop
 
 #endif

@@ -12,6 +12,8 @@
 
 #include "mpi_impl.h"
 
+#pragma GCC visibility push(hidden)
+
 /* ---- wire format (one Skiff message = header + payload) ----------------- */
 enum wire_kind {
     W_SHORT = 1, /* whole message fits the header's cache line             */
@@ -180,5 +182,7 @@ void mpid_wait(mpid_req_t *r); /* progress until r->done */
 
 /* copy len bytes from offset off of a received message's pieces */
 void mpid_copy_out(void *dst, const struct iovec *cont, int ncont, size_t off, size_t len);
+
+#pragma GCC visibility pop
 
 #endif /* SKIFF_MPI_DEVICE_H */

@@ -10,6 +10,7 @@
  * receive adopts that request as its own (mpid_recv_attach).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -244,28 +245,33 @@ static int recv_in_place(void *buf, size_t cap, int src, int tag, struct MPI_ABI
             mpir_fatal("receive failed: %s", skf_strerror((int)total));
         int world = skf_addr_rank(from);
         wire_hdr_t h;
+        const wire_hdr_t *hp = &h;
         if (likely(cont[0].iov_len >= sizeof h))
-            memcpy(&h, cont[0].iov_base, sizeof h);
+            hp = cont[0].iov_base; /* read the envelope where it lies */
         else
             mpid_copy_out(&h, cont, ncont, 0, sizeof h);
-        int mine = (h.kind == W_SHORT || h.kind == W_EAGER || h.kind == W_RTS) && h.ctx == c->ctx &&
-                   (src == MPI_ANY_SOURCE || src == h.src) && match_tag(tag, h.tag);
-        size_t hlen = h.flags & W_FLAG_SYNC ? sizeof(wire_sync_t) : sizeof h;
-        if (mine && h.kind != W_RTS && (size_t)total == hlen + h.len) {
-            size_t n = h.len < cap ? h.len : cap;
-            mpid_copy_out(buf, cont, ncont, hlen, n);
-            if (h.flags & W_FLAG_SYNC) {
-                wire_sync_t s;
-                mpid_copy_out(&s, cont, ncont, 0, sizeof s);
+        int mine = (hp->kind == W_SHORT || hp->kind == W_EAGER || hp->kind == W_RTS) &&
+                   hp->ctx == c->ctx && (src == MPI_ANY_SOURCE || src == hp->src) &&
+                   match_tag(tag, hp->tag);
+        size_t hlen = hp->flags & W_FLAG_SYNC ? sizeof(wire_sync_t) : sizeof h;
+        if (mine && hp->kind != W_RTS && (size_t)total == hlen + hp->len) {
+            size_t len = hp->len, n = len < cap ? len : cap;
+            if (likely(cont[0].iov_len >= hlen + n))
+                memcpy(buf, (char *)cont[0].iov_base + hlen, n);
+            else
+                mpid_copy_out(buf, cont, ncont, hlen, n);
+            st->MPI_SOURCE = hp->src;
+            st->MPI_TAG = hp->tag;
+            if (unlikely(hp->flags & W_FLAG_SYNC)) {
+                uint64_t sreq;
+                mpid_copy_out(&sreq, cont, ncont, offsetof(wire_sync_t, sreq), sizeof sreq);
                 skf_recv_done(mpid.ch);
-                mpid_send_ctl(world, W_ACK, s.sreq);
+                mpid_send_ctl(world, W_ACK, sreq);
             } else {
                 skf_recv_done(mpid.ch);
             }
-            *err = h.len > cap ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
-            *sent = h.len;
-            st->MPI_SOURCE = h.src;
-            st->MPI_TAG = h.tag;
+            *err = len > cap ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+            *sent = len;
             st->MPI_ERROR = *err;
             st->MPI_internal[0] = (int)n;
             st->MPI_internal[1] = 0;
