@@ -83,6 +83,7 @@ struct MPI_ABI_Comm {
     uint64_t post_seq;   /* order of posting, to arbitrate ANY_SOURCE       */
     uint64_t arrive_seq; /* order of arrival, for ANY_SOURCE receives      */
     long n_unexp;        /* messages in all unexp bins                     */
+    struct MPI_ABI_Comm *coll; /* same group on context ctx+1, for collectives */
 };
 extern struct MPI_ABI_Comm mpir_comm_predef[3]; /* NULL, WORLD, SELF (value - 0x100) */
 
