@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 
 #include "core/core.h"
 #include "skftest.h"
@@ -170,6 +171,27 @@ static void ports(skf_ctx_t *ctx, skf_chan_t *a, skf_chan_t *b)
     }
 }
 
+/* Run with a ring size too big for /dev/shm: every rank's skf_chan_open
+ * fails with -ENOSPC (the creator prints sizes), nobody hangs, and the
+ * context still works afterwards (the internal port has its own small rings). */
+static int no_space(skf_ctx_t *ctx)
+{
+    skf_chan_t *ch;
+    struct statvfs sv;
+    long long ring = atoll(getenv("SKIFF_SHM_RING_SIZE") ? getenv("SKIFF_SHM_RING_SIZE") : "0");
+    long long need = (long long)skf_local_size(ctx) * skf_local_size(ctx) * ring;
+    CHECK(ring > 0 && statvfs("/dev/shm", &sv) == 0);
+    if ((unsigned long long)sv.f_bavail * sv.f_frsize >= (unsigned long long)need) {
+        printf("chan_basic: /dev/shm is larger than %lld bytes; nothing to test\n", need);
+        return 0;
+    }
+    CHECK_EQ_INT(skf_chan_open(ctx, 16, &ch), -ENOSPC);
+    CHECK_EQ_INT(skf_chan_open(ctx, 16, &ch), -ENOSPC); /* and again: nothing was left half-open */
+    CHECK_EQ_INT(skf_finalize(ctx), 0);
+    printf("chan_basic rank %d: -ENOSPC ok\n", testutil_rank);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     skf_ctx_t *ctx;
@@ -179,6 +201,8 @@ int main(int argc, char **argv)
     testutil_rank = skf_rank(ctx);
     if (expect > 0)
         CHECK_EQ_INT(skf_size(ctx), expect);
+    if (argc > 2 && !strcmp(argv[2], "nospace"))
+        return no_space(ctx);
     CHECK_EQ_INT(skf_chan_open(ctx, 16, &ch), 0);
     check_args(ctx, ch);
     skf_chan_t *selfch;
