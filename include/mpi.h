@@ -268,6 +268,146 @@ int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int t
 int MPI_Start(MPI_Request *request);
 int MPI_Startall(int count, MPI_Request array_of_requests[]);
 
+/* ==== derived datatypes, groups, communicators, attributes, info, topologies
+ * (docs/datatypes-and-communicators.md) ==================================== */
+enum {
+    MPI_ERR_CONVERSION = 25,
+    MPI_ERR_INFO_KEY = 31,
+    MPI_ERR_INFO_NOKEY = 32,
+    MPI_ERR_INFO_VALUE = 33,
+    MPI_ERR_KEYVAL = 36,
+    MPI_ERR_NAME = 38,
+    MPI_ERR_UNSUPPORTED_DATAREP = 54,
+    MPI_ERR_VALUE_TOO_LARGE = 59
+};
+
+#define MPI_MAX_OBJECT_NAME 128
+#define MPI_MAX_DATAREP_STRING 128
+
+enum {
+    MPI_ORDER_C = 0xC,
+    MPI_ORDER_FORTRAN = 0xF,
+    MPI_DISTRIBUTE_NONE = 16,
+    MPI_DISTRIBUTE_BLOCK = 17,
+    MPI_DISTRIBUTE_CYCLIC = 18,
+    MPI_DISTRIBUTE_DFLT_DARG = 19,
+    MPI_COMBINER_NAMED = 101,
+    MPI_COMBINER_DUP = 102,
+    MPI_COMBINER_CONTIGUOUS = 103,
+    MPI_COMBINER_VECTOR = 104,
+    MPI_COMBINER_HVECTOR = 105,
+    MPI_COMBINER_INDEXED = 106,
+    MPI_COMBINER_HINDEXED = 107,
+    MPI_COMBINER_INDEXED_BLOCK = 108,
+    MPI_COMBINER_HINDEXED_BLOCK = 109,
+    MPI_COMBINER_STRUCT = 110,
+    MPI_COMBINER_SUBARRAY = 111,
+    MPI_COMBINER_DARRAY = 112,
+    MPI_COMBINER_RESIZED = 116
+};
+
+/* ---- attributes ---------------------------------------------------------- */
+enum {
+    MPI_KEYVAL_INVALID = 0,
+    MPI_TAG_UB = 501,
+    MPI_IO = 502,
+    MPI_HOST = 503,
+    MPI_WTIME_IS_GLOBAL = 504,
+    MPI_UNIVERSE_SIZE = 505,
+    MPI_APPNUM = 506
+};
+typedef int(MPI_Comm_copy_attr_function)(MPI_Comm comm, int keyval, void *extra_state,
+                                         void *attribute_val_in, void *attribute_val_out,
+                                         int *flag);
+typedef int(MPI_Comm_delete_attr_function)(MPI_Comm comm, int keyval, void *attribute_val,
+                                           void *extra_state);
+typedef int(MPI_Type_copy_attr_function)(MPI_Datatype datatype, int keyval, void *extra_state,
+                                         void *attribute_val_in, void *attribute_val_out,
+                                         int *flag);
+typedef int(MPI_Type_delete_attr_function)(MPI_Datatype datatype, int keyval,
+                                           void *attribute_val, void *extra_state);
+#define MPI_COMM_NULL_COPY_FN ((MPI_Comm_copy_attr_function *)0x0)
+#define MPI_COMM_DUP_FN ((MPI_Comm_copy_attr_function *)0x1)
+#define MPI_COMM_NULL_DELETE_FN ((MPI_Comm_delete_attr_function *)0x0)
+#define MPI_TYPE_NULL_COPY_FN ((MPI_Type_copy_attr_function *)0x0)
+#define MPI_TYPE_DUP_FN ((MPI_Type_copy_attr_function *)0x1)
+#define MPI_TYPE_NULL_DELETE_FN ((MPI_Type_delete_attr_function *)0x0)
+
+int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
+                           MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval,
+                           void *extra_state);
+int MPI_Comm_free_keyval(int *comm_keyval);
+int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val);
+int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag);
+int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval);
+int MPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,
+                           MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval,
+                           void *extra_state);
+int MPI_Type_free_keyval(int *type_keyval);
+int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val);
+int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag);
+int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval);
+
+/* ---- derived datatypes -------------------------------------------------- */
+int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
+                    MPI_Datatype *newtype);
+int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                            MPI_Datatype *newtype);
+int MPI_Type_indexed(int count, const int array_of_blocklengths[],
+                     const int array_of_displacements[], MPI_Datatype oldtype,
+                     MPI_Datatype *newtype);
+int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
+                             const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                             MPI_Datatype *newtype);
+int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
+                                  MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_create_hindexed_block(int count, int blocklength,
+                                   const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                                   MPI_Datatype *newtype);
+int MPI_Type_create_struct(int count, const int array_of_blocklengths[],
+                           const MPI_Aint array_of_displacements[],
+                           const MPI_Datatype array_of_types[], MPI_Datatype *newtype);
+int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
+                            MPI_Datatype *newtype);
+int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_create_subarray(int ndims, const int array_of_sizes[],
+                             const int array_of_subsizes[], const int array_of_starts[],
+                             int order, MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
+                           const int array_of_distribs[], const int array_of_dargs[],
+                           const int array_of_psizes[], int order, MPI_Datatype oldtype,
+                           MPI_Datatype *newtype);
+int MPI_Type_commit(MPI_Datatype *datatype);
+int MPI_Type_free(MPI_Datatype *datatype);
+int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent);
+int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent);
+int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb,
+                               MPI_Count *true_extent);
+int MPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses,
+                          int *num_datatypes, int *combiner);
+int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
+                          int max_datatypes, int array_of_integers[],
+                          MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[]);
+int MPI_Type_set_name(MPI_Datatype datatype, const char *type_name);
+int MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen);
+int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,
+             int *position, MPI_Comm comm);
+int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
+               MPI_Datatype datatype, MPI_Comm comm);
+int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size);
+int MPI_Pack_external(const char datarep[], const void *inbuf, int incount,
+                      MPI_Datatype datatype, void *outbuf, MPI_Aint outsize, MPI_Aint *position);
+int MPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize,
+                        MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype);
+int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype,
+                           MPI_Aint *size);
+int MPI_Get_address(const void *location, MPI_Aint *address);
+MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp);
+MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2);
+
+/* ==== end of derived datatypes, groups, communicators, ... ================ */
+
 #ifdef __cplusplus
 }
 #endif

@@ -26,6 +26,7 @@
 enum mpir_magic {
     MAGIC_COMM = 0x6d6d6f43,
     MAGIC_DTYPE = 0x65707954,
+    MAGIC_DTYPE_NEW = 0x77656e54, /* derived type not yet committed */
     MAGIC_EH = 0x6e646c45,
     MAGIC_REQ = 0x74716552,
 };
@@ -45,13 +46,16 @@ extern struct MPI_ABI_Errhandler mpir_eh_predef[4]; /* indexed by value - 0x140 
 
 /* ---- datatypes ---------------------------------------------------------- */
 /* A datatype says how its data maps onto iovec pieces; predefined ones are one
- * contiguous piece per buffer.  Derived types (later) fill more pieces. */
+ * contiguous piece per buffer.  Derived types and the pair types carry their
+ * layout in rep (datatype/dtype.h); contiguous == 0 sends them through it. */
+struct dtype_rep;
 struct MPI_ABI_Datatype {
-    uint32_t magic;
-    uint32_t size;    /* bytes of data in one element        */
+    uint32_t magic;   /* MAGIC_DTYPE once committed (usable in communication) */
+    uint64_t size;    /* bytes of data in one element        */
     int64_t extent;   /* stride between consecutive elements */
-    int contiguous;   /* data of count elements is one piece */
+    int contiguous;   /* data of count elements is one piece starting at buf */
     const char *name; /* "MPI_INT"                           */
+    struct dtype_rep *rep; /* layout, bounds, constructor (datatype/dtype.h) */
 };
 extern struct MPI_ABI_Datatype mpir_dtype_predef[256]; /* indexed by value - 0x200 */
 

@@ -95,7 +95,10 @@ static int bsend(const char *fn, const void *buf, int count, MPI_Datatype dt, in
     mpid_req_t *r;
     if (dest == MPI_PROC_NULL)
         r = req_proc_null();
-    else if ((rc = mpir_bsend_start(fn, buf, bytes, dest, tag, c, &r)))
+    else if (!dtype_of(dt)->contiguous) {
+        if ((rc = mpir_dt_bsend(fn, buf, count, dtype_of(dt), dest, tag, c, &r)))
+            return rc;
+    } else if ((rc = mpir_bsend_start(fn, buf, bytes, dest, tag, c, &r)))
         return rc;
     if (request)
         *request = (MPI_Request)r;

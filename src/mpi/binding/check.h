@@ -9,6 +9,7 @@
 #ifndef SKIFF_MPI_CHECK_H
 #define SKIFF_MPI_CHECK_H
 
+#include "datatype/dtype.h"
 #include "device/device.h"
 
 #define CHECK_INIT(fn)                                                                    \
@@ -104,7 +105,8 @@ static inline __attribute__((always_inline)) int check_p2p(const char *fn, const
     struct MPI_ABI_Datatype *d;
     int rc;
     if ((rc = check_comm(fn, comm, c)) || (rc = check_count(fn, *c, count)) ||
-        (rc = check_dtype(fn, *c, dt, &d)) || (rc = check_buf(fn, *c, buf, count)) ||
+        (rc = check_dtype(fn, *c, dt, &d)) ||
+        (!buf && !dt_is_derived(d) && (rc = check_buf(fn, *c, buf, count))) ||
         (rc = check_rank(fn, *c, peer, any_ok)) || (rc = check_tag(fn, *c, tag, any_ok)))
         return rc;
     *bytes = dtype_bytes(d, count);

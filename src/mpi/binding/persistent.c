@@ -22,6 +22,8 @@ static int make(const char *fn, const void *buf, int count, MPI_Datatype dt, int
     r->tag = tag;
     r->p_is_recv = is_recv;
     r->p_mode = mode;
+    if (!dtype_of(dt)->contiguous)
+        mpir_dt_persist(r, buf, count, dtype_of(dt));
     *request = (MPI_Request)r;
     return MPI_SUCCESS;
 }
@@ -66,7 +68,11 @@ static int start(const char *fn, MPI_Request h)
     mpid_req_t *op;
     if (r->peer == MPI_PROC_NULL)
         op = req_proc_null();
-    else if (r->p_is_recv)
+    else if (r->dtp) {
+        int rc = mpir_dt_start(fn, r, &op);
+        if (rc)
+            return rc;
+    } else if (r->p_is_recv)
         op = mpid_irecv(r->buf, r->cap, r->peer, r->tag, r->comm);
     else if (r->p_mode == MODE_BUFFERED) {
         int rc = mpir_bsend_start(fn, r->buf, r->cap, r->peer, r->tag, r->comm, &op);

@@ -29,6 +29,8 @@ int MPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Com
         return MPI_SUCCESS;
     }
     MPI_Status local, *st = status ? status : &local;
+    if (unlikely(!dtype_of(dt)->contiguous))
+        return mpir_dt_recv(fn, buf, count, dtype_of(dt), source, tag, c, st);
     rc = mpid_recv(buf, bytes, source, tag, c, st, &sent);
     if (unlikely(rc))
         return mpir_recv_error(fn, c, rc, st->MPI_SOURCE, st->MPI_TAG, sent, bytes);
@@ -45,7 +47,9 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Co
     int rc = check_p2p(fn, buf, count, dt, source, tag, comm, 1, &c, &bytes);
     if (unlikely(rc) || (rc = check_req_ptr(fn, c, request)))
         return rc;
-    mpid_req_t *r = source == MPI_PROC_NULL ? req_proc_null() : mpid_irecv(buf, bytes, source, tag, c);
+    mpid_req_t *r = source == MPI_PROC_NULL ? req_proc_null()
+                    : unlikely(!dtype_of(dt)->contiguous) ? mpir_dt_irecv(buf, count, dtype_of(dt), source, tag, c)
+                                                        : mpid_irecv(buf, bytes, source, tag, c);
     r->comm = c;
     *request = (MPI_Request)r;
     return MPI_SUCCESS;
@@ -131,7 +135,7 @@ static int check_mrecv(const char *fn, void *buf, int count, MPI_Datatype dt, st
     struct MPI_ABI_Datatype *d;
     int rc;
     if ((rc = check_count(fn, c, count)) || (rc = check_dtype(fn, c, dt, &d)) ||
-        (rc = check_buf(fn, c, buf, count)))
+        (!buf && !dt_is_derived(d) && (rc = check_buf(fn, c, buf, count))))
         return rc;
     *bytes = dtype_bytes(d, count);
     return 0;
@@ -154,7 +158,10 @@ int MPI_Mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI_S
     if ((rc = check_mrecv(fn, buf, count, dt, u->comm, &bytes)))
         return rc;
     *message = MPI_MESSAGE_NULL;
-    mpid_recv_attach(u, buf, bytes);
+    if (!dtype_of(dt)->contiguous)
+        mpir_dt_attach(u, buf, count, dtype_of(dt));
+    else
+        mpid_recv_attach(u, buf, bytes);
     mpid_wait(u);
     req_status(u, status);
     int err = u->st_error;
@@ -182,7 +189,10 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI_
     if ((rc = check_mrecv(fn, buf, count, dt, u->comm, &bytes)))
         return rc;
     *message = MPI_MESSAGE_NULL;
-    mpid_recv_attach(u, buf, bytes);
+    if (!dtype_of(dt)->contiguous)
+        mpir_dt_attach(u, buf, count, dtype_of(dt));
+    else
+        mpid_recv_attach(u, buf, bytes);
     *request = (MPI_Request)u;
     return MPI_SUCCESS;
 }

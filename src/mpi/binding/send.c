@@ -20,6 +20,8 @@ static int send_blocking(const char *fn, const void *buf, int count, MPI_Datatyp
         return rc;
     if (unlikely(dest == MPI_PROC_NULL))
         return MPI_SUCCESS;
+    if (unlikely(!dtype_of(dt)->contiguous))
+        return mpir_dt_send(fn, buf, count, dtype_of(dt), dest, tag, c, mode);
     return mpid_send(buf, bytes, dest, tag, c, mode);
 }
 
@@ -47,7 +49,9 @@ static int send_nonblocking(const char *fn, const void *buf, int count, MPI_Data
     int rc = check_p2p(fn, buf, count, dt, dest, tag, comm, 0, &c, &bytes);
     if (unlikely(rc) || (rc = check_req_ptr(fn, c, request)))
         return rc;
-    mpid_req_t *r = dest == MPI_PROC_NULL ? req_proc_null() : mpid_isend(buf, bytes, dest, tag, c, mode);
+    mpid_req_t *r = dest == MPI_PROC_NULL               ? req_proc_null()
+                    : unlikely(!dtype_of(dt)->contiguous) ? mpir_dt_isend(buf, count, dtype_of(dt), dest, tag, c, mode)
+                                                        : mpid_isend(buf, bytes, dest, tag, c, mode);
     r->comm = c;
     *request = (MPI_Request)r;
     return MPI_SUCCESS;
@@ -83,6 +87,9 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
     if ((rc = check_p2p(fn, sendbuf, sendcount, sendtype, dest, sendtag, comm, 0, &c, &sbytes)) ||
         (rc = check_p2p(fn, recvbuf, recvcount, recvtype, source, recvtag, comm, 1, &c, &rbytes)))
         return rc;
+    if (!dtype_of(sendtype)->contiguous || !dtype_of(recvtype)->contiguous)
+        return mpir_dt_sendrecv(fn, sendbuf, sendcount, dtype_of(sendtype), dest, sendtag, recvbuf,
+                                recvcount, dtype_of(recvtype), source, recvtag, c, status);
     mpid_req_t *s = dest == MPI_PROC_NULL ? NULL : mpid_isend(sendbuf, sbytes, dest, sendtag, c, MODE_STD);
     MPI_Status st;
     size_t sent = 0;
@@ -113,6 +120,9 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int se
     if ((rc = check_p2p(fn, buf, count, dt, dest, sendtag, comm, 0, &c, &bytes)) ||
         (rc = check_p2p(fn, buf, count, dt, source, recvtag, comm, 1, &c, &bytes)))
         return rc;
+    if (!dtype_of(dt)->contiguous)
+        return mpir_dt_sendrecv_replace(fn, buf, count, dtype_of(dt), dest, sendtag, source,
+                                        recvtag, c, status);
     /* The outgoing data must stay intact until sent: receive into a copy. */
     void *tmp = malloc(bytes ? bytes : 1);
     if (!tmp)

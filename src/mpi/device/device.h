@@ -103,6 +103,7 @@ struct MPI_ABI_Request {
     mpid_req_t *active; /* persistent: the started operation             */
     int p_mode, p_is_recv;
     void *bsend_block;
+    void *dtp;         /* typed receive to unpack at completion (datatype/p2p.c) */
     char inline_buf[MPID_SHORT_MAX];
 };
 

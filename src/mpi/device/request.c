@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "datatype/dtype.h"
 #include "device/device.h"
 
 #define SLAB_REQS 256
@@ -51,6 +52,8 @@ mpid_req_t *req_alloc(int kind)
 
 void req_release(mpid_req_t *r)
 {
+    if (unlikely(r->dtp))
+        mpir_dt_forget(r);
     if (r->tmp && r->tmp != r->inline_buf)
         free(r->tmp);
     r->magic = 0;
@@ -61,6 +64,8 @@ void req_release(mpid_req_t *r)
 void req_complete(mpid_req_t *r)
 {
     r->done = 1;
+    if (unlikely(r->dtp))
+        mpir_dt_complete(r); /* unpack a non-contiguous receive */
     if (r->bsend_block) {
         extern void mpir_bsend_release(void *block);
         mpir_bsend_release(r->bsend_block);

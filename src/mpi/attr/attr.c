@@ -1,0 +1,217 @@
+/*
+ * attr.c — keyvals and attribute lists (see attr.h for when callbacks run).
+ *
+ * Keyval handles are small integers from 1024 up (below are the predefined
+ * MPI_TAG_UB ... MPI_APPNUM and MPI_KEYVAL_INVALID); a keyval is an index
+ * into a table that grows and is never compacted, so a stale handle is
+ * always detected.
+ */
+#include <stdlib.h>
+
+#include "attr/attr.h"
+#include "datatype/dtype.h"
+
+#define KEY_BASE 1024
+
+typedef int(copy_fn_t)(void *obj, int key, void *extra, void *in, void *out, int *flag);
+typedef int(delete_fn_t)(void *obj, int key, void *val, void *extra);
+
+typedef struct keyval {
+    int kind;
+    copy_fn_t *copy;
+    delete_fn_t *del;
+    void *extra;
+    int uses;  /* attributes holding it */
+    int freed; /* the user's handle is gone */
+} keyval_t;
+
+static keyval_t *keys;
+static int nkeys, capkeys;
+
+static keyval_t *key_of(int kind, int keyval)
+{
+    int i = keyval - KEY_BASE;
+    if (i < 0 || i >= nkeys || keys[i].kind != kind || keys[i].freed)
+        return NULL;
+    return &keys[i];
+}
+
+static int bad_key(const char *fn, int keyval)
+{
+    return mpir_error(NULL, MPI_ERR_KEYVAL, "%s: invalid keyval %d", fn, keyval);
+}
+
+int attr_keyval_create(const char *fn, int kind, void (*copy)(void), void (*del)(void),
+                       void *extra, int *keyval)
+{
+    if (!keyval)
+        return mpir_error(NULL, MPI_ERR_ARG, "%s: NULL keyval", fn);
+    if (nkeys == capkeys) {
+        int cap = capkeys ? 2 * capkeys : 16;
+        keyval_t *k = realloc(keys, (size_t)cap * sizeof *k);
+        if (!k)
+            return mpir_error(NULL, MPI_ERR_NO_MEM, "%s: out of memory", fn);
+        keys = k;
+        capkeys = cap;
+    }
+    keys[nkeys] = (keyval_t){kind, (copy_fn_t *)copy, (delete_fn_t *)del, extra, 0, 0};
+    *keyval = KEY_BASE + nkeys++;
+    return MPI_SUCCESS;
+}
+
+int attr_keyval_free(const char *fn, int kind, int *keyval)
+{
+    keyval_t *k;
+    if (!keyval || !(k = key_of(kind, *keyval)))
+        return bad_key(fn, keyval ? *keyval : 0);
+    k->freed = 1;
+    *keyval = MPI_KEYVAL_INVALID;
+    return MPI_SUCCESS;
+}
+
+/* Run the delete callback of one attribute. */
+static int run_delete(const char *fn, void *obj, const attr_t *a)
+{
+    keyval_t *k = &keys[a->key - KEY_BASE];
+    int rc = MPI_SUCCESS;
+    if (k->del)
+        rc = k->del(obj, a->key, a->val, k->extra);
+    if (rc != MPI_SUCCESS)
+        return mpir_error(NULL, rc, "%s: delete callback of keyval %d returned %d", fn, a->key,
+                          rc);
+    k->uses--;
+    return MPI_SUCCESS;
+}
+
+int attr_set(const char *fn, int kind, void *obj, attr_t **list, int keyval, void *val)
+{
+    keyval_t *k = key_of(kind, keyval);
+    if (!k)
+        return bad_key(fn, keyval);
+    for (attr_t *a = *list; a; a = a->next)
+        if (a->key == keyval) {
+            int rc = run_delete(fn, obj, a); /* the old value is deleted first */
+            if (rc)
+                return rc;
+            k->uses++;
+            a->val = val;
+            return MPI_SUCCESS;
+        }
+    attr_t *a = malloc(sizeof *a);
+    if (!a)
+        return mpir_error(NULL, MPI_ERR_NO_MEM, "%s: out of memory", fn);
+    a->key = keyval;
+    a->val = val;
+    a->next = *list;
+    *list = a;
+    k->uses++;
+    return MPI_SUCCESS;
+}
+
+int attr_get(const char *fn, int kind, attr_t *list, int keyval, void *val, int *flag)
+{
+    if (!val || !flag)
+        return mpir_error(NULL, MPI_ERR_ARG, "%s: NULL attribute_val or flag", fn);
+    int i = keyval - KEY_BASE;
+    if (i < 0 || i >= nkeys || keys[i].kind != kind)
+        return bad_key(fn, keyval);
+    *flag = 0;
+    for (attr_t *a = list; a; a = a->next)
+        if (a->key == keyval) {
+            *(void **)val = a->val;
+            *flag = 1;
+            break;
+        }
+    return MPI_SUCCESS;
+}
+
+int attr_delete(const char *fn, int kind, void *obj, attr_t **list, int keyval)
+{
+    if (!key_of(kind, keyval) &&
+        (keyval < KEY_BASE || keyval - KEY_BASE >= nkeys || keys[keyval - KEY_BASE].kind != kind))
+        return bad_key(fn, keyval);
+    for (attr_t **p = list; *p; p = &(*p)->next)
+        if ((*p)->key == keyval) {
+            attr_t *a = *p;
+            int rc = run_delete(fn, obj, a);
+            if (rc)
+                return rc;
+            *p = a->next;
+            free(a);
+            return MPI_SUCCESS;
+        }
+    return mpir_error(NULL, MPI_ERR_KEYVAL, "%s: keyval %d has no attribute on this object", fn,
+                      keyval);
+}
+
+int attr_copy_all(const char *fn, int kind, void *old_obj, attr_t *from, attr_t **to)
+{
+    (void)kind;
+    /* oldest first, so the copy keeps the same order */
+    int n = 0;
+    for (attr_t *a = from; a; a = a->next)
+        n++;
+    attr_t **v = malloc((size_t)(n ? n : 1) * sizeof *v);
+    if (!v)
+        return mpir_error(NULL, MPI_ERR_NO_MEM, "%s: out of memory", fn);
+    int i = n;
+    for (attr_t *a = from; a; a = a->next)
+        v[--i] = a;
+    int rc = MPI_SUCCESS;
+    for (i = 0; i < n && rc == MPI_SUCCESS; i++) {
+        keyval_t *k = &keys[v[i]->key - KEY_BASE];
+        void *out = NULL;
+        int flag = 0;
+        if (k->copy == (copy_fn_t *)1) { /* MPI_*_DUP_FN */
+            out = v[i]->val;
+            flag = 1;
+        } else if (k->copy) {
+            rc = k->copy(old_obj, v[i]->key, k->extra, v[i]->val, &out, &flag);
+            if (rc != MPI_SUCCESS) {
+                rc = mpir_error(NULL, rc, "%s: copy callback of keyval %d returned %d", fn,
+                                v[i]->key, rc);
+                break;
+            }
+        }
+        if (flag) {
+            attr_t *a = malloc(sizeof *a);
+            if (!a) {
+                rc = mpir_error(NULL, MPI_ERR_NO_MEM, "%s: out of memory", fn);
+                break;
+            }
+            a->key = v[i]->key;
+            a->val = out;
+            a->next = *to;
+            *to = a;
+            k->uses++;
+        }
+    }
+    free(v);
+    return rc;
+}
+
+int attr_delete_all(const char *fn, int kind, void *obj, attr_t **list)
+{
+    (void)kind;
+    while (*list) { /* newest first: reverse order of setting */
+        attr_t *a = *list;
+        int rc = run_delete(fn, obj, a);
+        if (rc)
+            return rc;
+        *list = a->next;
+        free(a);
+    }
+    return MPI_SUCCESS;
+}
+
+/* ---- datatypes ------------------------------------------------------------- */
+int mpir_attr_type_copy(struct MPI_ABI_Datatype *from, struct MPI_ABI_Datatype *to)
+{
+    return attr_copy_all("MPI_Type_dup", ATTR_TYPE, from, from->rep->attrs,
+                         (attr_t **)&to->rep->attrs);
+}
+
+int mpir_attr_type_free(struct MPI_ABI_Datatype *d)
+{
+    return attr_delete_all("MPI_Type_free", ATTR_TYPE, d, (attr_t **)&d->rep->attrs);
+}

@@ -1,0 +1,143 @@
+/*
+ * dtype.h — the derived-datatype engine.
+ *
+ * Every datatype object (predefined or derived) has a dtype_rep with three
+ * views of the same type:
+ *   - bounds and sizes (lb/ub, true bounds, size, alignment), per the standard;
+ *   - the flattened layout used to move data: a list of contiguous runs
+ *     (offset, length) of one pattern in type-map order, adjacent runs
+ *     coalesced, and the pattern repeated `reps` times `rep_stride` bytes
+ *     apart.  A vector of a basic type is one run however long it is; a type
+ *     whose data is one piece is one run;
+ *   - the constructor and its arguments (get_envelope/get_contents), which
+ *     also drive the slow type-map walk used by external32 and Get_elements.
+ * Types hold references to the types they were built from, so freeing a
+ * handle never breaks a type built on it.
+ */
+#ifndef SKIFF_MPI_DTYPE_H
+#define SKIFF_MPI_DTYPE_H
+
+#include "mpi_impl.h"
+
+#pragma GCC visibility push(hidden)
+
+typedef struct dt_run {
+    int64_t off; /* from the element's origin (buf + i * extent) */
+    int64_t len;
+} dt_run_t;
+
+struct dtype_rep {
+    int refs;       /* user handle + types built on it + operations in flight */
+    int predefined; /* lives in the static table, never freed */
+    int combiner;   /* MPI_COMBINER_* */
+    int ni, na, nd; /* constructor arguments, as get_contents returns them */
+    int *ints;
+    MPI_Aint *aints;
+    struct MPI_ABI_Datatype **types;
+    struct MPI_ABI_Datatype *inner; /* subarray/darray: the same layout built from simpler types */
+    /* bounds of one element (bytes from its origin) */
+    int64_t lb, ub, true_lb, true_ub;
+    int explicit_bounds; /* from Type_create_resized: a struct does not pad it */
+    int align;           /* largest alignment of a basic type inside */
+    /* signature */
+    int64_t nbasic;     /* basic elements in one element */
+    int64_t basic_size; /* their size when all are equal, else 0 */
+    /* flattened layout */
+    int64_t nruns, reps, rep_stride;
+    dt_run_t *runs;
+    /* predefined pair types (MPI_DOUBLE_INT, ...): their two fields */
+    struct MPI_ABI_Datatype *field[2];
+    int64_t field_off[2];
+    void *attrs; /* attribute list (attr/attr.h) */
+    char name[128];
+};
+
+/* Resolve a handle to its object without checks (callers checked it). */
+static inline struct MPI_ABI_Datatype *dt_obj(MPI_Datatype h) { return dtype_of(h); }
+
+/* Look up a datatype handle for a datatype call: committed or not, not NULL. */
+int dt_check(const char *fn, MPI_Datatype h, struct MPI_ABI_Datatype **out);
+
+/* Build a derived type from a constructor and its arguments (standard
+ * get_contents order).  Returns NULL with *err set on failure (no memory). */
+struct MPI_ABI_Datatype *dt_create(int combiner, int ni, const int *ints, int na,
+                                   const MPI_Aint *aints, int nd,
+                                   struct MPI_ABI_Datatype *const *types, int *err);
+struct MPI_ABI_Datatype *dt_create_subarray(int ndims, const int *sizes, const int *subsizes,
+                                            const int *starts, int order,
+                                            struct MPI_ABI_Datatype *old, int *err);
+struct MPI_ABI_Datatype *dt_create_darray(int size, int rank, int ndims, const int *gsizes,
+                                          const int *distribs, const int *dargs,
+                                          const int *psizes, int order,
+                                          struct MPI_ABI_Datatype *old, int *err);
+void dt_retain(struct MPI_ABI_Datatype *d);
+void dt_release(struct MPI_ABI_Datatype *d);
+static inline int dt_is_derived(const struct MPI_ABI_Datatype *d) { return !d->rep->predefined; }
+
+/* Move data between count elements of d at buf and a packed byte stream,
+ * starting `skip` bytes into the stream, at most len bytes; returns the bytes
+ * moved.  unpack = 0: typed buffer -> stream; 1: stream -> typed buffer.
+ * buf may be MPI_BOTTOM (absolute addresses). */
+size_t dt_copy(const struct MPI_ABI_Datatype *d, const void *buf, int64_t count, size_t skip,
+               void *stream, size_t len, int unpack);
+/* Bytes of count elements in packed form. */
+static inline size_t dt_packed_size(const struct MPI_ABI_Datatype *d, int64_t count)
+{
+    return (size_t)count * d->size;
+}
+
+/* Basic elements in the first `bytes` bytes of a packed stream of d. */
+int64_t dt_elements(const struct MPI_ABI_Datatype *d, int64_t bytes);
+/* Bytes of the first n basic elements (MPI_Status_set_elements). */
+int64_t dt_bytes_of_elements(const struct MPI_ABI_Datatype *d, int64_t n);
+
+/* external32 (big-endian, standard sizes).  Return MPI_SUCCESS or an error class. */
+int64_t dt_external32_size(const struct MPI_ABI_Datatype *d);
+int dt_pack_external(const struct MPI_ABI_Datatype *d, const void *buf, int64_t count, char *out,
+                     size_t room, size_t *pos);
+int dt_unpack_external(const struct MPI_ABI_Datatype *d, void *buf, int64_t count, const char *in,
+                       size_t avail, size_t *pos);
+
+/* Type-map walk: fn(ctx, offset, basic type) for every basic element in order;
+ * a non-zero return stops the walk and is returned. */
+typedef int (*dt_leaf_fn)(void *ctx, int64_t off, const struct MPI_ABI_Datatype *basic);
+int dt_walk(const struct MPI_ABI_Datatype *d, int64_t base, dt_leaf_fn fn, void *ctx);
+
+/* Point-to-point with non-contiguous types (datatype/p2p.c): pack into a
+ * bounce buffer / receive into one and unpack at completion.  The typed
+ * isend/irecv also take contiguous types (then they are the device calls).
+ * fn names the MPI call in error messages. */
+struct MPI_ABI_Comm;
+struct MPI_ABI_Request;
+int mpir_dt_send(const char *fn, const void *buf, int count, struct MPI_ABI_Datatype *d, int dest,
+                 int tag, struct MPI_ABI_Comm *c, int mode);
+struct MPI_ABI_Request *mpir_dt_isend(const void *buf, int count, struct MPI_ABI_Datatype *d,
+                                      int dest, int tag, struct MPI_ABI_Comm *c, int mode);
+int mpir_dt_recv(const char *fn, void *buf, int count, struct MPI_ABI_Datatype *d, int src,
+                 int tag, struct MPI_ABI_Comm *c, MPI_Status *st);
+struct MPI_ABI_Request *mpir_dt_irecv(void *buf, int count, struct MPI_ABI_Datatype *d, int src,
+                                      int tag, struct MPI_ABI_Comm *c);
+/* Attach a probed message to a typed buffer (Mrecv/Imrecv). */
+void mpir_dt_attach(struct MPI_ABI_Request *u, void *buf, int count, struct MPI_ABI_Datatype *d);
+int mpir_dt_bsend(const char *fn, const void *buf, int count, struct MPI_ABI_Datatype *d,
+                  int dest, int tag, struct MPI_ABI_Comm *c, struct MPI_ABI_Request **out);
+int mpir_dt_sendrecv(const char *fn, const void *sbuf, int scount, struct MPI_ABI_Datatype *sd,
+                     int dest, int stag, void *rbuf, int rcount, struct MPI_ABI_Datatype *rd,
+                     int src, int rtag, struct MPI_ABI_Comm *c, MPI_Status *status);
+int mpir_dt_sendrecv_replace(const char *fn, void *buf, int count, struct MPI_ABI_Datatype *d,
+                             int dest, int stag, int src, int rtag, struct MPI_ABI_Comm *c,
+                             MPI_Status *status);
+/* Persistent requests with a non-contiguous type. */
+void mpir_dt_persist(struct MPI_ABI_Request *r, const void *buf, int count,
+                     struct MPI_ABI_Datatype *d);
+int mpir_dt_start(const char *fn, struct MPI_ABI_Request *r, struct MPI_ABI_Request **op);
+/* Attributes of datatypes (attr/attr.c): copied by Type_dup, deleted by Type_free. */
+int mpir_attr_type_copy(struct MPI_ABI_Datatype *from, struct MPI_ABI_Datatype *to);
+int mpir_attr_type_free(struct MPI_ABI_Datatype *d);
+/* Device hooks: a request with ->dtp completes (unpack) / is released. */
+void mpir_dt_complete(struct MPI_ABI_Request *r);
+void mpir_dt_forget(struct MPI_ABI_Request *r);
+
+#pragma GCC visibility pop
+
+#endif

@@ -1,0 +1,143 @@
+/*
+ * predef.c — the predefined datatypes, indexed by handle value - 0x200, and
+ * their representations (filled when the library is loaded).
+ *
+ * Basic types are one run of their size.  The pair types of MINLOC/MAXLOC
+ * (MPI_DOUBLE_INT, ...) are C structs {value; int}: their size is the two
+ * fields, their extent the struct with its padding, so a message of them
+ * carries only data bytes (count * size) like any other type, and a struct
+ * type built by the user with the same fields matches them.
+ */
+#include <stddef.h>
+#include <wchar.h>
+
+#include "datatype/dtype.h"
+
+#define PAIR(a, b) struct { a x; b y; }
+#define DT(val, type, nm) [(val) & 0xff] = {MAGIC_DTYPE, sizeof(type), sizeof(type), 1, nm, NULL}
+#define DTP(val, a, b, nm) [(val) & 0xff] = {MAGIC_DTYPE, sizeof(a) + sizeof(b), sizeof(PAIR(a, b)), 0, nm, NULL}
+
+struct MPI_ABI_Datatype mpir_dtype_predef[256] = {
+    DT(0x201, MPI_Aint, "MPI_AINT"),
+    DT(0x202, MPI_Count, "MPI_COUNT"),
+    DT(0x203, MPI_Offset, "MPI_OFFSET"),
+    DT(0x207, char, "MPI_PACKED"),
+    DT(0x208, short, "MPI_SHORT"),
+    DT(0x209, int, "MPI_INT"),
+    DT(0x20a, long, "MPI_LONG"),
+    DT(0x20b, long long, "MPI_LONG_LONG"),
+    DT(0x20c, unsigned short, "MPI_UNSIGNED_SHORT"),
+    DT(0x20d, unsigned, "MPI_UNSIGNED"),
+    DT(0x20e, unsigned long, "MPI_UNSIGNED_LONG"),
+    DT(0x20f, unsigned long long, "MPI_UNSIGNED_LONG_LONG"),
+    DT(0x210, float, "MPI_FLOAT"),
+    DT(0x212, float _Complex, "MPI_C_FLOAT_COMPLEX"),
+    DT(0x214, double, "MPI_DOUBLE"),
+    DT(0x216, double _Complex, "MPI_C_DOUBLE_COMPLEX"),
+    DT(0x220, long double, "MPI_LONG_DOUBLE"),
+    DT(0x224, long double _Complex, "MPI_C_LONG_DOUBLE_COMPLEX"),
+    DTP(0x228, float, int, "MPI_FLOAT_INT"),
+    DTP(0x229, double, int, "MPI_DOUBLE_INT"),
+    DTP(0x22a, long, int, "MPI_LONG_INT"),
+    DTP(0x22b, int, int, "MPI_2INT"),
+    DTP(0x22c, short, int, "MPI_SHORT_INT"),
+    DTP(0x22d, long double, int, "MPI_LONG_DOUBLE_INT"),
+    DT(0x238, _Bool, "MPI_C_BOOL"),
+    DT(0x23c, wchar_t, "MPI_WCHAR"),
+    DT(0x240, int8_t, "MPI_INT8_T"),
+    DT(0x241, uint8_t, "MPI_UINT8_T"),
+    DT(0x243, char, "MPI_CHAR"),
+    DT(0x244, signed char, "MPI_SIGNED_CHAR"),
+    DT(0x245, unsigned char, "MPI_UNSIGNED_CHAR"),
+    DT(0x247, unsigned char, "MPI_BYTE"),
+    DT(0x248, int16_t, "MPI_INT16_T"),
+    DT(0x249, uint16_t, "MPI_UINT16_T"),
+    DT(0x250, int32_t, "MPI_INT32_T"),
+    DT(0x251, uint32_t, "MPI_UINT32_T"),
+    DT(0x258, int64_t, "MPI_INT64_T"),
+    DT(0x259, uint64_t, "MPI_UINT64_T"),
+};
+
+static struct dtype_rep predef_rep[256];
+static dt_run_t predef_runs[256][2];
+
+/* The pair types: value type, its offset is 0, int at offsetof(y). */
+static const struct {
+    int val, first;
+    size_t int_off;
+} pairs[] = {
+    {0x228, 0x210, offsetof(PAIR(float, int), y)},
+    {0x229, 0x214, offsetof(PAIR(double, int), y)},
+    {0x22a, 0x20a, offsetof(PAIR(long, int), y)},
+    {0x22b, 0x209, offsetof(PAIR(int, int), y)},
+    {0x22c, 0x208, offsetof(PAIR(short, int), y)},
+    {0x22d, 0x220, offsetof(PAIR(long double, int), y)},
+};
+
+static int align_of_size(uint64_t size)
+{
+    return size >= 16 ? 16 : (int)size; /* natural alignment of the C types above */
+}
+
+__attribute__((constructor)) static void predef_init(void)
+{
+    for (int i = 0; i < 256; i++) {
+        struct MPI_ABI_Datatype *d = &mpir_dtype_predef[i];
+        if (d->magic != MAGIC_DTYPE || !d->contiguous)
+            continue;
+        struct dtype_rep *t = &predef_rep[i];
+        t->refs = 1;
+        t->predefined = 1;
+        t->combiner = MPI_COMBINER_NAMED;
+        t->ub = t->true_ub = d->extent;
+        t->nbasic = 1;
+        t->basic_size = (int64_t)d->size;
+        t->align = align_of_size(d->size);
+        t->runs = predef_runs[i];
+        t->runs[0].len = (int64_t)d->size;
+        t->nruns = 1;
+        t->reps = 1;
+        d->rep = t;
+    }
+    for (size_t k = 0; k < sizeof pairs / sizeof *pairs; k++) {
+        int i = pairs[k].val & 0xff;
+        struct MPI_ABI_Datatype *d = &mpir_dtype_predef[i];
+        struct MPI_ABI_Datatype *a = &mpir_dtype_predef[pairs[k].first & 0xff];
+        struct MPI_ABI_Datatype *n = &mpir_dtype_predef[0x09];
+        struct dtype_rep *t = &predef_rep[i];
+        t->refs = 1;
+        t->predefined = 1;
+        t->combiner = MPI_COMBINER_NAMED;
+        t->ub = d->extent;
+        t->true_ub = (int64_t)(pairs[k].int_off + sizeof(int));
+        t->nbasic = 2;
+        t->basic_size = a->size == n->size ? (int64_t)a->size : 0;
+        t->align = a->rep->align > n->rep->align ? a->rep->align : n->rep->align;
+        t->field[0] = a;
+        t->field[1] = n;
+        t->field_off[1] = (int64_t)pairs[k].int_off;
+        t->runs = predef_runs[i];
+        t->runs[0].len = (int64_t)a->size;
+        t->nruns = 1;
+        if ((size_t)a->size == pairs[k].int_off) { /* no padding between: one run */
+            t->runs[0].len += (int64_t)sizeof(int);
+        } else {
+            t->runs[1].off = (int64_t)pairs[k].int_off;
+            t->runs[1].len = (int64_t)sizeof(int);
+            t->nruns = 2;
+        }
+        t->reps = 1;
+        d->contiguous = d->size == (uint64_t)d->extent && t->nruns == 1;
+        d->rep = t;
+    }
+    for (int i = 0; i < 256; i++)
+        if (mpir_dtype_predef[i].rep) {
+            struct dtype_rep *t = mpir_dtype_predef[i].rep;
+            const char *nm = mpir_dtype_predef[i].name;
+            size_t j = 0;
+            for (; nm[j] && j + 1 < sizeof t->name; j++)
+                t->name[j] = nm[j];
+            t->name[j] = '\0';
+            mpir_dtype_predef[i].name = t->name;
+        }
+}
