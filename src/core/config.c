@@ -18,6 +18,12 @@ const skf_param_t skf_params[] = {
     {"SKIFF_SHM_DEDICATED_AFTER", "64", "messages a sender puts on the shared ring before it gets a dedicated one"},
     {"SKIFF_MPI_EAGER_MAX", "64K",
      "MPI: largest payload sent eagerly (copied through the ring); larger ones use rendezvous"},
+    {"SKIFF_COLL_NODE", "1", "MPI collectives: 0 turns off the node shared-memory path (barrier/bcast/reduce/allreduce)"},
+    {"SKIFF_COLL_NODE_MAX", "16K", "MPI collectives: largest message sent through the node shared-memory path"},
+    {"SKIFF_COLL_BCAST_LONG", "128K", "MPI_Bcast: binomial tree below, scatter + ring allgather from this size (> 2 ranks)"},
+    {"SKIFF_COLL_ALLREDUCE_LONG", "16K", "MPI_Allreduce: recursive doubling below, Rabenseifner from this size (commutative ops)"},
+    {"SKIFF_COLL_ALLGATHER_LONG", "256K", "MPI_Allgather: recursive doubling / Bruck below this total size, ring above"},
+    {"SKIFF_COLL_ALLTOALL_SHORT", "256", "MPI_Alltoall: Bruck below this block size (> 2 ranks), pairwise exchange above"},
     {"SKIFF_CC", "(configure-time C compiler)", "mpicc: the C compiler it runs"},
     {"SKIFF_CXX", "(configure-time C++ compiler)", "mpicxx: the C++ compiler it runs"},
 };

@@ -58,6 +58,7 @@ int comm_init_predefined(int world_rank, int world_size)
 
 static void comm_teardown(struct MPI_ABI_Comm *c)
 {
+    coll_comm_free(c);
     match_free_all(c);
     free(c->posted);
     free(c->unexp);

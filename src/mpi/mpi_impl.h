@@ -88,6 +88,7 @@ struct MPI_ABI_Comm {
     uint64_t arrive_seq; /* order of arrival, for ANY_SOURCE receives      */
     long n_unexp;        /* messages in all unexp bins                     */
     struct MPI_ABI_Comm *coll; /* same group on context ctx+1, for collectives */
+    struct coll_comm *coll_state; /* collectives' state (coll/coll.h), NULL until used */
 };
 extern struct MPI_ABI_Comm mpir_comm_predef[3]; /* NULL, WORLD, SELF (value - 0x100) */
 
@@ -104,6 +105,8 @@ static inline int comm_world_rank(const struct MPI_ABI_Comm *c, int r)
 struct MPI_ABI_Comm *comm_from_ctx(int ctx);
 int comm_init_predefined(int world_rank, int world_size);
 void comm_free_predefined(void);
+/* Release what the collectives keep for c (coll/select.c). */
+void coll_comm_free(struct MPI_ABI_Comm *c);
 
 /* ---- library state ------------------------------------------------------ */
 extern int mpir_initialized; /* 1 between MPI_Init and MPI_Finalize */

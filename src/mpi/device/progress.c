@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 
+#include "coll/coll.h"
 #include "device/device.h"
 
 #define ARRIVALS_PER_PASS 64
@@ -30,6 +31,8 @@ int mpid_progress(void)
         mpid_on_message(skf_addr_rank(from), cont, ncont, (size_t)total);
         moved = 1;
     }
+    if (coll_n_active) /* started collectives advance with everything else */
+        moved |= coll_progress();
     return moved;
 }
 

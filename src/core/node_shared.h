@@ -1,0 +1,27 @@
+/*
+ * node_shared — plain shared-memory regions among the ranks of one node, for
+ * layers above the channels (MPI's node-aware collectives).
+ *
+ * Not collective by itself: the caller creates a region, tells its peers the
+ * name through its own messages, they attach, and once all have attached the
+ * creator unlinks the name (from then on the memory lives only in the
+ * mappings, so a SIGKILL leaves nothing in /dev/shm).  Names follow the job's
+ * pattern /skiff-<jobkey>-..., which skiffrun removes after a crash anyway.
+ */
+#ifndef SKIFF_NODE_SHARED_H
+#define SKIFF_NODE_SHARED_H
+
+#include <stddef.h>
+
+#include "skiff.h"
+
+#define SKF_NODE_SHM_NAME 96
+
+/* Create a zero-filled region of size bytes (0600); name gets its name. */
+int skf_node_shm_create(skf_ctx_t *ctx, size_t size, char name[SKF_NODE_SHM_NAME], void **base);
+/* Map a region another rank created; fails unless it has exactly size bytes. */
+int skf_node_shm_attach(const char *name, size_t size, void **base);
+int skf_node_shm_unlink(const char *name);
+void skf_node_shm_detach(void *base, size_t size);
+
+#endif

@@ -1,0 +1,187 @@
+/*
+ * coll.c — the blocking collective entry points.
+ *
+ * Each checks its arguments (coll_check.c), tries the node shared-memory path
+ * where one exists (barrier, bcast, reduce, allreduce on ranks of one node),
+ * and otherwise builds the point-to-point schedule chosen for the size and
+ * rank count and runs it to completion (coll/sched.c).
+ */
+#include "binding/coll_check.h"
+
+int MPI_Barrier(MPI_Comm comm)
+{
+    static const char fn[] = "MPI_Barrier";
+    struct MPI_ABI_Comm *c;
+    int rc = prep_comm(fn, comm, &c);
+    if (rc)
+        return rc;
+    if (c->size == 1 || node_barrier(c))
+        return MPI_SUCCESS;
+    coll_args_t a = {.kind = C_BARRIER};
+    return coll_run(fn, c, &a);
+}
+
+int MPI_Bcast(void *buf, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+{
+    static const char fn[] = "MPI_Bcast";
+    struct MPI_ABI_Comm *c;
+    coll_args_t a;
+    int rc = prep_bcast(fn, buf, count, datatype, root, comm, &c, &a);
+    if (rc)
+        return rc;
+    if (c->size == 1 || a.rbytes == 0 || node_bcast(c, buf, a.rbytes, root))
+        return MPI_SUCCESS;
+    return coll_run(fn, c, &a);
+}
+
+int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+               int root, MPI_Comm comm)
+{
+    static const char fn[] = "MPI_Reduce";
+    struct MPI_ABI_Comm *c;
+    coll_args_t a;
+    int rc = prep_reduce(fn, C_REDUCE, sendbuf, recvbuf, count, datatype, op, root, comm, &c, &a);
+    if (rc)
+        return rc;
+    if (node_reduce(c, &a))
+        return MPI_SUCCESS;
+    return coll_run(fn, c, &a);
+}
+
+int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                  MPI_Comm comm)
+{
+    static const char fn[] = "MPI_Allreduce";
+    struct MPI_ABI_Comm *c;
+    coll_args_t a;
+    int rc = prep_reduce(fn, C_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, 0, comm, &c, &a);
+    if (rc)
+        return rc;
+    if (node_allreduce(c, &a))
+        return MPI_SUCCESS;
+    return coll_run(fn, c, &a);
+}
+
+int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+             MPI_Comm comm)
+{
+    static const char fn[] = "MPI_Scan";
+    struct MPI_ABI_Comm *c;
+    coll_args_t a;
+    int rc = prep_reduce(fn, C_SCAN, sendbuf, recvbuf, count, datatype, op, 0, comm, &c, &a);
+    return rc ? rc : coll_run(fn, c, &a);
+}
+
+int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+               MPI_Comm comm)
+{
+    static const char fn[] = "MPI_Exscan";
+    struct MPI_ABI_Comm *c;
+    coll_args_t a;
+    int rc = prep_reduce(fn, C_EXSCAN, sendbuf, recvbuf, count, datatype, op, 0, comm, &c, &a);
+    return rc ? rc : coll_run(fn, c, &a);
+}
+
+#define COMMA_ROOT , int root
+#define BLOCKS(name, kind, root_arg, root_val)                                                  \
+    int MPI_##name(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,    \
+                   int recvcount, MPI_Datatype recvtype root_arg, MPI_Comm comm)              \
+    {                                                                                           \
+        static const char fn[] = "MPI_" #name;                                                  \
+        struct MPI_ABI_Comm *c;                                                                 \
+        coll_args_t a;                                                                          \
+        int rc = prep_blocks(fn, kind, sendbuf, sendcount, sendtype, recvbuf, recvcount,       \
+                             recvtype, root_val, comm, &c, &a);                                \
+        return rc ? rc : coll_run(fn, c, &a);                                                   \
+    }
+BLOCKS(Gather, C_GATHER, COMMA_ROOT, root)
+BLOCKS(Scatter, C_SCATTER, COMMA_ROOT, root)
+BLOCKS(Allgather, C_ALLGATHER, , 0)
+BLOCKS(Alltoall, C_ALLTOALL, , 0)
+
+int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                MPI_Comm comm)
+{
+    static const char fn[] = "MPI_Gatherv";
+    vspec_t v = {.sbuf = sendbuf, .scount = sendcount, .stype = sendtype, .rbuf = recvbuf,
+                 .rcounts = recvcounts, .rdispls = displs, .rtype = recvtype, .root = root};
+    struct MPI_ABI_Comm *c;
+    coll_args_t a;
+    int rc = prep_v(fn, C_GATHERV, &v, comm, &c, &a);
+    return rc ? rc : coll_run(fn, c, &a);
+}
+
+int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                 MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                 int root, MPI_Comm comm)
+{
+    static const char fn[] = "MPI_Scatterv";
+    vspec_t v = {.sbuf = sendbuf, .scounts = sendcounts, .sdispls = displs, .stype = sendtype,
+                 .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype, .root = root};
+    struct MPI_ABI_Comm *c;
+    coll_args_t a;
+    int rc = prep_v(fn, C_SCATTERV, &v, comm, &c, &a);
+    return rc ? rc : coll_run(fn, c, &a);
+}
+
+int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                   MPI_Comm comm)
+{
+    static const char fn[] = "MPI_Allgatherv";
+    vspec_t v = {.sbuf = sendbuf, .scount = sendcount, .stype = sendtype, .rbuf = recvbuf,
+                 .rcounts = recvcounts, .rdispls = displs, .rtype = recvtype};
+    struct MPI_ABI_Comm *c;
+    coll_args_t a;
+    int rc = prep_v(fn, C_ALLGATHERV, &v, comm, &c, &a);
+    return rc ? rc : coll_run(fn, c, &a);
+}
+
+int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                  MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                  const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    static const char fn[] = "MPI_Alltoallv";
+    vspec_t v = {.sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls, .stype = sendtype,
+                 .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = rdispls, .rtype = recvtype};
+    struct MPI_ABI_Comm *c;
+    coll_args_t a;
+    int rc = prep_v(fn, C_ALLTOALLV, &v, comm, &c, &a);
+    return rc ? rc : coll_run(fn, c, &a);
+}
+
+int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                  const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                  const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    static const char fn[] = "MPI_Alltoallw";
+    vspec_t v = {.sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls, .stypes = sendtypes,
+                 .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = rdispls, .rtypes = recvtypes};
+    struct MPI_ABI_Comm *c;
+    coll_args_t a;
+    int rc = prep_v(fn, C_ALLTOALLW, &v, comm, &c, &a);
+    return rc ? rc : coll_run(fn, c, &a);
+}
+
+int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    static const char fn[] = "MPI_Reduce_scatter";
+    struct MPI_ABI_Comm *c;
+    coll_args_t a;
+    int rc = prep_reduce_scatter(fn, C_REDUCE_SCATTER, sendbuf, recvbuf, 0, recvcounts, datatype,
+                                 op, comm, &c, &a);
+    return rc ? rc : coll_run(fn, c, &a);
+}
+
+int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    static const char fn[] = "MPI_Reduce_scatter_block";
+    struct MPI_ABI_Comm *c;
+    coll_args_t a;
+    int rc = prep_reduce_scatter(fn, C_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf, recvcount, NULL,
+                                 datatype, op, comm, &c, &a);
+    return rc ? rc : coll_run(fn, c, &a);
+}

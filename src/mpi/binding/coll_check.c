@@ -1,0 +1,334 @@
+/*
+ * coll_check.c — argument checks of the collectives (see coll_check.h).
+ *
+ * Datatypes: collectives move count * extent bytes per buffer, so they take
+ * every predefined type (the pair types included, padding and all) and
+ * derived types whose data is one contiguous piece; other derived types are
+ * refused with MPI_ERR_TYPE (docs/collectives.md).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "binding/coll_check.h"
+
+int prep_comm(const char *fn, MPI_Comm comm, struct MPI_ABI_Comm **c)
+{
+    CHECK_INIT(fn);
+    return check_comm(fn, comm, c);
+}
+
+static int check_ctype(const char *fn, struct MPI_ABI_Comm *c, MPI_Datatype dt, size_t *ext)
+{
+    struct MPI_ABI_Datatype *d;
+    int rc = check_dtype(fn, c, dt, &d);
+    if (rc)
+        return rc;
+    if (!d->contiguous && (uintptr_t)dt >= MPIR_PREDEF_BOUND)
+        return mpir_error(c, MPI_ERR_TYPE,
+                          "%s: non-contiguous derived datatype %s is not supported by collectives",
+                          fn, d->name ? d->name : "(unnamed)");
+    *ext = (size_t)d->extent;
+    return 0;
+}
+
+static int check_root(const char *fn, struct MPI_ABI_Comm *c, int root)
+{
+    if (likely((unsigned)root < (unsigned)c->size))
+        return 0;
+    return mpir_error(c, MPI_ERR_ROOT, "%s: invalid root %d (communicator size %d)", fn, root,
+                      c->size);
+}
+
+static int check_cbuf(const char *fn, struct MPI_ABI_Comm *c, const char *what, const void *buf,
+                      size_t bytes)
+{
+    if (buf == MPI_IN_PLACE)
+        return mpir_error(c, MPI_ERR_BUFFER, "%s: MPI_IN_PLACE is not allowed as the %s", fn, what);
+    if (!buf && bytes)
+        return mpir_error(c, MPI_ERR_BUFFER, "%s: NULL %s with %zu bytes of data", fn, what, bytes);
+    return 0;
+}
+
+static int check_alias(const char *fn, struct MPI_ABI_Comm *c, const void *s, const void *r,
+                       size_t bytes)
+{
+    if (s && s == r && bytes)
+        return mpir_error(c, MPI_ERR_BUFFER,
+                          "%s: send and receive buffers are the same (use MPI_IN_PLACE)", fn);
+    return 0;
+}
+
+int prep_bcast(const char *fn, void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
+               struct MPI_ABI_Comm **c, coll_args_t *a)
+{
+    size_t ext;
+    int rc;
+    memset(a, 0, sizeof *a);
+    if ((rc = prep_comm(fn, comm, c)) || (rc = check_count(fn, *c, count)) ||
+        (rc = check_ctype(fn, *c, dt, &ext)) || (rc = check_root(fn, *c, root)) ||
+        (rc = check_cbuf(fn, *c, "buffer", buf, (size_t)count * ext)))
+        return rc;
+    a->kind = C_BCAST;
+    a->rbuf = buf;
+    a->rbytes = (size_t)count * ext;
+    a->root = root;
+    return 0;
+}
+
+int prep_reduce(const char *fn, int kind, const void *sbuf, void *rbuf, int count,
+                MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm, struct MPI_ABI_Comm **c,
+                coll_args_t *a)
+{
+    size_t ext;
+    int rc;
+    memset(a, 0, sizeof *a);
+    if ((rc = prep_comm(fn, comm, c)) || (rc = check_count(fn, *c, count)) ||
+        (rc = check_ctype(fn, *c, dt, &ext)) ||
+        (kind == C_REDUCE && (rc = check_root(fn, *c, root))) ||
+        (rc = op_reducer(fn, *c, op, dt, &a->red)))
+        return rc;
+    size_t bytes = (size_t)count * ext;
+    int gets_result = kind != C_REDUCE || (*c)->rank == root;
+    int in_place = sbuf == MPI_IN_PLACE;
+    if (in_place && kind == C_REDUCE && (*c)->rank != root)
+        return mpir_error(*c, MPI_ERR_BUFFER, "%s: MPI_IN_PLACE is only allowed at the root", fn);
+    if ((!in_place && (rc = check_cbuf(fn, *c, "send buffer", sbuf, bytes))) ||
+        (gets_result && (rc = check_cbuf(fn, *c, "receive buffer", rbuf, bytes))) ||
+        (gets_result && (rc = check_alias(fn, *c, sbuf, rbuf, bytes))))
+        return rc;
+    a->kind = kind;
+    a->sbuf = in_place ? NULL : sbuf;
+    a->rbuf = rbuf;
+    a->count = (size_t)count;
+    a->root = root;
+    return 0;
+}
+
+int prep_blocks(const char *fn, int kind, const void *sbuf, int scount, MPI_Datatype stype,
+                void *rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm,
+                struct MPI_ABI_Comm **c, coll_args_t *a)
+{
+    int rc;
+    memset(a, 0, sizeof *a);
+    if ((rc = prep_comm(fn, comm, c)))
+        return rc;
+    int rooted = kind == C_GATHER || kind == C_SCATTER;
+    if (rooted && (rc = check_root(fn, *c, root)))
+        return rc;
+    int is_root = !rooted || (*c)->rank == root;
+    /* which side is significant here: gather's recv and scatter's send only at the root */
+    int use_send = kind != C_SCATTER || is_root, use_recv = kind != C_GATHER || is_root;
+    int in_place = (kind == C_SCATTER ? rbuf : sbuf) == MPI_IN_PLACE;
+    if (in_place && rooted && !is_root)
+        return mpir_error(*c, MPI_ERR_BUFFER, "%s: MPI_IN_PLACE is only allowed at the root", fn);
+    size_t sext = 0, rext = 0;
+    if (use_send && !(in_place && kind != C_SCATTER) &&
+        ((rc = check_count(fn, *c, scount)) || (rc = check_ctype(fn, *c, stype, &sext)) ||
+         (rc = check_cbuf(fn, *c, "send buffer", sbuf, (size_t)scount * sext))))
+        return rc;
+    if (use_recv && !(in_place && kind == C_SCATTER) &&
+        ((rc = check_count(fn, *c, rcount)) || (rc = check_ctype(fn, *c, rtype, &rext)) ||
+         (rc = check_cbuf(fn, *c, "receive buffer", rbuf, (size_t)rcount * rext)) ||
+         (rc = check_alias(fn, *c, in_place ? NULL : sbuf, rbuf, (size_t)rcount * rext))))
+        return rc;
+    a->kind = kind;
+    a->root = root;
+    a->sbuf = kind == C_SCATTER || !in_place ? sbuf : NULL;
+    a->rbuf = kind == C_SCATTER && in_place ? NULL : rbuf;
+    a->sbytes = (size_t)scount * sext;
+    a->rbytes = (size_t)rcount * rext;
+    /* the root's block size stands for everyone's (equal type signatures) */
+    if (kind == C_SCATTER && is_root)
+        a->rbytes = a->sbytes;
+    if (kind == C_GATHER && is_root)
+        a->sbytes = a->rbytes;
+    if (in_place && kind != C_SCATTER)
+        a->sbytes = a->rbytes;
+    if (kind == C_SCATTER && in_place)
+        a->rbytes = a->sbytes;
+    return 0;
+}
+
+static size_t *arrays(struct MPI_ABI_Comm *c, int n)
+{
+    size_t *p = calloc((size_t)4 * (size_t)(n ? n : 1), sizeof *p);
+    if (!p)
+        mpir_fatal("out of memory for collective counts of %d ranks on %s", c->size, c->name);
+    return p;
+}
+
+/* counts[i] elements of type (types[i] or type) at displs[i] (elements, or bytes for w). */
+static int side_bytes(const char *fn, struct MPI_ABI_Comm *c, const char *what, const int *counts,
+                      const int *displs, MPI_Datatype type, const MPI_Datatype *types, int w,
+                      size_t *cb, size_t *db)
+{
+    if (!counts || !displs || (w && !types))
+        return mpir_error(c, MPI_ERR_ARG, "%s: NULL %s counts, displacements or types", fn, what);
+    size_t ext = 0;
+    int rc;
+    if (!w && (rc = check_ctype(fn, c, type, &ext)))
+        return rc;
+    for (int i = 0; i < c->size; i++) {
+        if (counts[i] < 0)
+            return mpir_error(c, MPI_ERR_COUNT, "%s: %s count %d for rank %d is negative", fn,
+                              what, counts[i], i);
+        if (w && (rc = check_ctype(fn, c, types[i], &ext)))
+            return rc;
+        if (displs[i] < 0)
+            return mpir_error(c, MPI_ERR_ARG, "%s: %s displacement %d for rank %d is negative",
+                              fn, what, displs[i], i);
+        cb[i] = (size_t)counts[i] * ext;
+        db[i] = w ? (size_t)displs[i] : (size_t)displs[i] * ext;
+    }
+    return 0;
+}
+
+int prep_v(const char *fn, int kind, const vspec_t *v, MPI_Comm comm, struct MPI_ABI_Comm **c,
+           coll_args_t *a)
+{
+    int rc;
+    memset(a, 0, sizeof *a);
+    if ((rc = prep_comm(fn, comm, c)))
+        return rc;
+    int rooted = kind == C_GATHERV || kind == C_SCATTERV;
+    if (rooted && (rc = check_root(fn, *c, v->root)))
+        return rc;
+    int n = (*c)->size, is_root = !rooted || (*c)->rank == v->root, w = kind == C_ALLTOALLW;
+    int in_place = (kind == C_SCATTERV ? v->rbuf : v->sbuf) == MPI_IN_PLACE;
+    if (in_place && rooted && !is_root)
+        return mpir_error(*c, MPI_ERR_BUFFER, "%s: MPI_IN_PLACE is only allowed at the root", fn);
+    size_t *arr = arrays(*c, n);
+    a->kind = kind;
+    a->root = v->root;
+    a->rcb = arr;
+    a->rdb = arr + n;
+    a->scb = arr + 2 * n;
+    a->sdb = arr + 3 * n;
+    size_t *rcb = arr, *rdb = arr + n, *scb = arr + 2 * n, *sdb = arr + 3 * n, ext;
+    switch (kind) {
+    case C_GATHERV:
+        if (!in_place && ((rc = check_count(fn, *c, v->scount)) ||
+                          (rc = check_ctype(fn, *c, v->stype, &ext)) ||
+                          (rc = check_cbuf(fn, *c, "send buffer", v->sbuf, (size_t)v->scount * ext))))
+            break;
+        if (!in_place)
+            a->sbytes = (size_t)v->scount * ext;
+        if (is_root)
+            rc = side_bytes(fn, *c, "receive", v->rcounts, v->rdispls, v->rtype, NULL, 0, rcb, rdb);
+        break;
+    case C_SCATTERV:
+        if (!in_place && ((rc = check_count(fn, *c, v->rcount)) ||
+                          (rc = check_ctype(fn, *c, v->rtype, &ext)) ||
+                          (rc = check_cbuf(fn, *c, "receive buffer", v->rbuf, (size_t)v->rcount * ext))))
+            break;
+        if (!in_place)
+            a->rbytes = (size_t)v->rcount * ext;
+        if (is_root)
+            rc = side_bytes(fn, *c, "send", v->scounts, v->sdispls, v->stype, NULL, 0, scb, sdb);
+        break;
+    case C_ALLGATHERV:
+        if (!in_place && ((rc = check_count(fn, *c, v->scount)) ||
+                          (rc = check_ctype(fn, *c, v->stype, &ext))))
+            break;
+        rc = side_bytes(fn, *c, "receive", v->rcounts, v->rdispls, v->rtype, NULL, 0, rcb, rdb);
+        break;
+    default: /* alltoallv, alltoallw */
+        if (!in_place)
+            rc = side_bytes(fn, *c, "send", v->scounts, v->sdispls, v->stype, v->stypes, w, scb, sdb);
+        if (!rc)
+            rc = side_bytes(fn, *c, "receive", v->rcounts, v->rdispls, v->rtype, v->rtypes, w, rcb, rdb);
+        break;
+    }
+    if (!rc && (kind == C_ALLGATHERV || kind == C_ALLTOALLV || kind == C_ALLTOALLW) && !in_place &&
+        v->sbuf == v->rbuf && v->rbuf)
+        rc = mpir_error(*c, MPI_ERR_BUFFER,
+                        "%s: send and receive buffers are the same (use MPI_IN_PLACE)", fn);
+    if (rc) {
+        coll_args_free(a);
+        return rc;
+    }
+    a->sbuf = in_place && kind != C_SCATTERV ? NULL : v->sbuf;
+    a->rbuf = in_place && kind == C_SCATTERV ? NULL : v->rbuf;
+    if (kind == C_GATHERV && is_root && in_place)
+        a->sbytes = rcb[(*c)->rank];
+    if (kind == C_ALLGATHERV && !in_place && a->sbuf)
+        a->sbytes = rcb[(*c)->rank];
+    return 0;
+}
+
+int prep_reduce_scatter(const char *fn, int kind, const void *sbuf, void *rbuf, int rcount,
+                        const int *rcounts, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+                        struct MPI_ABI_Comm **c, coll_args_t *a)
+{
+    size_t ext;
+    int rc;
+    memset(a, 0, sizeof *a);
+    if ((rc = prep_comm(fn, comm, c)) || (rc = check_ctype(fn, *c, dt, &ext)) ||
+        (rc = op_reducer(fn, *c, op, dt, &a->red)))
+        return rc;
+    int n = (*c)->size;
+    if (kind == C_REDUCE_SCATTER && !rcounts)
+        return mpir_error(*c, MPI_ERR_ARG, "%s: NULL recvcounts", fn);
+    if (kind == C_REDUCE_SCATTER_BLOCK && (rc = check_count(fn, *c, rcount)))
+        return rc;
+    size_t *arr = arrays(*c, n);
+    a->rcb = arr;
+    a->rdb = arr + n;
+    size_t total = 0;
+    for (int i = 0; i < n; i++) {
+        int k = kind == C_REDUCE_SCATTER ? rcounts[i] : rcount;
+        if (k < 0) {
+            free(arr);
+            a->rcb = a->rdb = NULL;
+            return mpir_error(*c, MPI_ERR_COUNT, "%s: count %d for rank %d is negative", fn, k, i);
+        }
+        arr[i] = (size_t)k * ext;
+        arr[n + i] = total;
+        total += arr[i];
+    }
+    int in_place = sbuf == MPI_IN_PLACE;
+    if ((!in_place && (rc = check_cbuf(fn, *c, "send buffer", sbuf, total))) ||
+        (rc = check_cbuf(fn, *c, "receive buffer", rbuf, in_place ? total : arr[(*c)->rank])) ||
+        (rc = check_alias(fn, *c, in_place ? NULL : sbuf, rbuf, total))) {
+        coll_args_free(a);
+        return rc;
+    }
+    a->kind = kind;
+    a->sbuf = in_place ? NULL : sbuf;
+    a->rbuf = rbuf;
+    a->count = arr[(*c)->rank] / (ext ? ext : 1);
+    return 0;
+}
+
+void coll_args_free(coll_args_t *a)
+{
+    free((void *)a->rcb);
+    a->rcb = a->rdb = a->scb = a->sdb = NULL;
+}
+
+static int report(const char *fn, struct MPI_ABI_Comm *c, int err)
+{
+    if (!err)
+        return MPI_SUCCESS;
+    return mpir_error(c, err, "%s: %s (the ranks' counts or datatypes do not match)", fn,
+                      mpir_class_string(err));
+}
+
+int coll_run(const char *fn, struct MPI_ABI_Comm *c, coll_args_t *a)
+{
+    sched_t *s = coll_build(c, a);
+    coll_args_free(a);
+    return report(fn, c, sched_run(s));
+}
+
+int coll_start(const char *fn, struct MPI_ABI_Comm *c, coll_args_t *a, MPI_Request *req)
+{
+    if (!req) {
+        coll_args_free(a);
+        return mpir_error(c, MPI_ERR_ARG, "%s: NULL request pointer", fn);
+    }
+    sched_t *s = coll_build(c, a);
+    coll_args_free(a);
+    *req = sched_start_req(s);
+    return MPI_SUCCESS;
+}

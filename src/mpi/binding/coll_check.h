@@ -1,0 +1,56 @@
+/*
+ * coll_check.h — argument checking for the collective entry points, shared
+ * by the blocking (coll.c) and nonblocking (coll_nb.c) forms: each prep_*
+ * checks one family's arguments (error -> MPI error class with a message
+ * naming the call and the values) and turns them into a coll_args_t in bytes.
+ */
+#ifndef SKIFF_MPI_COLL_CHECK_H
+#define SKIFF_MPI_COLL_CHECK_H
+
+#include "binding/check.h"
+#include "coll/coll.h"
+
+#pragma GCC visibility push(hidden)
+
+int prep_comm(const char *fn, MPI_Comm comm, struct MPI_ABI_Comm **c);
+int prep_bcast(const char *fn, void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
+               struct MPI_ABI_Comm **c, coll_args_t *a);
+/* reduce (root used), allreduce, scan, exscan */
+int prep_reduce(const char *fn, int kind, const void *sbuf, void *rbuf, int count,
+                MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm, struct MPI_ABI_Comm **c,
+                coll_args_t *a);
+/* gather, scatter, allgather, alltoall (root ignored by the all* forms) */
+int prep_blocks(const char *fn, int kind, const void *sbuf, int scount, MPI_Datatype stype,
+                void *rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm,
+                struct MPI_ABI_Comm **c, coll_args_t *a);
+/* gatherv, scatterv, allgatherv, alltoallv, alltoallw: arrays may be NULL
+ * where the form has none; w forms pass type arrays and byte displacements. */
+typedef struct vspec {
+    const void *sbuf;
+    int scount;
+    const int *scounts, *sdispls;
+    MPI_Datatype stype;
+    const MPI_Datatype *stypes;
+    void *rbuf;
+    int rcount;
+    const int *rcounts, *rdispls;
+    MPI_Datatype rtype;
+    const MPI_Datatype *rtypes;
+    int root;
+} vspec_t;
+int prep_v(const char *fn, int kind, const vspec_t *v, MPI_Comm comm, struct MPI_ABI_Comm **c,
+           coll_args_t *a);
+/* reduce_scatter (rcounts) and reduce_scatter_block (rcount) */
+int prep_reduce_scatter(const char *fn, int kind, const void *sbuf, void *rbuf, int rcount,
+                        const int *rcounts, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+                        struct MPI_ABI_Comm **c, coll_args_t *a);
+/* Free the byte arrays a prep_* allocated (after the schedule is built). */
+void coll_args_free(coll_args_t *a);
+
+/* Run a built schedule and report a failure (truncation: mismatched counts). */
+int coll_run(const char *fn, struct MPI_ABI_Comm *c, coll_args_t *a);
+int coll_start(const char *fn, struct MPI_ABI_Comm *c, coll_args_t *a, MPI_Request *req);
+
+#pragma GCC visibility pop
+
+#endif

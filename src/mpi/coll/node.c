@@ -1,0 +1,367 @@
+/*
+ * node.c — node-aware collectives through one shared segment per
+ * communicator: barrier, bcast, reduce and allreduce for messages up to
+ * SKIFF_COLL_NODE_MAX when every rank of the communicator is on one node.
+ *
+ * Segment (created lazily by the communicator's rank 0 at the first such
+ * collective, name sent to the others over the collective context, unlinked
+ * once all have attached):
+ *   header line   two futex "bells" with sleeper counts (arrivals, done)
+ *   P ctl lines   done[r]: the last collective rank r finished reading for
+ *   P x 2 slots   slot[r][g]: a sequence word and then the data, so a small
+ *                 payload shares the cache line of its flag
+ * Collective number s uses slot generation s & 1.  A rank writes its slot for
+ * s only after every rank's done >= s - 2, i.e. nobody still reads what the
+ * slot held two collectives ago.
+ *
+ *   allreduce  each rank copies its input into its slot and publishes s; once
+ *              all P slots show s, each rank reduces slots P-1 .. 0 into its
+ *              receive buffer (rank order: right for non-commutative ops, and
+ *              every rank computes identical bits) — one copy in, one pass out
+ *   reduce     the same, only the root waits and reduces
+ *   bcast      the root copies into its slot and publishes; the others copy out
+ *   barrier    publish s, wait for all
+ *
+ * Waiting: poll (SKIFF_SPIN times; 64 when ranks outnumber cores) while
+ * driving the device's progress now and then, then sleep on a futex.  Only
+ * the publisher that completes the condition wakes the sleepers (the last
+ * arriver of an allreduce/barrier/reduce, the root of a bcast), so a rank is
+ * woken once per collective — what keeps 8 ranks on 2 cores fast.  The
+ * sleeper/publisher handshake is the usual one: the sleeper bumps the sleeper
+ * count then re-checks; the publisher stores its flag then reads the count
+ * (both sequentially consistent), so one of them always sees the other.
+ */
+#include <limits.h>
+#include <stdlib.h>
+#include <linux/futex.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "coll/coll.h"
+#include "core/node_shared.h"
+
+#define LINE 64
+#define DATA_OFF 16 /* data after the slot's sequence word, 16-byte aligned */
+
+typedef struct bell {
+    _Atomic uint32_t ring;     /* futex word: bumped to wake sleepers */
+    _Atomic uint32_t sleepers; /* ranks sleeping (or about to) on ring */
+} bell_t;
+
+struct node_hdr {
+    _Alignas(LINE) bell_t arrive; /* waiting for other ranks' slots */
+    bell_t done;                  /* waiting for readers before reusing a slot */
+};
+
+struct node_coll {
+    void *base;
+    size_t bytes;
+    int P, me;
+    uint32_t seq;      /* collectives done through the segment */
+    uint32_t min_done; /* smallest done[] seen last time       */
+    size_t stride, max;
+    struct node_hdr *hdr;
+    char *ctl, *slots;
+};
+
+static inline _Atomic uint32_t *done_of(struct node_coll *n, int r)
+{
+    return (_Atomic uint32_t *)(n->ctl + (size_t)r * LINE);
+}
+static inline char *slot(struct node_coll *n, int r, uint32_t s)
+{
+    return n->slots + ((size_t)r * 2 + (s & 1)) * n->stride;
+}
+static inline _Atomic uint32_t *seq_of(char *slot) { return (_Atomic uint32_t *)slot; }
+static inline char *data_of(char *slot) { return slot + DATA_OFF; }
+
+static inline void relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+/* ---- sleeping and waking ---------------------------------------------------- */
+
+static void ring_bell(bell_t *b)
+{
+    atomic_fetch_add_explicit(&b->ring, 1, memory_order_seq_cst);
+    syscall(SYS_futex, (uint32_t *)&b->ring, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+static void wake_if_sleepers(bell_t *b)
+{
+    if (atomic_load_explicit(&b->sleepers, memory_order_seq_cst))
+        ring_bell(b);
+}
+
+/* Point-to-point and nonblocking collectives keep moving while we wait. */
+static int others_pending(void) { return mpid.n_active || mpid.n_posted || coll_n_active; }
+
+typedef int ready_fn(struct node_coll *n, uint32_t s, int arg);
+
+static void wait_for(struct node_coll *n, bell_t *b, ready_fn *ready, uint32_t s, int arg)
+{
+    for (long i = 0;; i++) {
+        if (ready(n, s, arg))
+            return;
+        if (i < coll_tune.spin) {
+            relax();
+            if ((i & 63) == 63)
+                mpid_progress();
+            continue;
+        }
+        mpid_progress();
+        uint32_t ring = atomic_load_explicit(&b->ring, memory_order_seq_cst);
+        atomic_fetch_add_explicit(&b->sleepers, 1, memory_order_seq_cst);
+        if (!ready(n, s, arg)) {
+            /* bounded: messages for pending operations do not ring this bell */
+            struct timespec ts = {0, others_pending() ? 1000000L : 20000000L};
+            syscall(SYS_futex, (uint32_t *)&b->ring, FUTEX_WAIT, ring, &ts, NULL, 0);
+        }
+        atomic_fetch_sub_explicit(&b->sleepers, 1, memory_order_seq_cst);
+        i = coll_tune.spin / 2; /* after a sleep, poll a little before the next */
+    }
+}
+
+/* ---- conditions --------------------------------------------------------------- */
+
+static int all_arrived(struct node_coll *n, uint32_t s, int skip)
+{
+    for (int r = 0; r < n->P; r++)
+        if (r != skip && atomic_load_explicit(seq_of(slot(n, r, s)), memory_order_acquire) != s)
+            return 0;
+    return 1;
+}
+
+static int rank_arrived(struct node_coll *n, uint32_t s, int r)
+{
+    return atomic_load_explicit(seq_of(slot(n, r, s)), memory_order_acquire) == s;
+}
+
+/* Every rank finished collective s - 2 (whose slots generation s reuses). */
+static int slots_free(struct node_coll *n, uint32_t s, int unused)
+{
+    (void)unused;
+    if (n->min_done + 2 >= s)
+        return 1;
+    uint32_t m = UINT32_MAX;
+    for (int r = 0; r < n->P; r++) {
+        uint32_t d = atomic_load_explicit(done_of(n, r), memory_order_acquire);
+        m = d < m ? d : m;
+    }
+    n->min_done = m;
+    return m + 2 >= s;
+}
+
+/* ---- steps of a collective -------------------------------------------------------- */
+
+static uint32_t begin(struct node_coll *n)
+{
+    uint32_t s = ++n->seq;
+    if (!slots_free(n, s, 0))
+        wait_for(n, &n->hdr->done, slots_free, s, 0);
+    return s;
+}
+
+/* Copy my data (may be none) into my slot and say so. */
+static void publish(struct node_coll *n, uint32_t s, const void *data, size_t bytes)
+{
+    char *my = slot(n, n->me, s);
+    if (bytes)
+        memcpy(data_of(my), data, bytes);
+    atomic_store_explicit(seq_of(my), s, memory_order_seq_cst);
+}
+
+/* Wake the waiters of an all-ranks condition if I completed it. */
+static void wake_if_complete(struct node_coll *n, uint32_t s, int skip)
+{
+    if (atomic_load_explicit(&n->hdr->arrive.sleepers, memory_order_seq_cst) &&
+        all_arrived(n, s, skip))
+        ring_bell(&n->hdr->arrive);
+}
+
+static void finish(struct node_coll *n, uint32_t s)
+{
+    atomic_store_explicit(done_of(n, n->me), s, memory_order_seq_cst);
+    wake_if_sleepers(&n->hdr->done);
+}
+
+/* rbuf = slot[0] op slot[1] op ... op slot[P-1]; mine comes from 'own'. */
+static void reduce_slots(struct node_coll *n, uint32_t s, const coll_args_t *a, const void *own)
+{
+    size_t bytes = a->count * a->red.extent;
+    int last = n->P - 1;
+    memcpy(a->rbuf, last == n->me ? own : data_of(slot(n, last, s)), bytes);
+    for (int r = last - 1; r >= 0; r--)
+        op_apply(&a->red, r == n->me ? own : data_of(slot(n, r, s)), a->rbuf, a->count);
+}
+
+/* ---- set-up ----------------------------------------------------------------------- */
+
+static int on_one_node(struct MPI_ABI_Comm *c)
+{
+    int node = skf_node_id(mpid.ctx, comm_world_rank(c, 0));
+    for (int r = 1; r < c->size; r++)
+        if (skf_node_id(mpid.ctx, comm_world_rank(c, r)) != node)
+            return 0;
+    return 1;
+}
+
+/* Collective over c: rank 0 creates, the rest attach, all learn the verdict. */
+static void setup(struct MPI_ABI_Comm *c, coll_comm_t *cc)
+{
+    cc->node_state = -1;
+    if (!on_one_node(c))
+        return;
+    int P = c->size, me = c->rank, tag = coll_next_tag(c);
+    size_t stride = (DATA_OFF + coll_tune.node_max + LINE - 1) / LINE * LINE;
+    size_t bytes = LINE + (size_t)P * LINE + (size_t)P * 2 * stride;
+    char name[SKF_NODE_SHM_NAME] = "";
+    void *base = NULL;
+    struct MPI_ABI_Comm *cl = c->coll;
+    MPI_Status st;
+    size_t got;
+    int ok;
+    if (me == 0) {
+        if (skf_node_shm_create(mpid.ctx, bytes, name, &base) < 0)
+            name[0] = '\0';
+        for (int r = 1; r < P; r++)
+            mpid_send(name, sizeof name, r, tag, cl, MODE_STD);
+        ok = name[0] != '\0';
+        for (int r = 1; r < P; r++) {
+            int peer_ok = 0;
+            mpid_recv(&peer_ok, sizeof peer_ok, r, tag, cl, &st, &got);
+            ok &= peer_ok;
+        }
+        if (name[0])
+            skf_node_shm_unlink(name);
+        for (int r = 1; r < P; r++)
+            mpid_send(&ok, sizeof ok, r, tag, cl, MODE_STD);
+    } else {
+        mpid_recv(name, sizeof name, 0, tag, cl, &st, &got);
+        name[sizeof name - 1] = '\0';
+        int mine = name[0] && skf_node_shm_attach(name, bytes, &base) == 0;
+        mpid_send(&mine, sizeof mine, 0, tag, cl, MODE_STD);
+        mpid_recv(&ok, sizeof ok, 0, tag, cl, &st, &got);
+    }
+    if (!ok) {
+        skf_node_shm_detach(base, bytes);
+        return;
+    }
+    struct node_coll *n = calloc(1, sizeof *n);
+    if (!n)
+        mpir_fatal("out of memory for the node collective state");
+    n->base = base;
+    n->bytes = bytes;
+    n->P = P;
+    n->me = me;
+    n->stride = stride;
+    n->max = coll_tune.node_max;
+    n->hdr = base;
+    n->ctl = (char *)base + LINE;
+    n->slots = n->ctl + (size_t)P * LINE;
+    cc->node = n;
+    cc->node_state = 1;
+}
+
+static struct node_coll *node_get(struct MPI_ABI_Comm *c, size_t bytes)
+{
+    if (!coll_tune.node_on || c->size < 2 || bytes > coll_tune.node_max)
+        return NULL;
+    coll_comm_t *cc = coll_comm_get(c);
+    if (unlikely(cc->node_state == 0))
+        setup(c, cc);
+    return cc->node_state > 0 ? cc->node : NULL;
+}
+
+void node_free(struct node_coll *n)
+{
+    skf_node_shm_detach(n->base, n->bytes);
+    free(n);
+}
+
+/* ---- the collectives ------------------------------------------------------------------ */
+
+int node_barrier(struct MPI_ABI_Comm *c)
+{
+    coll_tune_init();
+    struct node_coll *n = node_get(c, 0);
+    if (!n)
+        return 0;
+    uint32_t s = begin(n);
+    publish(n, s, NULL, 0);
+    wake_if_complete(n, s, -1);
+    if (!all_arrived(n, s, -1))
+        wait_for(n, &n->hdr->arrive, all_arrived, s, -1);
+    finish(n, s);
+    return 1;
+}
+
+int node_bcast(struct MPI_ABI_Comm *c, void *buf, size_t bytes, int root)
+{
+    coll_tune_init();
+    struct node_coll *n = node_get(c, bytes);
+    if (!n)
+        return 0;
+    uint32_t s = begin(n);
+    if (n->me == root) {
+        publish(n, s, buf, bytes);
+        wake_if_sleepers(&n->hdr->arrive);
+    } else {
+        if (!rank_arrived(n, s, root))
+            wait_for(n, &n->hdr->arrive, rank_arrived, s, root);
+        memcpy(buf, data_of(slot(n, root, s)), bytes);
+    }
+    finish(n, s);
+    return 1;
+}
+
+/* Reductions go through shared memory only with an op the slots can feed
+ * (kernels and user functions alike take plain arrays). */
+int node_allreduce(struct MPI_ABI_Comm *c, const coll_args_t *a)
+{
+    coll_tune_init();
+    size_t bytes = a->count * a->red.extent;
+    struct node_coll *n = bytes ? node_get(c, bytes) : NULL;
+    if (!n)
+        return 0;
+    const void *own = a->sbuf ? a->sbuf : a->rbuf;
+    uint32_t s = begin(n);
+    publish(n, s, own, bytes);
+    wake_if_complete(n, s, -1);
+    if (!all_arrived(n, s, -1))
+        wait_for(n, &n->hdr->arrive, all_arrived, s, -1);
+    reduce_slots(n, s, a, data_of(slot(n, n->me, s)));
+    finish(n, s);
+    return 1;
+}
+
+int node_reduce(struct MPI_ABI_Comm *c, const coll_args_t *a)
+{
+    coll_tune_init();
+    size_t bytes = a->count * a->red.extent;
+    struct node_coll *n = bytes ? node_get(c, bytes) : NULL;
+    if (!n)
+        return 0;
+    uint32_t s = begin(n);
+    if (n->me != a->root) {
+        publish(n, s, a->sbuf, bytes);
+        wake_if_complete(n, s, a->root);
+    } else {
+        if (!all_arrived(n, s, a->root))
+            wait_for(n, &n->hdr->arrive, all_arrived, s, a->root);
+        const void *own = a->sbuf ? a->sbuf : a->rbuf;
+        if (own == a->rbuf) { /* in place: keep my input out of the way of the result */
+            publish(n, s, own, bytes);
+            own = data_of(slot(n, n->me, s));
+        }
+        reduce_slots(n, s, a, own);
+    }
+    finish(n, s);
+    return 1;
+}
