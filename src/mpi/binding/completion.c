@@ -206,14 +206,9 @@ static int find_done(int count, MPI_Request reqs[])
     return any_active ? -1 : MPI_UNDEFINED;
 }
 
-static int any(const char *fn, int count, MPI_Request reqs[], int *index, int *flag,
-               MPI_Status *status, int blocking)
+/* find_done after one progress pass; blocking: until something is done. */
+static int next_done(int count, MPI_Request reqs[], int blocking)
 {
-    int rc = check_array(fn, count, reqs);
-    if (rc)
-        return rc;
-    if (!index || (!blocking && !flag))
-        return mpir_error(NULL, MPI_ERR_ARG, "%s: NULL output argument", fn);
     int i = find_done(count, reqs);
     if (i == -1) {
         mpid_progress();
@@ -224,6 +219,18 @@ static int any(const char *fn, int count, MPI_Request reqs[], int *index, int *f
         mpid_progress();
         i = find_done(count, reqs);
     }
+    return i;
+}
+
+static int any(const char *fn, int count, MPI_Request reqs[], int *index, int *flag,
+               MPI_Status *status, int blocking)
+{
+    int rc = check_array(fn, count, reqs);
+    if (rc)
+        return rc;
+    if (!index || (!blocking && !flag))
+        return mpir_error(NULL, MPI_ERR_ARG, "%s: NULL output argument", fn);
+    int i = next_done(count, reqs, blocking);
     if (flag)
         *flag = i != -1;
     *index = i == -1 ? MPI_UNDEFINED : i;
@@ -254,16 +261,7 @@ static int some(const char *fn, int count, MPI_Request reqs[], int *outcount, in
         return rc;
     if (!outcount || (count > 0 && !indices))
         return mpir_error(NULL, MPI_ERR_ARG, "%s: NULL output argument", fn);
-    int i = find_done(count, reqs);
-    if (i == -1) {
-        mpid_progress();
-        i = find_done(count, reqs);
-    }
-    while (i == -1 && blocking) {
-        mpid_idle();
-        mpid_progress();
-        i = find_done(count, reqs);
-    }
+    int i = next_done(count, reqs, blocking);
     if (i == MPI_UNDEFINED) {
         *outcount = MPI_UNDEFINED;
         return MPI_SUCCESS;
