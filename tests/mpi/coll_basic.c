@@ -10,10 +10,27 @@
 #define DO(name, ...)                                                               \
     do {                                                                            \
         MPI_Request rq_;                                                            \
-        CHECK_EQ_INT(MPI_I##name(__VA_ARGS__, &rq_), MPI_SUCCESS);                  \
+        CHECK_EQ_INT(I_##name(__VA_ARGS__, &rq_), MPI_SUCCESS);                     \
         CHECK_EQ_INT(MPI_Wait(&rq_, MPI_STATUS_IGNORE), MPI_SUCCESS);               \
         CHECK(rq_ == MPI_REQUEST_NULL);                                             \
     } while (0)
+#define I_Barrier MPI_Ibarrier
+#define I_Bcast MPI_Ibcast
+#define I_Reduce MPI_Ireduce
+#define I_Allreduce MPI_Iallreduce
+#define I_Scan MPI_Iscan
+#define I_Exscan MPI_Iexscan
+#define I_Gather MPI_Igather
+#define I_Scatter MPI_Iscatter
+#define I_Gatherv MPI_Igatherv
+#define I_Scatterv MPI_Iscatterv
+#define I_Allgather MPI_Iallgather
+#define I_Allgatherv MPI_Iallgatherv
+#define I_Alltoall MPI_Ialltoall
+#define I_Alltoallv MPI_Ialltoallv
+#define I_Alltoallw MPI_Ialltoallw
+#define I_Reduce_scatter MPI_Ireduce_scatter
+#define I_Reduce_scatter_block MPI_Ireduce_scatter_block
 #else
 #define DO(name, ...) CHECK_EQ_INT(MPI_##name(__VA_ARGS__), MPI_SUCCESS)
 #endif

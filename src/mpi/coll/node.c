@@ -8,11 +8,14 @@
  * once all have attached):
  *   header line   two futex "bells" with sleeper counts (arrivals, done)
  *   P ctl lines   done[r]: the last collective rank r finished reading for
- *   P x 2 slots   slot[r][g]: a sequence word and then the data, so a small
+ *   P x NGEN slots  slot[r][g]: a sequence word and then the data, so a small
  *                 payload shares the cache line of its flag
- * Collective number s uses slot generation s & 1.  A rank writes its slot for
- * s only after every rank's done >= s - 2, i.e. nobody still reads what the
- * slot held two collectives ago.
+ * Collective number s uses slot generation s % NGEN.  A rank writes its slot
+ * for s only after every rank's done >= s - NGEN, i.e. nobody still reads
+ * what the slot held NGEN collectives ago (a root can run that far ahead of
+ * slow readers in a series of bcasts).  An all-ranks collective (barrier,
+ * allreduce) proves by itself that everyone finished the one before, so it
+ * never has to read the done lines.
  *
  *   allreduce  each rank copies its input into its slot and publishes s; once
  *              all P slots show s, each rank reduces slots P-1 .. 0 into its
@@ -45,6 +48,7 @@
 
 #define LINE 64
 #define DATA_OFF 16 /* data after the slot's sequence word, 16-byte aligned */
+#define NGEN 4      /* slot generations (a power of two) */
 
 typedef struct bell {
     _Atomic uint32_t ring;     /* futex word: bumped to wake sleepers */
@@ -73,7 +77,7 @@ static inline _Atomic uint32_t *done_of(struct node_coll *n, int r)
 }
 static inline char *slot(struct node_coll *n, int r, uint32_t s)
 {
-    return n->slots + ((size_t)r * 2 + (s & 1)) * n->stride;
+    return n->slots + ((size_t)r * NGEN + (s & (NGEN - 1))) * n->stride;
 }
 static inline _Atomic uint32_t *seq_of(char *slot) { return (_Atomic uint32_t *)slot; }
 static inline char *data_of(char *slot) { return slot + DATA_OFF; }
@@ -143,11 +147,11 @@ static int rank_arrived(struct node_coll *n, uint32_t s, int r)
     return atomic_load_explicit(seq_of(slot(n, r, s)), memory_order_acquire) == s;
 }
 
-/* Every rank finished collective s - 2 (whose slots generation s reuses). */
+/* Every rank finished collective s - NGEN (whose slots generation s reuses). */
 static int slots_free(struct node_coll *n, uint32_t s, int unused)
 {
     (void)unused;
-    if (n->min_done + 2 >= s)
+    if (n->min_done + NGEN >= s)
         return 1;
     uint32_t m = UINT32_MAX;
     for (int r = 0; r < n->P; r++) {
@@ -155,7 +159,7 @@ static int slots_free(struct node_coll *n, uint32_t s, int unused)
         m = d < m ? d : m;
     }
     n->min_done = m;
-    return m + 2 >= s;
+    return m + NGEN >= s;
 }
 
 /* ---- steps of a collective -------------------------------------------------------- */
@@ -220,7 +224,7 @@ static void setup(struct MPI_ABI_Comm *c, coll_comm_t *cc)
         return;
     int P = c->size, me = c->rank, tag = coll_next_tag(c);
     size_t stride = (DATA_OFF + coll_tune.node_max + LINE - 1) / LINE * LINE;
-    size_t bytes = LINE + (size_t)P * LINE + (size_t)P * 2 * stride;
+    size_t bytes = LINE + (size_t)P * LINE + (size_t)P * NGEN * stride;
     char name[SKF_NODE_SHM_NAME] = "";
     void *base = NULL;
     struct MPI_ABI_Comm *cl = c->coll;
@@ -298,6 +302,7 @@ int node_barrier(struct MPI_ABI_Comm *c)
     wake_if_complete(n, s, -1);
     if (!all_arrived(n, s, -1))
         wait_for(n, &n->hdr->arrive, all_arrived, s, -1);
+    n->min_done = s - 1; /* everyone arrived, so everyone finished s - 1 */
     finish(n, s);
     return 1;
 }
@@ -336,6 +341,7 @@ int node_allreduce(struct MPI_ABI_Comm *c, const coll_args_t *a)
     wake_if_complete(n, s, -1);
     if (!all_arrived(n, s, -1))
         wait_for(n, &n->hdr->arrive, all_arrived, s, -1);
+    n->min_done = s - 1;
     reduce_slots(n, s, a, data_of(slot(n, n->me, s)));
     finish(n, s);
     return 1;
