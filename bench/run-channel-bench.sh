@@ -8,7 +8,10 @@
 # channel (skf_chan_bench msgrate + pingpong), then bench/mpi_pt2pt.c built
 # with mpicc.mpich, mpicc.openmpi (and Skiff's own mpicc if BUILD_DIR/bin/mpicc
 # exists) in msgrate and latency mode.  Every program pins rank r to CPU r.
-# Raw lines are kept in $OUT (printed at the end); the table shows medians.
+# Then the oversubscription probe: a token around 4 and 8 ranks on this
+# machine's cores (skf_chan_bench tokenring / mpi_pt2pt tokenring; MPICH gets
+# fewer laps, it needs milliseconds per hop there).
+# Raw lines are kept in $OUT (printed at the end); the tables show medians.
 set -eu
 B=$(cd "${1:-build}" && pwd)
 REPS=${2:-5}
@@ -25,11 +28,13 @@ if [ -x "$B/bin/mpicc" ] && "$B/bin/mpicc" -O2 -w -o "$OUT/pt_skiff" "$SRC/mpi_p
     IMPLS="$IMPLS skiff"
 fi
 
-run_mpi() { # impl mode sizes
+run_mpi() { # impl mode sizes [np] [extra args]
+    np=${4:-2}
     case $1 in
-    mpich) timeout 300 mpiexec.mpich -n 2 "$OUT/pt_mpich" "$2" --sizes "$3" ;;
-    openmpi) timeout 300 mpirun.openmpi -n 2 --bind-to none -x BENCH_PIN "$OUT/pt_openmpi" "$2" --sizes "$3" ;;
-    skiff) timeout 300 "$B/bin/skiffrun" -n 2 "$OUT/pt_skiff" "$2" --sizes "$3" ;;
+    mpich) timeout 300 mpiexec.mpich -n "$np" "$OUT/pt_mpich" "$2" --sizes "$3" ${5:-} ;;
+    openmpi) timeout 300 mpirun.openmpi --oversubscribe -n "$np" --bind-to none -x BENCH_PIN \
+        "$OUT/pt_openmpi" "$2" --sizes "$3" ${5:-} ;;
+    skiff) timeout 300 "$B/bin/skiffrun" -n "$np" "$OUT/pt_skiff" "$2" --sizes "$3" ${5:-} ;;
     esac
 }
 
@@ -44,6 +49,19 @@ for rep in $(seq "$REPS"); do
     for impl in $IMPLS; do
         run_mpi "$impl" msgrate "$MR_SIZES" | sed "s/^/mpi-$impl,/" >>"$OUT/raw" || true
         run_mpi "$impl" latency "$LAT_SIZES" | sed "s/^/mpi-$impl,/" >>"$OUT/raw" || true
+    done
+done
+
+for rep in 1 2 3; do
+    for np in 4 8; do
+        timeout 300 "$B/bin/skiffrun" -n $np "$B/bin/skf_chan_bench" tokenring --iters 3000 |
+            sed 's/^skf_tokenring_np[0-9]*/skiff-chan,tokenring/; s/,8,/,'$np',/' >>"$OUT/raw"
+        for impl in $IMPLS; do
+            laps=3000
+            [ "$impl" = mpich ] && laps=30
+            BENCH_PIN=0 run_mpi "$impl" tokenring 8 $np "--iters $laps" |
+                sed "s/^tokenring_np[0-9]*/mpi-$impl,tokenring/; s/,8,/,$np,/" >>"$OUT/raw" || true
+        done
     done
 done
 
@@ -77,5 +95,12 @@ for s in sorted({k[2] for k in vals if k[1] == 'latency'}):
     m = [med.get((i, 'latency', s)) for i in impls]
     ratio = f"{c * 1000 / probe:.2f}x" if c and probe and s <= 8 else ''
     row([str(s), f"{c:.3f}" if c else '-'] + [f"{x:.3f}" if x else '-' for x in m] + [ratio])
+print("\nToken around all ranks, oversubscribed (us per hop, medians of 3)\n")
+row(['ranks', 'skiff-chan'] + impls)
+row(['---'] * (2 + len(impls)))
+for s in sorted({k[2] for k in vals if k[1] == 'tokenring'}):
+    c = med.get(('skiff-chan', 'tokenring', s))
+    m = [med.get((i, 'tokenring', s)) for i in impls]
+    row([str(s), f"{c:.2f}" if c else '-'] + [f"{x:.2f}" if x else '-' for x in m])
 EOF
 echo "raw results: $OUT/raw" >&2
