@@ -58,8 +58,9 @@ static inline size_t gather(const struct iovec *cont, int ncont, void *out, size
     return n;
 }
 
-/* Number of /dev/shm entries whose name starts with prefix. */
-static inline int shm_entries(const char *prefix)
+/* Number of /dev/shm entries whose name starts with prefix and contains
+ * part (NULL: anything). */
+static inline int shm_entries_with(const char *prefix, const char *part)
 {
     DIR *d = opendir("/dev/shm");
     int n = 0;
@@ -67,10 +68,14 @@ static inline int shm_entries(const char *prefix)
     if (!d)
         return 0;
     while ((e = readdir(d)))
-        if (strncmp(e->d_name, prefix, strlen(prefix)) == 0)
+        if (strncmp(e->d_name, prefix, strlen(prefix)) == 0 && (!part || strstr(e->d_name, part))) {
+            fprintf(stderr, "left in /dev/shm: %s\n", e->d_name);
             n++;
+        }
     closedir(d);
     return n;
 }
+
+static inline int shm_entries(const char *prefix) { return shm_entries_with(prefix, NULL); }
 
 #endif

@@ -141,9 +141,8 @@ static uint8_t *rx_area(const struct shm_tp *t, int local)
     return (uint8_t *)t->seg.base + t->hdr->rx_off + (uint64_t)local * t->hdr->rx_stride;
 }
 
-static _Atomic uint8_t *rx_map(const struct shm_tp *t, uint8_t *area)
+static _Atomic uint8_t *rx_map(uint8_t *area)
 {
-    (void)t;
     return (_Atomic uint8_t *)(area + sizeof(struct shm_rx_ctl));
 }
 
@@ -467,14 +466,13 @@ static size_t shm_max_msg(void *tpv, int peer)
 
 /* ---- readiness and waiting ----------------------------------------------------- */
 
-static int room(struct shm_tp *t, struct shm_tx *x)
+static int room(struct shm_tx *x)
 {
     if (!x->dedicated && atomic_load_explicit(x->map_slot, memory_order_acquire))
         return 1; /* the next send moves to an empty dedicated ring */
     uint64_t tail = x->dedicated ? x->tail
                                  : atomic_load_explicit(&x->ring.ctl->tail, memory_order_relaxed);
     x->head_cache = atomic_load_explicit(&x->ring.ctl->head, memory_order_acquire);
-    (void)t;
     return tail - x->head_cache < x->ring.lines;
 }
 
@@ -485,7 +483,7 @@ static int shm_ready(void *tpv, int events)
     uint64_t meta;
     if ((events & SKF_READABLE) && (t->out || find(t, &meta)))
         r |= SKF_READABLE;
-    if ((events & SKF_WRITABLE) && (t->blocked < 0 || room(t, &t->tx[t->blocked])))
+    if ((events & SKF_WRITABLE) && (t->blocked < 0 || room(&t->tx[t->blocked])))
         r |= SKF_WRITABLE;
     return r;
 }
@@ -563,7 +561,7 @@ static int setup_local(struct shm_tp *t)
     t->members = (struct shm_member *)((uint8_t *)t->seg.base + h->members_off);
     uint8_t *mine = rx_area(t, t->me);
     t->rxc = (struct shm_rx_ctl *)mine;
-    t->map = rx_map(t, mine);
+    t->map = rx_map(mine);
     t->nq = 1 + (int)h->ndedicated;
     t->next_free = 1;
     t->q = calloc((size_t)t->nq, sizeof *t->q);
@@ -582,7 +580,7 @@ static int setup_local(struct shm_tp *t)
         struct shm_tx *x = &t->tx[s];
         x->rx_area = rx_area(t, s);
         x->rxc = (struct shm_rx_ctl *)x->rx_area;
-        x->map_slot = rx_map(t, x->rx_area) + t->me;
+        x->map_slot = rx_map(x->rx_area) + t->me;
         ring_at(t, x->rx_area, 0, &x->ring);
         x->ready_bit = 1;
     }
