@@ -155,7 +155,8 @@ typedef struct coll_tune {
     size_t alltoall_short;   /* alltoall: Bruck below (per-rank block), pairwise above */
     size_t node_max;         /* node shared-memory path for messages up to this       */
     int node_on;             /* SKIFF_COLL_NODE                                         */
-    long spin;               /* polls before a node waiter sleeps                      */
+    long spin;               /* polls before a node waiter yields/sleeps (SKIFF_SPIN)   */
+    int yields;              /* sched_yield rounds before it sleeps (SKIFF_YIELDS)      */
 } coll_tune_t;
 extern coll_tune_t coll_tune;
 void coll_tune_init(void);

@@ -35,6 +35,7 @@
  * (both sequentially consistent), so one of them always sees the other.
  */
 #include <limits.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <linux/futex.h>
 #include <stdatomic.h>
@@ -120,6 +121,10 @@ static void wait_for(struct node_coll *n, bell_t *b, ready_fn *ready, uint32_t s
             continue;
         }
         mpid_progress();
+        if (i < coll_tune.spin + coll_tune.yields) {
+            sched_yield(); /* ranks outnumber cores: let the ones we wait for run */
+            continue;
+        }
         uint32_t ring = atomic_load_explicit(&b->ring, memory_order_seq_cst);
         atomic_fetch_add_explicit(&b->sleepers, 1, memory_order_seq_cst);
         if (!ready(n, s, arg)) {
@@ -128,7 +133,7 @@ static void wait_for(struct node_coll *n, bell_t *b, ready_fn *ready, uint32_t s
             syscall(SYS_futex, (uint32_t *)&b->ring, FUTEX_WAIT, ring, &ts, NULL, 0);
         }
         atomic_fetch_sub_explicit(&b->sleepers, 1, memory_order_seq_cst);
-        i = coll_tune.spin / 2; /* after a sleep, poll a little before the next */
+        i = coll_tune.spin + coll_tune.yields; /* after a sleep: check, then sleep again */
     }
 }
 

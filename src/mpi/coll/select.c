@@ -37,7 +37,9 @@ void coll_tune_init(void)
     coll_tune.node_on = skf_param_ll("SKIFF_COLL_NODE") != 0 && nm > 0;
     long long spin = skf_param_ll("SKIFF_SPIN");
     int over = mpid.size > 0 && skf_local_size(mpid.ctx) > sysconf(_SC_NPROCESSORS_ONLN);
-    coll_tune.spin = spin > 0 ? (long)spin : spin < 0 ? 0 : over ? 64 : 20000;
+    coll_tune.spin = spin > 0 ? (long)spin : spin < 0 ? 0 : over ? 4 : 20000;
+    long long yields = skf_param_ll("SKIFF_YIELDS");
+    coll_tune.yields = yields > 0 ? (int)(yields > 1000000 ? 1000000 : yields) : yields < 0 ? 0 : over ? 2 : 0;
 }
 
 coll_comm_t *coll_comm_get(struct MPI_ABI_Comm *c)
