@@ -12,7 +12,7 @@
 
 #define CTX_WORLD 0
 #define CTX_SELF 2
-#define MAX_CTX 1024
+#define MAX_CTX MPIR_MAX_CTX
 
 struct MPI_ABI_Comm mpir_comm_predef[3];
 static struct MPI_ABI_Comm coll_shadow[3]; /* collective contexts of WORLD and SELF */
@@ -23,11 +23,16 @@ struct MPI_ABI_Comm *comm_from_ctx(int ctx)
 {
     struct MPI_ABI_Comm *c = ctx < MAX_CTX ? ctx_table[ctx] : NULL;
     if (unlikely(!c))
-        mpir_fatal("message for unknown communicator context %d", ctx);
+        c = comm_early_arrival(ctx); /* its communicator is still being created here */
     return c;
 }
 
-static void comm_setup(struct MPI_ABI_Comm *c, int ctx, int rank, int size, int *world_of,
+struct MPI_ABI_Comm **comm_ctx_slot(int ctx)
+{
+    return ctx >= 0 && ctx < MAX_CTX ? &ctx_table[ctx] : NULL;
+}
+
+void comm_setup(struct MPI_ABI_Comm *c, int ctx, int rank, int size, int *world_of,
                        const char *name)
 {
     c->magic = MAGIC_COMM;
@@ -56,7 +61,7 @@ int comm_init_predefined(int world_rank, int world_size)
     return MPI_SUCCESS;
 }
 
-static void comm_teardown(struct MPI_ABI_Comm *c)
+void comm_teardown(struct MPI_ABI_Comm *c)
 {
     coll_comm_free(c);
     match_free_all(c);

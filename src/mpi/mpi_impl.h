@@ -22,6 +22,7 @@
 
 #define MPIR_PREDEF_BOUND 0x400 /* every predefined handle value is below this */
 #define MPIR_TAG_UB 0x7fffffff
+#define MPIR_MAX_CTX 4096 /* context ids (pairs: p2p, collectives) */
 
 enum mpir_magic {
     MAGIC_COMM = 0x6d6d6f43,
@@ -88,6 +89,7 @@ struct MPI_ABI_Comm {
     uint64_t arrive_seq; /* order of arrival, for ANY_SOURCE receives      */
     long n_unexp;        /* messages in all unexp bins                     */
     struct MPI_ABI_Comm *coll; /* same group on context ctx+1, for collectives */
+    struct comm_ext *ext;      /* groups, attributes, topology, info (comm_create.h) */
     struct coll_comm *coll_state; /* collectives' state (coll/coll.h), NULL until used */
 };
 extern struct MPI_ABI_Comm mpir_comm_predef[3]; /* NULL, WORLD, SELF (value - 0x100) */
@@ -103,6 +105,17 @@ static inline int comm_world_rank(const struct MPI_ABI_Comm *c, int r)
 }
 /* Communicator for a context id from a message header (NULL if unknown). */
 struct MPI_ABI_Comm *comm_from_ctx(int ctx);
+/* comm_create.c builds further communicators with these (comm.c). */
+void comm_setup(struct MPI_ABI_Comm *c, int ctx, int rank, int size, int *world_of,
+                const char *name);
+void comm_teardown(struct MPI_ABI_Comm *c);
+struct MPI_ABI_Comm **comm_ctx_slot(int ctx);
+struct MPI_ABI_Comm *comm_early_arrival(int ctx); /* message for a comm not made here yet */
+int mpir_attr_finalize(void); /* MPI_Finalize: delete SELF's, then WORLD's attributes */
+/* Local group of c: for an intercommunicator size/world_of describe the
+ * remote group (where point-to-point goes), these the local one. */
+int mpir_comm_local_size(const struct MPI_ABI_Comm *c);
+const int *mpir_comm_local_world(const struct MPI_ABI_Comm *c);
 int comm_init_predefined(int world_rank, int world_size);
 void comm_free_predefined(void);
 /* Release what the collectives keep for c (coll/select.c). */

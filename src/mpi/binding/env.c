@@ -55,6 +55,7 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 int MPI_Finalize(void)
 {
     CHECK_INIT("MPI_Finalize");
+    mpir_attr_finalize();
     mpid_finalize();
     mpir_initialized = 0;
     mpir_finalized = 1;
@@ -200,6 +201,6 @@ int MPI_Comm_size(MPI_Comm comm, int *size)
         return rc;
     if (!size)
         return mpir_error(c, MPI_ERR_ARG, "MPI_Comm_size: NULL size");
-    *size = c->size;
+    *size = unlikely(c->ext != NULL) ? mpir_comm_local_size(c) : c->size;
     return MPI_SUCCESS;
 }

@@ -1,0 +1,726 @@
+/*
+ * comm_mgmt.c — communicator management: Comm_dup(_with_info), idup, split,
+ * split_type, create, create_group, free, compare, names, info, test_inter,
+ * remote size/group, Intercomm_create and Intercomm_merge.
+ *
+ * Every creation is one agreement round (comm_create.c): an allgather over
+ * the parent's collective context carrying each process's free-context mask
+ * (and for split its color and key).  Intercommunicators agree in three
+ * steps: inside each group, between the two leaders, back inside each group.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "binding/check.h"
+#include "comm_create.h"
+#include "info/info.h"
+#include "topo/topo.h"
+
+#define TAG_CREATE 0x7ffffff0 /* internal messages of communicator creation */
+
+typedef struct agree_msg {
+    ctx_mask_t mask;
+    int color, key;
+    int world; /* world rank of the sender */
+    int high;
+} agree_msg_t;
+
+static int no_ctx(const char *fn, struct MPI_ABI_Comm *c)
+{
+    return mpir_error(c, MPI_ERR_OTHER,
+                      "%s: no free context id: all %d communicators are in use at some process "
+                      "of the group (free some)",
+                      fn, MPIR_MAX_CTX / 2 - 2);
+}
+
+static int no_mem(const char *fn, struct MPI_ABI_Comm *c)
+{
+    return mpir_error(c, MPI_ERR_NO_MEM, "%s: out of memory", fn);
+}
+
+static ic_set_t whole(struct MPI_ABI_Comm *c)
+{
+    return (ic_set_t){c->coll, NULL, c->size, c->rank, TAG_CREATE};
+}
+
+/* Allgather my message over s; AND of all masks into *acc.  all may be NULL. */
+static int gather(const ic_set_t *s, agree_msg_t *mine, agree_msg_t **all, ctx_mask_t *acc)
+{
+    ctx_local_mask(&mine->mask);
+    mine->world = mpid.rank;
+    agree_msg_t *v = malloc((size_t)s->n * sizeof *v);
+    if (!v)
+        return MPI_ERR_NO_MEM;
+    ic_allgather(s, mine, sizeof *mine, v);
+    *acc = v[0].mask;
+    for (int i = 1; i < s->n; i++)
+        ctx_and(acc, &v[i].mask);
+    if (all)
+        *all = v;
+    else
+        free(v);
+    return 0;
+}
+
+static int check_intra(const char *fn, MPI_Comm comm, struct MPI_ABI_Comm **c)
+{
+    int rc = check_comm(fn, comm, c);
+    if (!rc && comm_is_inter(*c))
+        rc = mpir_error(*c, MPI_ERR_COMM, "%s: not supported on an intercommunicator", fn);
+    return rc;
+}
+
+static int *world_list(struct MPI_ABI_Comm *c, int n, const int *from)
+{
+    int *w = malloc((size_t)(n ? n : 1) * sizeof *w);
+    if (w)
+        for (int i = 0; i < n; i++)
+            w[i] = from ? from[i] : i;
+    (void)c;
+    return w;
+}
+
+/* Everything a new communicator inherits besides its group: attributes
+ * (copy callbacks), topology, info. */
+static int inherit(const char *fn, struct MPI_ABI_Comm *from, MPI_Comm from_h,
+                   struct MPI_ABI_Comm *to, int copy_info)
+{
+    int rc = 0;
+    if (from->ext && from->ext->attrs)
+        rc = attr_copy_all(fn, ATTR_COMM, from_h, from->ext->attrs, &to->ext->attrs);
+    if (!rc && from->ext && from->ext->topo && !(to->ext->topo = topo_dup(from->ext->topo)))
+        rc = no_mem(fn, from);
+    if (!rc && copy_info && from->ext && from->ext->info &&
+        !(to->ext->info = info_dup(from->ext->info)))
+        rc = no_mem(fn, from);
+    return rc;
+}
+
+void mpir_comm_free_ext(struct MPI_ABI_Comm *c)
+{
+    if (c->ext) {
+        topo_free(c->ext->topo);
+        info_free(c->ext->info);
+        c->ext->topo = NULL;
+        c->ext->info = NULL;
+    }
+}
+
+static void destroy(struct MPI_ABI_Comm *c)
+{
+    mpir_comm_free_ext(c);
+    comm_destroy(c);
+}
+
+/* ---- intercommunicator agreement ------------------------------------------- */
+/* Leaders swap len bytes over pc (dest/src rank peer, tag), then every local
+ * member gets the remote side's bytes from its leader. */
+static void leader_swap(struct MPI_ABI_Comm *local, int leader, struct MPI_ABI_Comm *pc, int peer,
+                        int tag, const void *mine, void *theirs, size_t len)
+{
+    if (local->rank == leader) {
+        mpid_req_t *r = mpid_isend(mine, len, peer, tag, pc, MODE_STD);
+        MPI_Status st;
+        size_t sent;
+        mpid_recv(theirs, len, peer, tag, pc, &st, &sent);
+        mpid_wait(r);
+        req_release(r);
+    }
+    ic_set_t s = whole(local);
+    ic_bcast(&s, leader, theirs, len);
+}
+
+static int dup_inter(const char *fn, struct MPI_ABI_Comm *c, struct MPI_ABI_Comm **out)
+{
+    struct MPI_ABI_Comm *loc = c->ext->local;
+    ic_set_t s = whole(loc);
+    agree_msg_t mine = {0}, theirs;
+    ctx_mask_t local_and;
+    if (gather(&s, &mine, NULL, &local_and))
+        return no_mem(fn, c);
+    mine.mask = local_and;
+    leader_swap(loc, 0, c->coll, 0, TAG_CREATE, &mine, &theirs, sizeof mine);
+    ctx_mask_t both = local_and;
+    ctx_and(&both, &theirs.mask);
+    int ctx = ctx_first(&both, -1), lctx = ctx_first(&local_and, ctx);
+    if (ctx < 0 || lctx < 0)
+        return no_ctx(fn, c);
+    struct MPI_ABI_Group *g = c->ext->group, *rg = c->ext->remote;
+    int *lw = world_list(c, g->size, g->world), *rw = world_list(c, rg->size, rg->world);
+    if (!lw || !rw) {
+        free(lw);
+        free(rw);
+        return no_mem(fn, c);
+    }
+    group_retain(g);
+    group_retain(g);
+    group_retain(rg);
+    struct MPI_ABI_Comm *nl = comm_build(lctx, loc->rank, loc->size, lw, g, NULL, c->eh);
+    struct MPI_ABI_Comm *n = comm_build(ctx, c->rank, c->size, rw, g, rg, c->eh);
+    n->ext->local = nl;
+    *out = n;
+    return 0;
+}
+
+/* ---- dup -------------------------------------------------------------------------- */
+static int dup_comm(const char *fn, MPI_Comm comm, struct MPI_ABI_Comm **out, int copy_info)
+{
+    CHECK_INIT(fn);
+    struct MPI_ABI_Comm *c, *n = NULL;
+    int rc;
+    if ((rc = check_comm(fn, comm, &c)))
+        return rc;
+    if (comm_is_inter(c)) {
+        if ((rc = dup_inter(fn, c, &n)))
+            return rc;
+    } else {
+        ic_set_t s = whole(c);
+        agree_msg_t mine = {0};
+        ctx_mask_t acc;
+        if (gather(&s, &mine, NULL, &acc))
+            return no_mem(fn, c);
+        int ctx = ctx_first(&acc, -1);
+        if (ctx < 0)
+            return no_ctx(fn, c);
+        int *w = world_list(c, c->size, c->world_of);
+        struct MPI_ABI_Group *g = w ? group_new(c->size, w) : NULL;
+        if (!g) {
+            free(w);
+            return no_mem(fn, c);
+        }
+        n = comm_build(ctx, c->rank, c->size, w, g, NULL, c->eh);
+    }
+    if ((rc = inherit(fn, c, comm, n, copy_info))) {
+        attr_delete_all(fn, ATTR_COMM, n, &n->ext->attrs);
+        destroy(n);
+        return rc;
+    }
+    *out = n;
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+{
+    if (!newcomm)
+        return mpir_error(NULL, MPI_ERR_ARG, "MPI_Comm_dup: NULL newcomm");
+    struct MPI_ABI_Comm *n;
+    int rc = dup_comm("MPI_Comm_dup", comm, &n, 1);
+    if (!rc)
+        *newcomm = (MPI_Comm)n;
+    return rc;
+}
+
+int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+{
+    static const char fn[] = "MPI_Comm_dup_with_info";
+    struct MPI_ABI_Info *i;
+    int rc;
+    if ((rc = info_check(fn, info, 1, &i)))
+        return rc;
+    if (!newcomm)
+        return mpir_error(NULL, MPI_ERR_ARG, "%s: NULL newcomm", fn);
+    struct MPI_ABI_Comm *n;
+    if ((rc = dup_comm(fn, comm, &n, 0)))
+        return rc;
+    if (i && !(n->ext->info = info_dup(i))) {
+        destroy(n);
+        return no_mem(fn, NULL);
+    }
+    *newcomm = (MPI_Comm)n;
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+{
+    static const char fn[] = "MPI_Comm_idup";
+    if (!newcomm || !request)
+        return mpir_error(NULL, MPI_ERR_ARG, "%s: NULL newcomm or request", fn);
+    struct MPI_ABI_Comm *n;
+    int rc = dup_comm(fn, comm, &n, 1); /* completes at once (see docs) */
+    if (rc)
+        return rc;
+    *newcomm = (MPI_Comm)n;
+    mpid_req_t *r = req_alloc(REQ_DONE);
+    r->done = 1;
+    r->comm = n;
+    *request = (MPI_Request)r;
+    return MPI_SUCCESS;
+}
+
+/* ---- split / create ----------------------------------------------------------------- */
+typedef struct member_key {
+    int key, rank, world;
+} member_key_t;
+
+static int by_key(const void *a, const void *b)
+{
+    const member_key_t *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return x->rank - y->rank;
+}
+
+static int split(const char *fn, MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+{
+    CHECK_INIT(fn);
+    struct MPI_ABI_Comm *c;
+    int rc;
+    if ((rc = check_intra(fn, comm, &c)))
+        return rc;
+    if (!newcomm)
+        return mpir_error(c, MPI_ERR_ARG, "%s: NULL newcomm", fn);
+    if (color < 0 && color != MPI_UNDEFINED)
+        return mpir_error(c, MPI_ERR_ARG, "%s: invalid color %d", fn, color);
+    ic_set_t s = whole(c);
+    agree_msg_t mine = {.color = color, .key = key}, *all;
+    ctx_mask_t acc;
+    if (gather(&s, &mine, &all, &acc))
+        return no_mem(fn, c);
+    int ctx = ctx_first(&acc, -1);
+    if (ctx < 0) {
+        free(all);
+        return no_ctx(fn, c);
+    }
+    *newcomm = MPI_COMM_NULL;
+    if (color == MPI_UNDEFINED) {
+        free(all);
+        return MPI_SUCCESS;
+    }
+    member_key_t *m = malloc((size_t)c->size * sizeof *m);
+    int *w = malloc((size_t)c->size * sizeof *w), n = 0, me = 0;
+    if (!m || !w) {
+        free(all);
+        free(m);
+        free(w);
+        return no_mem(fn, c);
+    }
+    for (int i = 0; i < c->size; i++)
+        if (all[i].color == color)
+            m[n++] = (member_key_t){all[i].key, i, all[i].world};
+    qsort(m, (size_t)n, sizeof *m, by_key);
+    for (int i = 0; i < n; i++) {
+        w[i] = m[i].world;
+        if (m[i].rank == c->rank)
+            me = i;
+    }
+    free(all);
+    free(m);
+    struct MPI_ABI_Group *g = group_new(n, w);
+    if (!g) {
+        free(w);
+        return no_mem(fn, c);
+    }
+    *newcomm = (MPI_Comm)comm_build(ctx, me, n, w, g, NULL, c->eh);
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+{
+    return split("MPI_Comm_split", comm, color, key, newcomm);
+}
+
+int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
+                        MPI_Comm *newcomm)
+{
+    static const char fn[] = "MPI_Comm_split_type";
+    CHECK_INIT(fn);
+    struct MPI_ABI_Info *i;
+    int rc;
+    if ((rc = info_check(fn, info, 1, &i)))
+        return rc;
+    int color;
+    if (split_type == MPI_UNDEFINED)
+        color = MPI_UNDEFINED;
+    else if (split_type == MPI_COMM_TYPE_SHARED)
+        color = skf_node_id(mpid.ctx, mpid.rank); /* the launcher's node map */
+    else
+        return mpir_error(NULL, MPI_ERR_ARG,
+                          "%s: split type %d not supported (MPI_COMM_TYPE_SHARED or "
+                          "MPI_UNDEFINED)",
+                          fn, split_type);
+    return split(fn, comm, color, key, newcomm);
+}
+
+/* Index in c of each member of g (all must be in c). */
+static int members_in(const char *fn, struct MPI_ABI_Comm *c, const struct MPI_ABI_Group *g,
+                      int **out)
+{
+    int *idx = malloc((size_t)(g->size ? g->size : 1) * sizeof *idx);
+    int *pos = malloc((size_t)mpid.size * sizeof *pos);
+    if (!idx || !pos) {
+        free(idx);
+        free(pos);
+        return no_mem(fn, c);
+    }
+    for (int i = 0; i < mpid.size; i++)
+        pos[i] = -1;
+    for (int i = 0; i < c->size; i++)
+        pos[comm_world_rank(c, i)] = i;
+    for (int i = 0; i < g->size; i++)
+        if ((idx[i] = pos[g->world[i]]) < 0) {
+            free(idx);
+            free(pos);
+            return mpir_error(c, MPI_ERR_GROUP,
+                              "%s: group member %d (world rank %d) is not in the communicator",
+                              fn, i, g->world[i]);
+        }
+    free(pos);
+    *out = idx;
+    return 0;
+}
+
+static MPI_Comm build_from_group(int ctx, struct MPI_ABI_Group *g, struct MPI_ABI_Comm *c)
+{
+    int *w = world_list(c, g->size, g->world);
+    struct MPI_ABI_Group *ng = w ? group_new(g->size, w) : NULL;
+    if (!ng) {
+        free(w);
+        return MPI_COMM_NULL;
+    }
+    return (MPI_Comm)comm_build(ctx, g->rank, g->size, w, ng, NULL, c->eh);
+}
+
+int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
+{
+    static const char fn[] = "MPI_Comm_create";
+    CHECK_INIT(fn);
+    struct MPI_ABI_Comm *c;
+    struct MPI_ABI_Group *g;
+    int rc, *idx;
+    if ((rc = check_intra(fn, comm, &c)) || (rc = group_check(fn, group, &g)))
+        return rc;
+    if (!newcomm)
+        return mpir_error(c, MPI_ERR_ARG, "%s: NULL newcomm", fn);
+    if ((rc = members_in(fn, c, g, &idx)))
+        return rc;
+    free(idx);
+    ic_set_t s = whole(c);
+    agree_msg_t mine = {0};
+    ctx_mask_t acc;
+    if (gather(&s, &mine, NULL, &acc))
+        return no_mem(fn, c);
+    int ctx = ctx_first(&acc, -1);
+    if (ctx < 0)
+        return no_ctx(fn, c);
+    *newcomm = g->rank == MPI_UNDEFINED ? MPI_COMM_NULL : build_from_group(ctx, g, c);
+    if (g->rank != MPI_UNDEFINED && *newcomm == MPI_COMM_NULL)
+        return no_mem(fn, c);
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
+{
+    static const char fn[] = "MPI_Comm_create_group";
+    CHECK_INIT(fn);
+    struct MPI_ABI_Comm *c;
+    struct MPI_ABI_Group *g;
+    int rc, *idx;
+    if ((rc = check_intra(fn, comm, &c)) || (rc = group_check(fn, group, &g)) ||
+        (rc = check_tag(fn, c, tag, 0)))
+        return rc;
+    if (!newcomm)
+        return mpir_error(c, MPI_ERR_ARG, "%s: NULL newcomm", fn);
+    if (g->rank == MPI_UNDEFINED) {
+        *newcomm = MPI_COMM_NULL;
+        return MPI_SUCCESS;
+    }
+    if ((rc = members_in(fn, c, g, &idx)))
+        return rc;
+    ic_set_t s = {c->coll, idx, g->size, g->rank, tag}; /* only the group takes part */
+    agree_msg_t mine = {0};
+    ctx_mask_t acc;
+    rc = gather(&s, &mine, NULL, &acc);
+    free(idx);
+    if (rc)
+        return no_mem(fn, c);
+    int ctx = ctx_first(&acc, -1);
+    if (ctx < 0)
+        return no_ctx(fn, c);
+    if ((*newcomm = build_from_group(ctx, g, c)) == MPI_COMM_NULL)
+        return no_mem(fn, c);
+    return MPI_SUCCESS;
+}
+
+/* ---- free, compare, inspect ------------------------------------------------------------ */
+int MPI_Comm_free(MPI_Comm *comm)
+{
+    static const char fn[] = "MPI_Comm_free";
+    CHECK_INIT(fn);
+    struct MPI_ABI_Comm *c;
+    int rc;
+    if (!comm)
+        return mpir_error(NULL, MPI_ERR_ARG, "%s: NULL comm", fn);
+    if ((rc = check_comm(fn, *comm, &c)))
+        return rc;
+    if ((uintptr_t)*comm < MPIR_PREDEF_BOUND)
+        return mpir_error(c, MPI_ERR_COMM, "%s: cannot free %s", fn, c->name);
+    if ((rc = attr_delete_all(fn, ATTR_COMM, *comm, &c->ext->attrs)))
+        return rc;
+    destroy(c);
+    *comm = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+
+static int compare_groups(struct MPI_ABI_Group *a, struct MPI_ABI_Group *b)
+{
+    return a && b ? group_compare(a, b) : MPI_UNEQUAL;
+}
+
+int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
+{
+    static const char fn[] = "MPI_Comm_compare";
+    CHECK_INIT(fn);
+    struct MPI_ABI_Comm *a, *b;
+    int rc;
+    if ((rc = check_comm(fn, comm1, &a)) || (rc = check_comm(fn, comm2, &b)))
+        return rc;
+    if (!result)
+        return mpir_error(a, MPI_ERR_ARG, "%s: NULL result", fn);
+    if (a == b) {
+        *result = MPI_IDENT;
+        return MPI_SUCCESS;
+    }
+    if (comm_is_inter(a) != comm_is_inter(b)) {
+        *result = MPI_UNEQUAL;
+        return MPI_SUCCESS;
+    }
+    struct MPI_ABI_Group *ga = group_of_comm(a), *gb = group_of_comm(b);
+    int r = compare_groups(ga, gb);
+    if (r != MPI_UNEQUAL && comm_is_inter(a)) {
+        int r2 = compare_groups(a->ext->remote, b->ext->remote);
+        r = r2 == MPI_UNEQUAL ? MPI_UNEQUAL : (r == MPI_IDENT && r2 == MPI_IDENT) ? MPI_IDENT : MPI_SIMILAR;
+    }
+    if (ga)
+        group_release(ga);
+    if (gb)
+        group_release(gb);
+    *result = r == MPI_IDENT ? MPI_CONGRUENT : r;
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_set_name(MPI_Comm comm, const char *name)
+{
+    static const char fn[] = "MPI_Comm_set_name";
+    CHECK_INIT(fn);
+    struct MPI_ABI_Comm *c;
+    int rc;
+    if ((rc = check_comm(fn, comm, &c)))
+        return rc;
+    if (!name)
+        return mpir_error(c, MPI_ERR_ARG, "%s: NULL name", fn);
+    struct comm_ext *x = comm_ext_get(c);
+    if (!x)
+        return no_mem(fn, c);
+    strncpy(x->name, name, MPI_MAX_OBJECT_NAME - 1);
+    x->name[MPI_MAX_OBJECT_NAME - 1] = '\0';
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_get_name(MPI_Comm comm, char *name, int *resultlen)
+{
+    static const char fn[] = "MPI_Comm_get_name";
+    CHECK_INIT(fn);
+    struct MPI_ABI_Comm *c;
+    int rc;
+    if ((rc = check_comm(fn, comm, &c)))
+        return rc;
+    if (!name || !resultlen)
+        return mpir_error(c, MPI_ERR_ARG, "%s: NULL name or resultlen", fn);
+    strncpy(name, c->name ? c->name : "", MPI_MAX_OBJECT_NAME - 1);
+    name[MPI_MAX_OBJECT_NAME - 1] = '\0';
+    *resultlen = (int)strlen(name);
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
+{
+    static const char fn[] = "MPI_Comm_set_info";
+    CHECK_INIT(fn);
+    struct MPI_ABI_Comm *c;
+    struct MPI_ABI_Info *i;
+    int rc;
+    if ((rc = check_comm(fn, comm, &c)) || (rc = info_check(fn, info, 0, &i)))
+        return rc;
+    struct comm_ext *x = comm_ext_get(c);
+    struct MPI_ABI_Info *d = info_dup(i);
+    if (!x || !d)
+        return no_mem(fn, c);
+    info_free(x->info);
+    x->info = d;
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
+{
+    static const char fn[] = "MPI_Comm_get_info";
+    CHECK_INIT(fn);
+    struct MPI_ABI_Comm *c;
+    int rc;
+    if ((rc = check_comm(fn, comm, &c)))
+        return rc;
+    if (!info_used)
+        return mpir_error(c, MPI_ERR_ARG, "%s: NULL info_used", fn);
+    struct MPI_ABI_Info *d = c->ext && c->ext->info ? info_dup(c->ext->info) : info_new();
+    if (!d)
+        return no_mem(fn, c);
+    *info_used = (MPI_Info)d;
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_test_inter(MPI_Comm comm, int *flag)
+{
+    struct MPI_ABI_Comm *c;
+    int rc;
+    if ((rc = check_comm("MPI_Comm_test_inter", comm, &c)))
+        return rc;
+    if (!flag)
+        return mpir_error(c, MPI_ERR_ARG, "MPI_Comm_test_inter: NULL flag");
+    *flag = comm_is_inter(c);
+    return MPI_SUCCESS;
+}
+
+static int check_inter(const char *fn, MPI_Comm comm, struct MPI_ABI_Comm **c)
+{
+    int rc = check_comm(fn, comm, c);
+    if (!rc && !comm_is_inter(*c))
+        rc = mpir_error(*c, MPI_ERR_COMM, "%s: not an intercommunicator", fn);
+    return rc;
+}
+
+int MPI_Comm_remote_size(MPI_Comm comm, int *size)
+{
+    struct MPI_ABI_Comm *c;
+    int rc;
+    if ((rc = check_inter("MPI_Comm_remote_size", comm, &c)))
+        return rc;
+    if (!size)
+        return mpir_error(c, MPI_ERR_ARG, "MPI_Comm_remote_size: NULL size");
+    *size = c->ext->remote->size;
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
+{
+    struct MPI_ABI_Comm *c;
+    int rc;
+    if ((rc = check_inter("MPI_Comm_remote_group", comm, &c)))
+        return rc;
+    if (!group)
+        return mpir_error(c, MPI_ERR_ARG, "MPI_Comm_remote_group: NULL group");
+    group_retain(c->ext->remote);
+    *group = group_handle(c->ext->remote);
+    return MPI_SUCCESS;
+}
+
+/* ---- intercommunicators -------------------------------------------------------------- */
+typedef struct inter_hdr {
+    ctx_mask_t mask; /* AND of the group's free contexts */
+    int size;        /* members of the group */
+    int high;
+    int leader_world;
+} inter_hdr_t;
+
+int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
+                         int remote_leader, int tag, MPI_Comm *newintercomm)
+{
+    static const char fn[] = "MPI_Intercomm_create";
+    CHECK_INIT(fn);
+    struct MPI_ABI_Comm *lc, *pc = NULL;
+    int rc;
+    if ((rc = check_intra(fn, local_comm, &lc)) || (rc = check_rank(fn, lc, local_leader, 0)))
+        return rc;
+    if (local_leader == MPI_PROC_NULL || !newintercomm)
+        return mpir_error(lc, MPI_ERR_ARG, "%s: invalid local leader or NULL newintercomm", fn);
+    if (lc->rank == local_leader &&
+        ((rc = check_comm(fn, peer_comm, &pc)) || (rc = check_rank(fn, pc, remote_leader, 0)) ||
+         (rc = check_tag(fn, pc, tag, 0))))
+        return rc;
+    ic_set_t s = whole(lc);
+    agree_msg_t mine = {0};
+    inter_hdr_t me = {0}, them;
+    if (gather(&s, &mine, NULL, &me.mask))
+        return no_mem(fn, lc);
+    me.size = lc->size;
+    leader_swap(lc, local_leader, pc, remote_leader, tag, &me, &them, sizeof me);
+    int *lw = world_list(lc, lc->size, lc->world_of);
+    int *rw = malloc((size_t)them.size * sizeof *rw);
+    if (!lw || !rw) {
+        free(lw);
+        free(rw);
+        return no_mem(fn, lc);
+    }
+    if (lc->rank == local_leader) { /* the member lists, leader to leader */
+        mpid_req_t *r = mpid_isend(lw, (size_t)lc->size * sizeof *lw, remote_leader, tag, pc,
+                                   MODE_STD);
+        MPI_Status st;
+        size_t sent;
+        mpid_recv(rw, (size_t)them.size * sizeof *rw, remote_leader, tag, pc, &st, &sent);
+        mpid_wait(r);
+        req_release(r);
+    }
+    ic_bcast(&s, local_leader, rw, (size_t)them.size * sizeof *rw);
+    ctx_mask_t both = me.mask;
+    ctx_and(&both, &them.mask);
+    int ctx = ctx_first(&both, -1), lctx = ctx_first(&me.mask, ctx);
+    if (ctx < 0 || lctx < 0) {
+        free(lw);
+        free(rw);
+        return no_ctx(fn, lc);
+    }
+    int *lw2 = world_list(lc, lc->size, lw);
+    struct MPI_ABI_Group *g = group_new(lc->size, lw), *rg = group_new(them.size, rw);
+    if (!lw2 || !g || !rg)
+        mpir_fatal("%s: out of memory", fn);
+    group_retain(g);
+    struct MPI_ABI_Comm *local = comm_build(lctx, lc->rank, lc->size, lw2, g, NULL, lc->eh);
+    free(lw);
+    struct MPI_ABI_Comm *n = comm_build(ctx, lc->rank, them.size, rw, g, rg, lc->eh);
+    n->ext->local = local;
+    *newintercomm = (MPI_Comm)n;
+    return MPI_SUCCESS;
+}
+
+int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
+{
+    static const char fn[] = "MPI_Intercomm_merge";
+    CHECK_INIT(fn);
+    struct MPI_ABI_Comm *c;
+    int rc;
+    if ((rc = check_inter(fn, intercomm, &c)))
+        return rc;
+    if (!newintracomm)
+        return mpir_error(c, MPI_ERR_ARG, "%s: NULL newintracomm", fn);
+    struct MPI_ABI_Comm *loc = c->ext->local;
+    ic_set_t s = whole(loc);
+    agree_msg_t mine = {0};
+    inter_hdr_t me = {0}, them;
+    if (gather(&s, &mine, NULL, &me.mask))
+        return no_mem(fn, c);
+    me.size = loc->size;
+    me.high = high ? 1 : 0;
+    me.leader_world = comm_world_rank(loc, 0);
+    ic_bcast(&s, 0, &me.high, sizeof me.high); /* the leader's choice counts */
+    leader_swap(loc, 0, c->coll, 0, TAG_CREATE, &me, &them, sizeof me);
+    ctx_mask_t both = me.mask;
+    ctx_and(&both, &them.mask);
+    int ctx = ctx_first(&both, -1);
+    if (ctx < 0)
+        return no_ctx(fn, c);
+    int first = me.high != them.high ? !me.high : me.leader_world < them.leader_world;
+    struct MPI_ABI_Group *g = c->ext->group, *rg = c->ext->remote;
+    int n = g->size + rg->size;
+    int *w = malloc((size_t)n * sizeof *w);
+    if (!w)
+        return no_mem(fn, c);
+    const struct MPI_ABI_Group *a = first ? g : rg, *b = first ? rg : g;
+    memcpy(w, a->world, (size_t)a->size * sizeof *w);
+    memcpy(w + a->size, b->world, (size_t)b->size * sizeof *w);
+    int rank = (first ? 0 : rg->size) + loc->rank;
+    struct MPI_ABI_Group *ng = group_new(n, w);
+    if (!ng) {
+        free(w);
+        return no_mem(fn, c);
+    }
+    *newintracomm = (MPI_Comm)comm_build(ctx, rank, n, w, ng, NULL, c->eh);
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,68 @@
+/*
+ * comm_create.h — making and freeing communicators beyond WORLD and SELF:
+ * context-id agreement, the small internal collectives it needs (over
+ * device point-to-point on the parent's collective context), building intra-
+ * and intercommunicators, and the per-communicator extension (groups,
+ * attributes, topology, info, name).
+ */
+#ifndef SKIFF_MPI_COMM_CREATE_H
+#define SKIFF_MPI_COMM_CREATE_H
+
+#include "attr/attr.h"
+#include "group/group.h"
+#include "mpi_impl.h"
+
+#pragma GCC visibility push(hidden)
+
+struct topo;
+
+struct comm_ext {
+    struct MPI_ABI_Group *group;  /* local group (NULL until asked, for WORLD/SELF) */
+    struct MPI_ABI_Group *remote; /* intercommunicator: the remote group; else NULL */
+    struct MPI_ABI_Comm *local;   /* intercommunicator: internal intracomm of the local group */
+    attr_t *attrs;
+    struct topo *topo;
+    struct MPI_ABI_Info *info;
+    int owns_world_of; /* world_of was allocated here */
+    char name[128];
+};
+
+/* The extension of c, created on first use (WORLD/SELF); NULL: no memory. */
+struct comm_ext *comm_ext_get(struct MPI_ABI_Comm *c);
+static inline int comm_is_inter(const struct MPI_ABI_Comm *c) { return c->ext && c->ext->remote; }
+
+/* Participants of an internal collective: ranks of cc (members NULL: all). */
+typedef struct ic_set {
+    struct MPI_ABI_Comm *cc; /* usually a collective shadow context */
+    const int *members;      /* rank in cc of participant i; NULL: identity */
+    int n, me;               /* number of participants, my index */
+    int tag;
+} ic_set_t;
+void ic_allgather(const ic_set_t *s, const void *in, size_t len, void *out);
+void ic_bcast(const ic_set_t *s, int root, void *buf, size_t len);
+
+/* Context ids: a mask of free pairs, agreed by AND over the participants. */
+#define CTX_MASK_WORDS (MPIR_MAX_CTX / 2 / 64)
+typedef struct ctx_mask {
+    uint64_t w[CTX_MASK_WORDS];
+} ctx_mask_t;
+void ctx_local_mask(ctx_mask_t *m);
+void ctx_and(ctx_mask_t *acc, const ctx_mask_t *m);
+/* Lowest free context in m (even, p2p; +1 is its collective twin), or -1. */
+int ctx_first(const ctx_mask_t *m, int skip_ctx);
+void ctx_take(int ctx);
+void ctx_put(int ctx);
+
+/* Build a communicator on ctx (and its collective twin ctx+1).  world_of
+ * (size entries) and the groups are taken over; eh is inherited. */
+struct MPI_ABI_Comm *comm_build(int ctx, int rank, int size, int *world_of,
+                                struct MPI_ABI_Group *group, struct MPI_ABI_Group *remote,
+                                struct MPI_ABI_Errhandler *eh);
+/* Free a communicator built here (attributes must be gone already). */
+void comm_destroy(struct MPI_ABI_Comm *c);
+/* A message arrived for a context nobody here has created yet (comm.c). */
+struct MPI_ABI_Comm *comm_early_arrival(int ctx);
+
+#pragma GCC visibility pop
+
+#endif
