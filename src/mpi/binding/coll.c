@@ -6,6 +6,8 @@
  * and otherwise builds the point-to-point schedule chosen for the size and
  * rank count and runs it to completion (coll/sched.c).
  */
+#include <stdlib.h>
+
 #include "binding/coll_check.h"
 
 int MPI_Barrier(MPI_Comm comm)
@@ -29,7 +31,12 @@ int MPI_Bcast(void *buf, int count, MPI_Datatype datatype, int root, MPI_Comm co
     int rc = prep_bcast(fn, buf, count, datatype, root, comm, &c, &a);
     if (rc)
         return rc;
-    if (c->size == 1 || a.rbytes == 0 || node_bcast(c, buf, a.rbytes, root))
+    if (c->size == 1 || a.rbytes == 0) {
+        free(a.own[0]); /* packed copies of a derived type: nothing to move */
+        free(a.out.packed);
+        return MPI_SUCCESS;
+    }
+    if (!a.out.d && !a.own[0] && node_bcast(c, buf, a.rbytes, root))
         return MPI_SUCCESS;
     return coll_run(fn, c, &a);
 }

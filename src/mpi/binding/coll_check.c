@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "binding/coll_check.h"
+#include "datatype/dtype.h"
 
 int prep_comm(const char *fn, MPI_Comm comm, struct MPI_ABI_Comm **c)
 {
@@ -17,18 +18,42 @@ int prep_comm(const char *fn, MPI_Comm comm, struct MPI_ABI_Comm **c)
     return check_comm(fn, comm, c);
 }
 
-static int check_ctype(const char *fn, struct MPI_ABI_Comm *c, MPI_Datatype dt, size_t *ext)
+/* A datatype collectives can move.  *ext: bytes per element on the wire.
+ * Non-contiguous derived types travel packed (data only) when the caller can
+ * handle that (packed != NULL: it gets the type); otherwise they are refused. */
+static int check_ctype(const char *fn, struct MPI_ABI_Comm *c, MPI_Datatype dt, size_t *ext,
+                       struct MPI_ABI_Datatype **packed)
 {
     struct MPI_ABI_Datatype *d;
     int rc = check_dtype(fn, c, dt, &d);
+    if (packed)
+        *packed = NULL;
     if (rc)
         return rc;
-    if (!d->contiguous && (uintptr_t)dt >= MPIR_PREDEF_BOUND)
-        return mpir_error(c, MPI_ERR_TYPE,
-                          "%s: non-contiguous derived datatype %s is not supported by collectives",
-                          fn, d->name ? d->name : "(unnamed)");
+    if (!d->contiguous && (uintptr_t)dt >= MPIR_PREDEF_BOUND) {
+        if (!packed)
+            return mpir_error(c, MPI_ERR_TYPE,
+                              "%s: non-contiguous derived datatype %s is not supported here (only "
+                              "by bcast, gather, scatter, allgather, alltoall)",
+                              fn, d->name && *d->name ? d->name : "(unnamed)");
+        *packed = d;
+        *ext = (size_t)d->size;
+        return 0;
+    }
     *ext = (size_t)d->extent;
     return 0;
+}
+
+/* A packed copy of n elements of d at user (or just room for them). */
+static void *packed_copy(struct MPI_ABI_Datatype *d, const void *user, int64_t n, int fill)
+{
+    size_t bytes = (size_t)n * d->size;
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p)
+        mpir_fatal("out of memory packing %zu bytes for a collective", bytes);
+    if (fill)
+        dt_copy(d, user, n, 0, p, bytes, 0);
+    return p;
 }
 
 static int check_root(const char *fn, struct MPI_ABI_Comm *c, int root)
@@ -62,14 +87,24 @@ int prep_bcast(const char *fn, void *buf, int count, MPI_Datatype dt, int root, 
                struct MPI_ABI_Comm **c, coll_args_t *a)
 {
     size_t ext;
+    struct MPI_ABI_Datatype *pk;
     int rc;
     memset(a, 0, sizeof *a);
     if ((rc = prep_comm(fn, comm, c)) || (rc = check_count(fn, *c, count)) ||
-        (rc = check_ctype(fn, *c, dt, &ext)) || (rc = check_root(fn, *c, root)) ||
+        (rc = check_ctype(fn, *c, dt, &ext, &pk)) || (rc = check_root(fn, *c, root)) ||
         (rc = check_cbuf(fn, *c, "buffer", buf, (size_t)count * ext)))
         return rc;
     a->kind = C_BCAST;
     a->rbuf = buf;
+    if (pk && count) {
+        int is_root = (*c)->rank == root;
+        a->rbuf = packed_copy(pk, buf, count, is_root);
+        if (is_root) {
+            a->own[0] = a->rbuf;
+        } else {
+            a->out = (struct coll_unpack){pk, buf, a->rbuf, count};
+        }
+    }
     a->rbytes = (size_t)count * ext;
     a->root = root;
     return 0;
@@ -83,7 +118,7 @@ int prep_reduce(const char *fn, int kind, const void *sbuf, void *rbuf, int coun
     int rc;
     memset(a, 0, sizeof *a);
     if ((rc = prep_comm(fn, comm, c)) || (rc = check_count(fn, *c, count)) ||
-        (rc = check_ctype(fn, *c, dt, &ext)) ||
+        (rc = check_ctype(fn, *c, dt, &ext, NULL)) ||
         (kind == C_REDUCE && (rc = check_root(fn, *c, root))) ||
         (rc = op_reducer(fn, *c, op, dt, &a->red)))
         return rc;
@@ -122,12 +157,13 @@ int prep_blocks(const char *fn, int kind, const void *sbuf, int scount, MPI_Data
     if (in_place && rooted && !is_root)
         return mpir_error(*c, MPI_ERR_BUFFER, "%s: MPI_IN_PLACE is only allowed at the root", fn);
     size_t sext = 0, rext = 0;
+    struct MPI_ABI_Datatype *spk = NULL, *rpk = NULL;
     if (use_send && !(in_place && kind != C_SCATTER) &&
-        ((rc = check_count(fn, *c, scount)) || (rc = check_ctype(fn, *c, stype, &sext)) ||
+        ((rc = check_count(fn, *c, scount)) || (rc = check_ctype(fn, *c, stype, &sext, &spk)) ||
          (rc = check_cbuf(fn, *c, "send buffer", sbuf, (size_t)scount * sext))))
         return rc;
     if (use_recv && !(in_place && kind == C_SCATTER) &&
-        ((rc = check_count(fn, *c, rcount)) || (rc = check_ctype(fn, *c, rtype, &rext)) ||
+        ((rc = check_count(fn, *c, rcount)) || (rc = check_ctype(fn, *c, rtype, &rext, &rpk)) ||
          (rc = check_cbuf(fn, *c, "receive buffer", rbuf, (size_t)rcount * rext)) ||
          (rc = check_alias(fn, *c, in_place ? NULL : sbuf, rbuf, (size_t)rcount * rext))))
         return rc;
@@ -146,6 +182,18 @@ int prep_blocks(const char *fn, int kind, const void *sbuf, int scount, MPI_Data
         a->sbytes = a->rbytes;
     if (kind == C_SCATTER && in_place)
         a->rbytes = a->sbytes;
+    /* non-contiguous derived types: the algorithms work on packed copies */
+    int P = (*c)->size;
+    if (spk && scount) {
+        int64_t n = (int64_t)scount * (kind == C_SCATTER || kind == C_ALLTOALL ? P : 1);
+        a->sbuf = a->own[0] = packed_copy(spk, sbuf, n, 1);
+    }
+    if (rpk && rcount && a->rbuf) {
+        int64_t n = (int64_t)rcount * (kind == C_SCATTER ? 1 : P);
+        void *p = packed_copy(rpk, rbuf, n, in_place); /* in place: the input is in rbuf */
+        a->out = (struct coll_unpack){rpk, rbuf, p, n};
+        a->rbuf = p;
+    }
     return 0;
 }
 
@@ -166,13 +214,13 @@ static int side_bytes(const char *fn, struct MPI_ABI_Comm *c, const char *what, 
         return mpir_error(c, MPI_ERR_ARG, "%s: NULL %s counts, displacements or types", fn, what);
     size_t ext = 0;
     int rc;
-    if (!w && (rc = check_ctype(fn, c, type, &ext)))
+    if (!w && (rc = check_ctype(fn, c, type, &ext, NULL)))
         return rc;
     for (int i = 0; i < c->size; i++) {
         if (counts[i] < 0)
             return mpir_error(c, MPI_ERR_COUNT, "%s: %s count %d for rank %d is negative", fn,
                               what, counts[i], i);
-        if (w && (rc = check_ctype(fn, c, types[i], &ext)))
+        if (w && (rc = check_ctype(fn, c, types[i], &ext, NULL)))
             return rc;
         if (displs[i] < 0)
             return mpir_error(c, MPI_ERR_ARG, "%s: %s displacement %d for rank %d is negative",
@@ -208,7 +256,7 @@ int prep_v(const char *fn, int kind, const vspec_t *v, MPI_Comm comm, struct MPI
     switch (kind) {
     case C_GATHERV:
         if (!in_place && ((rc = check_count(fn, *c, v->scount)) ||
-                          (rc = check_ctype(fn, *c, v->stype, &ext)) ||
+                          (rc = check_ctype(fn, *c, v->stype, &ext, NULL)) ||
                           (rc = check_cbuf(fn, *c, "send buffer", v->sbuf, (size_t)v->scount * ext))))
             break;
         if (!in_place)
@@ -218,7 +266,7 @@ int prep_v(const char *fn, int kind, const vspec_t *v, MPI_Comm comm, struct MPI
         break;
     case C_SCATTERV:
         if (!in_place && ((rc = check_count(fn, *c, v->rcount)) ||
-                          (rc = check_ctype(fn, *c, v->rtype, &ext)) ||
+                          (rc = check_ctype(fn, *c, v->rtype, &ext, NULL)) ||
                           (rc = check_cbuf(fn, *c, "receive buffer", v->rbuf, (size_t)v->rcount * ext))))
             break;
         if (!in_place)
@@ -228,7 +276,7 @@ int prep_v(const char *fn, int kind, const vspec_t *v, MPI_Comm comm, struct MPI
         break;
     case C_ALLGATHERV:
         if (!in_place && ((rc = check_count(fn, *c, v->scount)) ||
-                          (rc = check_ctype(fn, *c, v->stype, &ext))))
+                          (rc = check_ctype(fn, *c, v->stype, &ext, NULL))))
             break;
         rc = side_bytes(fn, *c, "receive", v->rcounts, v->rdispls, v->rtype, NULL, 0, rcb, rdb);
         break;
@@ -263,7 +311,7 @@ int prep_reduce_scatter(const char *fn, int kind, const void *sbuf, void *rbuf, 
     size_t ext;
     int rc;
     memset(a, 0, sizeof *a);
-    if ((rc = prep_comm(fn, comm, c)) || (rc = check_ctype(fn, *c, dt, &ext)) ||
+    if ((rc = prep_comm(fn, comm, c)) || (rc = check_ctype(fn, *c, dt, &ext, NULL)) ||
         (rc = op_reducer(fn, *c, op, dt, &a->red)))
         return rc;
     int n = (*c)->size;

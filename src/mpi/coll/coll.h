@@ -78,6 +78,7 @@ int coll_next_tag(struct MPI_ABI_Comm *c);
 
 /* ---- schedules (sched.c) ------------------------------------------------ */
 typedef struct sched sched_t;
+struct coll_unpack;
 
 sched_t *sched_new(struct MPI_ABI_Comm *c);
 /* Scratch memory owned by the schedule, freed when it completes. */
@@ -90,6 +91,10 @@ void sched_fence(sched_t *s);
 void sched_copy(sched_t *s, void *dst, const void *src, size_t bytes);
 /* inout = in op inout, count elements (reducer copied into the step). */
 void sched_reduce(sched_t *s, const void *in, void *inout, size_t count, const reducer_t *r);
+/* Free p with the schedule. */
+void sched_adopt(sched_t *s, void *p);
+/* Unpack n elements of d from packed into user (datatype/dt_copy), as a step. */
+void sched_unpack(sched_t *s, const struct coll_unpack *u);
 /* Holds a user op until the schedule ends. */
 void sched_hold_op(sched_t *s, struct MPI_ABI_Op *op);
 
@@ -120,6 +125,14 @@ typedef struct coll_args {
     /* v and w variants: bytes and byte displacements per rank (NULL if unused) */
     const size_t *scb, *sdb, *rcb, *rdb;
     reducer_t red;
+    /* non-contiguous derived types travel packed: input copies the schedule
+     * frees at its end, and the packed result it unpacks into the user's buffer */
+    void *own[2];
+    struct coll_unpack {
+        struct MPI_ABI_Datatype *d; /* NULL: nothing to unpack */
+        void *user, *packed;
+        int64_t n;
+    } out;
 } coll_args_t;
 
 /* Build the schedule of a collective (algorithm chosen by size and ranks). */

@@ -17,8 +17,9 @@
 #include <string.h>
 
 #include "coll/coll.h"
+#include "datatype/dtype.h"
 
-enum step_kind { S_SEND, S_RECV, S_FENCE, S_COPY, S_REDUCE };
+enum step_kind { S_SEND, S_RECV, S_FENCE, S_COPY, S_REDUCE, S_UNPACK };
 
 typedef struct step {
     uint8_t kind;
@@ -29,6 +30,7 @@ typedef struct step {
     size_t count;    /* reduce                         */
     reducer_t red;   /* reduce                         */
     mpid_req_t *req; /* send, recv once started        */
+    struct coll_unpack unpack; /* unpack                */
 } step_t;
 
 typedef struct tmp_block {
@@ -47,6 +49,8 @@ struct sched {
     int done, blocking;
     tmp_block_t *tmps;
     struct MPI_ABI_Op *held;
+    void *adopted[3];
+    struct MPI_ABI_Datatype *types[1]; /* held while an unpack step waits */
     mpid_req_t *req; /* nonblocking: completes with the schedule */
     sched_t *prev, *next;
 };
@@ -131,6 +135,26 @@ void sched_reduce(sched_t *s, const void *in, void *inout, size_t count, const r
     t->red = *r;
 }
 
+void sched_adopt(sched_t *s, void *p)
+{
+    for (int i = 0; p && i < 3; i++)
+        if (!s->adopted[i]) {
+            s->adopted[i] = p;
+            return;
+        }
+    if (p)
+        mpir_fatal("collective schedule adopts too many buffers");
+}
+
+void sched_unpack(sched_t *s, const struct coll_unpack *u)
+{
+    step_t *t = add(s, S_UNPACK);
+    t->unpack = *u;
+    dt_retain(u->d);
+    s->types[0] = u->d;
+    sched_adopt(s, u->packed);
+}
+
 void sched_hold_op(sched_t *s, struct MPI_ABI_Op *op)
 {
     if (op->user && !s->held) {
@@ -183,6 +207,10 @@ static int advance(sched_t *s)
         case S_REDUCE:
             op_apply(&t->red, t->src, t->dst, t->count);
             break;
+        case S_UNPACK:
+            dt_copy(t->unpack.d, t->unpack.user, t->unpack.n, 0, t->unpack.packed,
+                    (size_t)t->unpack.n * t->unpack.d->size, 1);
+            break;
         }
         s->cur++;
         moved = 1;
@@ -202,6 +230,10 @@ static void sched_free(sched_t *s)
     }
     if (s->held)
         op_release(s->held);
+    for (int i = 0; i < 3; i++)
+        free(s->adopted[i]);
+    if (s->types[0])
+        dt_release(s->types[0]);
     free(s->steps);
     free(s);
 }

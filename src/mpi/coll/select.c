@@ -173,5 +173,11 @@ sched_t *coll_build(struct MPI_ABI_Comm *c, const coll_args_t *a)
             algo_scan_recdbl(s, rank, size, a, a->kind == C_EXSCAN);
         break;
     }
+    sched_adopt(s, a->own[0]);
+    sched_adopt(s, a->own[1]);
+    if (a->out.d) {
+        sched_fence(s);
+        sched_unpack(s, &a->out);
+    }
     return s;
 }

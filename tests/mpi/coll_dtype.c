@@ -1,0 +1,114 @@
+/* coll_dtype — collectives on derived datatypes: a strided vector (every
+ * other int; the gaps must stay untouched) in bcast, gather, scatter,
+ * allgather, alltoall (blocking and nonblocking, in place too), received as
+ * plain MPI_INTs on the other side; a contiguous type under a user op; and
+ * the clear MPI_ERR_TYPE for what is not supported (a strided type in a
+ * reduction). */
+#include "mpitest.h"
+
+#define N 5    /* vector elements per block */
+#define GAP -77
+
+static int V(int r, int i) { return r * 1000 + i; }
+
+/* buffer of nblocks vector blocks: value at even positions, GAP at odd */
+static int *strided(int nblocks, int owner_base, int fill)
+{
+    int *b = malloc((size_t)nblocks * 2 * N * sizeof *b);
+    CHECK(b);
+    for (int k = 0; k < nblocks * 2 * N; k++)
+        b[k] = k % 2 ? GAP : fill ? V(owner_base + k / (2 * N), k / 2 % N) : -1;
+    return b;
+}
+
+static void check_strided(const int *b, int nblocks, int owner_base)
+{
+    for (int k = 0; k < nblocks * 2 * N; k++)
+        CHECK_EQ_INT(b[k], k % 2 ? GAP : V(owner_base + k / (2 * N), k / 2 % N));
+}
+
+int main(int argc, char **argv)
+{
+    test_init(&argc, &argv);
+    int P = T_size, me = T_rank;
+    MPI_Datatype vec, blk; /* vec: N ints with stride 2; blk: N vecs' extent fixed to 2N ints */
+    CHECK_EQ_INT(MPI_Type_vector(N, 1, 2, MPI_INT, &vec), MPI_SUCCESS);
+    CHECK_EQ_INT(MPI_Type_create_resized(vec, 0, 2 * N * (MPI_Aint)sizeof(int), &blk), MPI_SUCCESS);
+    CHECK_EQ_INT(MPI_Type_commit(&blk), MPI_SUCCESS);
+
+    for (int root = 0; root < P; root++) {
+        int *b = strided(1, root, me == root);
+        for (int k = 1; k < 2 * N; k += 2)
+            b[k] = GAP;
+        CHECK_EQ_INT(MPI_Bcast(b, 1, blk, root, MPI_COMM_WORLD), MPI_SUCCESS);
+        check_strided(b, 1, root);
+        free(b);
+        /* nonblocking, receivers use plain ints */
+        int plain[N], *src = strided(1, root, 1);
+        MPI_Request rq;
+        if (me == root)
+            MPI_Ibcast(src, 1, blk, root, MPI_COMM_WORLD, &rq);
+        else
+            MPI_Ibcast(plain, N, MPI_INT, root, MPI_COMM_WORLD, &rq);
+        CHECK_EQ_INT(MPI_Wait(&rq, MPI_STATUS_IGNORE), MPI_SUCCESS);
+        if (me != root)
+            for (int i = 0; i < N; i++)
+                CHECK_EQ_INT(plain[i], V(root, i));
+        free(src);
+        /* gather: strided blocks in, strided blocks out at the root */
+        int *mine = strided(1, me, 1), *all = strided(P, 0, 0);
+        for (int k = 1; k < 2 * N * P; k += 2)
+            all[k] = GAP;
+        CHECK_EQ_INT(MPI_Gather(mine, 1, blk, all, 1, blk, root, MPI_COMM_WORLD), MPI_SUCCESS);
+        if (me == root)
+            check_strided(all, P, 0);
+        /* scatter back out, receivers take plain ints */
+        int got[N];
+        CHECK_EQ_INT(MPI_Scatter(all, 1, blk, got, N, MPI_INT, root, MPI_COMM_WORLD), MPI_SUCCESS);
+        if (me == root) /* the root's copy of all is complete */
+            for (int i = 0; i < N; i++)
+                CHECK_EQ_INT(got[i], V(me, i));
+        free(mine);
+        free(all);
+    }
+    /* allgather in place on strided blocks */
+    int *all = strided(P, 0, 0);
+    for (int k = 0; k < 2 * N; k += 2)
+        all[me * 2 * N + k] = V(me, k / 2);
+    CHECK_EQ_INT(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all, 1, blk, MPI_COMM_WORLD),
+                 MPI_SUCCESS);
+    check_strided(all, P, 0);
+    /* alltoall: block q of my send goes to q; received strided */
+    int *s = malloc((size_t)P * N * sizeof *s), *r = strided(P, 0, 0);
+    for (int k = 0; k < P * N; k++)
+        s[k] = V(me * P + k / N, k % N);
+    for (int k = 1; k < 2 * N * P; k += 2)
+        r[k] = GAP;
+    CHECK_EQ_INT(MPI_Alltoall(s, N, MPI_INT, r, 1, blk, MPI_COMM_WORLD), MPI_SUCCESS);
+    for (int q = 0; q < P; q++)
+        for (int i = 0; i < N; i++) {
+            CHECK_EQ_INT(r[q * 2 * N + 2 * i], V(q * P + me, i));
+            CHECK_EQ_INT(r[q * 2 * N + 2 * i + 1], GAP);
+        }
+    free(s);
+    free(r);
+    free(all);
+
+    /* a contiguous derived type reduces with a user op */
+    MPI_Datatype four;
+    CHECK_EQ_INT(MPI_Type_contiguous(4, MPI_INT, &four), MPI_SUCCESS);
+    CHECK_EQ_INT(MPI_Type_commit(&four), MPI_SUCCESS);
+    int x[8], y[8];
+    for (int i = 0; i < 8; i++)
+        x[i] = me + i;
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    CHECK_EQ_INT(MPI_Allreduce(x, y, 2, four, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_OP);
+    CHECK_EQ_INT(MPI_Allreduce(x, y, 1, blk, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_TYPE);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+
+    MPI_Type_free(&four);
+    MPI_Type_free(&blk);
+    MPI_Type_free(&vec);
+    test_done("coll_dtype");
+    return 0;
+}
