@@ -90,7 +90,7 @@ int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 }
 
 #define COMMA_ROOT , int root
-#define BLOCKS(name, kind, root_arg, root_val)                                                  \
+#define BLOCKS(name, kind, root_arg, root_val, node_path)                                       \
     int MPI_##name(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,    \
                    int recvcount, MPI_Datatype recvtype root_arg, MPI_Comm comm)              \
     {                                                                                           \
@@ -99,12 +99,17 @@ int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
         coll_args_t a;                                                                          \
         int rc = prep_blocks(fn, kind, sendbuf, sendcount, sendtype, recvbuf, recvcount,       \
                              recvtype, root_val, comm, &c, &a);                                \
-        return rc ? rc : coll_run(fn, c, &a);                                                   \
+        if (rc)                                                                                 \
+            return rc;                                                                          \
+        if (c->size > 1 && node_path(c, &a))                                                    \
+            return MPI_SUCCESS;                                                                 \
+        return coll_run(fn, c, &a);                                                             \
     }
-BLOCKS(Gather, C_GATHER, COMMA_ROOT, root)
-BLOCKS(Scatter, C_SCATTER, COMMA_ROOT, root)
-BLOCKS(Allgather, C_ALLGATHER, , 0)
-BLOCKS(Alltoall, C_ALLTOALL, , 0)
+#define NO_NODE_PATH(c, a) 0
+BLOCKS(Gather, C_GATHER, COMMA_ROOT, root, NO_NODE_PATH)
+BLOCKS(Scatter, C_SCATTER, COMMA_ROOT, root, NO_NODE_PATH)
+BLOCKS(Allgather, C_ALLGATHER, , 0, node_allgather)
+BLOCKS(Alltoall, C_ALLTOALL, , 0, node_alltoall)
 
 int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,

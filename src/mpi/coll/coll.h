@@ -181,6 +181,8 @@ int node_barrier(struct MPI_ABI_Comm *c);
 int node_bcast(struct MPI_ABI_Comm *c, void *buf, size_t bytes, int root);
 int node_allreduce(struct MPI_ABI_Comm *c, const coll_args_t *a);
 int node_reduce(struct MPI_ABI_Comm *c, const coll_args_t *a);
+int node_allgather(struct MPI_ABI_Comm *c, const coll_args_t *a);
+int node_alltoall(struct MPI_ABI_Comm *c, const coll_args_t *a);
 void node_free(struct node_coll *n);
 
 #pragma GCC visibility pop

@@ -24,6 +24,10 @@
  *   reduce     the same, only the root waits and reduces
  *   bcast      the root copies into its slot and publishes; the others copy out
  *   barrier    publish s, wait for all
+ *   allgather  each rank publishes its block, then copies every slot out
+ *   alltoall   each rank publishes its whole send buffer, then copies block
+ *              [me] of every slot out (one synchronisation instead of log P
+ *              or P rounds of messages)
  *
  * Waiting: poll (SKIFF_SPIN times; 64 when ranks outnumber cores) while
  * driving the device's progress now and then, then sleep on a futex.  Only
@@ -373,6 +377,55 @@ int node_reduce(struct MPI_ABI_Comm *c, const coll_args_t *a)
         }
         reduce_slots(n, s, a, own);
     }
+    finish(n, s);
+    return 1;
+}
+
+/* Everyone publishes 'bytes' from 'mine', waits for all, calls take(). */
+static struct node_coll *exchange(struct MPI_ABI_Comm *c, const void *mine, size_t bytes,
+                                  uint32_t *sp)
+{
+    struct node_coll *n = node_get(c, bytes);
+    if (!n)
+        return NULL;
+    uint32_t s = begin(n);
+    publish(n, s, mine, bytes);
+    wake_if_complete(n, s, -1);
+    if (!all_arrived(n, s, -1))
+        wait_for(n, &n->hdr->arrive, all_arrived, s, -1);
+    n->min_done = s - 1;
+    *sp = s;
+    return n;
+}
+
+int node_allgather(struct MPI_ABI_Comm *c, const coll_args_t *a)
+{
+    coll_tune_init();
+    size_t blk = a->rbytes;
+    char *r = a->rbuf;
+    const void *mine = a->sbuf ? a->sbuf : r + (size_t)c->rank * blk;
+    uint32_t s;
+    struct node_coll *n = blk && !a->out.d && !a->own[0] ? exchange(c, mine, blk, &s) : NULL;
+    if (!n)
+        return 0;
+    for (int q = 0; q < n->P; q++)
+        if (q != n->me || a->sbuf)
+            memcpy(r + (size_t)q * blk, data_of(slot(n, q, s)), blk);
+    finish(n, s);
+    return 1;
+}
+
+int node_alltoall(struct MPI_ABI_Comm *c, const coll_args_t *a)
+{
+    coll_tune_init();
+    size_t blk = a->rbytes, all = blk * (size_t)c->size;
+    char *r = a->rbuf;
+    uint32_t s;
+    struct node_coll *n = blk && !a->out.d && !a->own[0] ? exchange(c, a->sbuf ? a->sbuf : r, all, &s) : NULL;
+    if (!n)
+        return 0;
+    for (int q = 0; q < n->P; q++)
+        memcpy(r + (size_t)q * blk, data_of(slot(n, q, s)) + (size_t)n->me * blk, blk);
     finish(n, s);
     return 1;
 }
