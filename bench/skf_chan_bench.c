@@ -37,15 +37,20 @@ static void die(const char *what, long rc)
     exit(1);
 }
 
-/* Send one message of len bytes (several if len > skf_max_msg). */
+/* Send one message of len bytes (several if len > skf_max_msg).  An empty
+ * message is sent once too: loop until a send succeeded, not while bytes
+ * remain (a do-while on "bytes left" would drop a 0-byte message that first
+ * met a full ring). */
 static void send_msg(skf_chan_t *ch, skf_addr_t dst, const char *buf, size_t len)
 {
     size_t done = 0;
-    do {
+    for (;;) {
         struct iovec iov = {(char *)buf + done, len - done};
         ssize_t n = skf_send(ch, dst, &iov, 1);
         if (n >= 0) {
             done += (size_t)n;
+            if (done >= len)
+                return;
             continue;
         }
         if (n != -EAGAIN)
@@ -53,7 +58,7 @@ static void send_msg(skf_chan_t *ch, skf_addr_t dst, const char *buf, size_t len
         int r = skf_wait(ch, SKF_WRITABLE, -1);
         if (r < 0)
             die("skf_wait", r);
-    } while (done < len);
+    }
 }
 
 /* Receive len bytes (one or more messages); returns a byte of the data. */

@@ -2,8 +2,11 @@
  * chan_stream_test — byte streams between ranks, checked byte by byte.
  *
  *   chan_stream_test all|n1 BYTES
+ *   chan_stream_test zero COUNT
  * all: every rank streams BYTES to every rank (itself included); n1: every
- * rank streams to rank 0 only.  Messages have random sizes up to twice
+ * rank streams to rank 0 only; zero: every rank sends COUNT empty messages
+ * to rank 0, which counts them per sender (an empty message is a message:
+ * none may be lost when the ring is full).  Messages have random sizes up to twice
  * skf_max_msg and are gathered from three iovec pieces; skf_send may take
  * fewer bytes, and the sender continues from there.  The receiver tracks one
  * offset per sender, so a lost, duplicated, reordered or foreign byte fails
@@ -20,11 +23,58 @@
 
 #define PORT 16
 
+static void zero_stream(skf_ctx_t *ctx, skf_chan_t *ch, long count)
+{
+    int me = skf_rank(ctx), size = skf_size(ctx);
+    long *got = calloc((size_t)size, sizeof *got), total = 0;
+    struct iovec cont[SKF_CONT_SIZE];
+    int ncont;
+    skf_addr_t src;
+    CHECK(got);
+    for (long i = 0; me != 0 && i < count; i++)
+        send_all(ch, skf_addr(ctx, 0, PORT), NULL, 0);
+    if (me == 0) { /* my own empties interleave with receiving (my ring is small) */
+        long mine = 0;
+        while (total < count * size) {
+            if (mine < count) {
+                struct iovec none = {NULL, 0};
+                ssize_t n = skf_send(ch, skf_addr(ctx, 0, PORT), &none, 1);
+                CHECK(n == 0 || n == -EAGAIN);
+                mine += n == 0;
+            }
+            ssize_t n = skf_recv(ch, cont, &ncont, &src);
+            if (n == -EAGAIN) {
+                if (mine == count)
+                    CHECK(skf_wait(ch, SKF_READABLE, -1) > 0);
+                continue;
+            }
+            CHECK_EQ_INT(n, 0);
+            CHECK_EQ_INT(ncont, 0);
+            got[skf_addr_rank(src)]++;
+            total++;
+            CHECK_EQ_INT(skf_recv_done(ch), 0);
+        }
+        for (int s = 0; s < size; s++)
+            CHECK_EQ_INT(got[s], count);
+    }
+    free(got);
+}
+
 int main(int argc, char **argv)
 {
     skf_ctx_t *ctx;
     skf_chan_t *ch;
     CHECK(argc == 3);
+    if (!strcmp(argv[1], "zero")) {
+        CHECK_EQ_INT(skf_init(&ctx), 0);
+        testutil_rank = skf_rank(ctx);
+        CHECK_EQ_INT(skf_chan_open(ctx, PORT, &ch), 0);
+        zero_stream(ctx, ch, atol(argv[2]));
+        CHECK_EQ_INT(skf_chan_close(ch), 0);
+        CHECK_EQ_INT(skf_finalize(ctx), 0);
+        printf("chan_stream rank %d: ok (empty messages)\n", testutil_rank);
+        return 0;
+    }
     int n1 = strcmp(argv[1], "n1") == 0;
     unsigned long long total = strtoull(argv[2], NULL, 0);
     CHECK_EQ_INT(skf_init(&ctx), 0);

@@ -17,11 +17,12 @@ static inline unsigned char pattern(int src, int dst, unsigned long long off)
     return (unsigned char)(src * 131 + dst * 31 + off * 7 + (off >> 9) + (off >> 17));
 }
 
-/* Send all of buf as one or more messages, waiting for room. */
+/* Send all of buf as one or more messages, waiting for room.  len 0 sends
+ * one empty message (loop until a send succeeded, not while bytes remain). */
 static inline void send_all(skf_chan_t *ch, skf_addr_t dst, const void *buf, size_t len)
 {
     size_t done = 0;
-    do {
+    for (;;) {
         struct iovec iov = {(char *)buf + done, len - done};
         ssize_t n = skf_send(ch, dst, &iov, 1);
         if (n == -EAGAIN) {
@@ -31,7 +32,9 @@ static inline void send_all(skf_chan_t *ch, skf_addr_t dst, const void *buf, siz
         }
         CHECK(n >= 0);
         done += (size_t)n;
-    } while (done < len);
+        if (done >= len)
+            return;
+    }
 }
 
 /* Receive one message (blocking); returns its length. */
