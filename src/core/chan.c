@@ -5,7 +5,9 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "core/config.h"
 #include "core/core.h"
 
 #define unlikely(x) __builtin_expect(!!(x), 0)
@@ -21,9 +23,26 @@ static void unlink_open(skf_ctx_t *ctx, skf_chan_t *ch)
 }
 
 /* Transports in order of preference: each claims the peers it reaches that
- * no earlier one claimed (shm: my node; tcp, later: the rest). */
-static const struct skf_transport_ops *const transports[] = {&skf_shm_ops};
+ * no earlier one claimed (shm: my node; tcp: the rest). */
+static const struct skf_transport_ops *const transports[] = {&skf_shm_ops, &skf_tcp_ops};
 #define NTRANSPORTS ((int)(sizeof transports / sizeof transports[0]))
+#define FAIR_STREAK 64 /* with several transports, ask the other one first after this many */
+
+int skf_tcp_for_all(void) { return strcmp(skf_param_str("SKIFF_TRANSPORTS"), "tcp") == 0; }
+
+/* SKIFF_TRANSPORTS: auto (shm on my node, tcp between nodes), tcp (tcp for
+ * every peer of user/MPI ports), shm (this node only).  The internal port
+ * always keeps shm: it carries only same-node fallback traffic.  Every rank
+ * decides alike, so the collective opens match. */
+static int transport_used(const skf_ctx_t *ctx, uint16_t port, const struct skf_transport_ops *t)
+{
+    const char *want = skf_param_str("SKIFF_TRANSPORTS");
+    if (t == &skf_shm_ops)
+        return port == SKF_PORT_INTERNAL || strcmp(want, "tcp") != 0;
+    if (port == SKF_PORT_INTERNAL || strcmp(want, "shm") == 0)
+        return 0;
+    return strcmp(want, "tcp") == 0 || ctx->boot->num_nodes > 1;
+}
 
 static void close_transports(skf_chan_t *ch)
 {
@@ -45,10 +64,13 @@ int skf_chan_open_port(skf_ctx_t *ctx, uint16_t port, skf_chan_t **chp)
     ch->port = port;
     ch->size = ctx->size;
     ch->out_tp = -1;
+    ch->blocked_tp = -1;
     ch->serve_fb = ctx->fallback_needed && port != SKF_PORT_INTERNAL;
     rc = 0;
     for (int k = 0; k < NTRANSPORTS && !rc; k++) {
         void *tp;
+        if (!transport_used(ctx, port, transports[k]))
+            continue;
         for (int r = 0; r < ctx->size; r++)
             ids[r] = -1;
         rc = transports[k]->chan_open(ch, ids, &tp);
@@ -161,7 +183,10 @@ ssize_t skf_send(skf_chan_t *ch, skf_addr_t dst, const struct iovec *iov, int io
     if (unlikely(ch->serve_fb))
         skf_fallback_progress(ch->ctx);
     const struct skf_peer *p = &ch->peer[rank];
-    return p->ops->send(p->tp, p->id, iov, iovcnt);
+    ssize_t n = p->ops->send(p->tp, p->id, iov, iovcnt);
+    if (unlikely(n == -EAGAIN))
+        ch->blocked_tp = p->ops == ch->tops[0] ? 0 : 1;
+    return n;
 }
 
 static COLD ssize_t bad_recv(const skf_chan_t *ch, const struct iovec *cont, const int *ncont)
@@ -191,6 +216,7 @@ static COLD ssize_t recv_others(skf_chan_t *ch, struct iovec *cont, int *ncont, 
         if (n != -EAGAIN) {
             if (n >= 0) {
                 ch->out_tp = ch->last_tp = i;
+                ch->streak = 0;
                 if (src)
                     *src = ((skf_addr_t)(uint32_t)ch->src_rank << 16) | ch->port;
             }
@@ -213,6 +239,10 @@ ssize_t skf_recv(skf_chan_t *ch, struct iovec cont[SKF_CONT_SIZE], int *ncont, s
     ch->out_tp = i;
     if (src)
         *src = ((skf_addr_t)(uint32_t)ch->src_rank << 16) | ch->port;
+    if (unlikely(ch->ntp > 1) && ++ch->streak >= FAIR_STREAK) { /* let the other one go first */
+        ch->streak = 0;
+        ch->last_tp = i ? 0 : 1;
+    }
     return n;
 }
 
@@ -235,21 +265,35 @@ int skf_wait(skf_chan_t *ch, int events, int timeout_ms)
     skf_ctx_t *ctx = ch->ctx;
     if (ch->ntp == 1 && !ch->serve_fb)
         return ch->tops[0]->wait(ch->tp[0], events, timeout_ms);
-    /* Several transports, or one-sided requests to serve: wait in short
-     * slices and look at everything between them. */
-    for (int waited = 0;;) {
+    /* Several transports, or one-sided requests to serve.  WRITABLE is asked
+     * only of the transport whose send said -EAGAIN.  Poll them all
+     * (SKIFF_SPIN rounds), then sleep in 1 ms slices, taking turns between
+     * the transports' own sleeps (shm's futex doorbell, tcp's epoll): a
+     * message on the other transport waits at most one slice. */
+    if ((events & SKF_WRITABLE) && ch->blocked_tp < 0)
+        return SKF_WRITABLE;
+    int turn = ch->last_tp;
+    for (long polls = 0, waited = 0;; polls++) {
         if (ch->serve_fb)
             skf_fallback_progress(ctx);
         for (int i = 0; i < ch->ntp; i++) {
-            int r = ch->tops[i]->ready(ch->tp[i], events);
-            if (r)
+            int ev = events & (SKF_READABLE | (i == ch->blocked_tp ? SKF_WRITABLE : 0));
+            int r = ev ? ch->tops[i]->ready(ch->tp[i], ev) : 0;
+            if (r) {
+                if (r & SKF_WRITABLE)
+                    ch->blocked_tp = -1;
                 return r;
+            }
         }
+        if (polls < ctx->shm.spin)
+            continue;
         if (timeout_ms >= 0 && waited >= timeout_ms)
             return 0;
-        int r = ch->tops[0]->wait(ch->tp[0], events, 1);
+        int ev = events & (SKF_READABLE | (turn == ch->blocked_tp ? SKF_WRITABLE : 0));
+        int r = ev ? ch->tops[turn]->wait(ch->tp[turn], ev, 1) : 0;
         if (r < 0)
             return r;
+        turn = turn + 1 < ch->ntp ? turn + 1 : 0;
         waited++;
     }
 }

@@ -73,6 +73,8 @@ struct skf_chan {
     int out_tp;  /* transport holding the message skf_recv handed out, or -1 */
     int last_tp; /* transport that delivered last: asked first */
     int src_rank; /* sender of the message handed out last */
+    int blocked_tp; /* transport whose send said -EAGAIN last, or -1 (skf_wait WRITABLE) */
+    int streak;     /* messages in a row from last_tp (several transports take turns) */
     int serve_fb; /* the calls on this channel also serve one-sided fallback requests */
     skf_chan_t *next_open;
 };
@@ -96,5 +98,10 @@ int skf_chan_open_port(skf_ctx_t *ctx, uint16_t port, skf_chan_t **ch);
 int skf_mr_init(skf_ctx_t *ctx);
 void skf_mr_fini(skf_ctx_t *ctx);
 void skf_fallback_progress(skf_ctx_t *ctx);
+/* Is [addr, addr+len) inside the exposure named by cookie? (a remote transport
+ * checks a peer's one-sided request with it) */
+int skf_mr_range_ok(skf_ctx_t *ctx, uint64_t cookie, uint64_t addr, uint64_t len);
+/* SKIFF_TRANSPORTS=tcp: tcp serves every peer of user and MPI ports. */
+int skf_tcp_for_all(void);
 
 #endif /* SKIFF_CORE_H */

@@ -66,7 +66,7 @@ static struct skf_mr_entry *find_mr(skf_ctx_t *ctx, uint64_t cookie)
 }
 
 /* Is [addr, addr+len) inside an exposure named by cookie? */
-static int range_ok(skf_ctx_t *ctx, uint64_t cookie, uint64_t addr, uint64_t len)
+int skf_mr_range_ok(skf_ctx_t *ctx, uint64_t cookie, uint64_t addr, uint64_t len)
 {
     const struct skf_mr_entry *m = find_mr(ctx, cookie);
     return m && addr >= m->base && len <= m->len && addr - m->base <= m->len - len;
@@ -273,7 +273,7 @@ static void handle(skf_ctx_t *ctx, int src, const struct fb_hdr *h, const struct
     dlen -= sizeof *h;
     switch (h->op) {
     case FB_GET_REQ:
-        if (!range_ok(ctx, h->cookie, h->addr, h->len)) {
+        if (!skf_mr_range_ok(ctx, h->cookie, h->addr, h->len)) {
             reply(ctx, src, FB_ERR, h->id, -EINVAL);
             return;
         }
@@ -282,7 +282,7 @@ static void handle(skf_ctx_t *ctx, int src, const struct fb_hdr *h, const struct
         add_job(ctx, src, &g);
         return;
     case FB_PUT_DATA: {
-        if (!range_ok(ctx, h->cookie, h->addr, dlen)) {
+        if (!skf_mr_range_ok(ctx, h->cookie, h->addr, dlen)) {
             reply(ctx, src, FB_ERR, h->id, -EINVAL);
             return;
         }
@@ -454,7 +454,7 @@ static int rma(skf_chan_t *ch, const char *call, int write, const skf_mr_key_t *
     skf_ctx_t *ctx = ch->ctx;
     uint64_t addr = key->base + off;
     if (key->owner == ctx->rank) {
-        if (!range_ok(ctx, key->cookie, addr, len)) {
+        if (!skf_mr_range_ok(ctx, key->cookie, addr, len)) {
             skf_error("%s: key names no region exposed by this process", call);
             return -EINVAL;
         }
@@ -464,6 +464,9 @@ static int rma(skf_chan_t *ch, const char *call, int write, const skf_mr_key_t *
             memcpy(buf, (const void *)(uintptr_t)addr, len);
         return 0;
     }
+    const struct skf_peer *via = &ch->peer[key->owner];
+    if (via->ops && via->ops->rma) /* a remote transport moves it (tcp: request/response) */
+        return via->ops->rma(via->tp, via->id, write, key, addr, buf, len);
     int local = ctx->local_of_rank[key->owner];
     if (local < 0) {
         skf_error("%s: rank %d is on another node; no transport for remote one-sided yet", call,

@@ -49,8 +49,16 @@ struct skf_transport_ops {
     /* Sleep until ready(events) would be non-zero, timeout_ms passes (-1 =
      * forever) or a peer dies.  Returns ready events, 0 on timeout, -EPIPE. */
     int (*wait)(void *tp, int events, int timeout_ms);
+    /* One-sided copy between buf and len bytes at addr inside peer's exposed
+     * region key (write: buf -> region).  Blocks, driving this transport's
+     * progress, until done: 0, -EINVAL (outside the exposure), -EPIPE (peer
+     * gone).  NULL for same-node transports: the core uses CMA or its copy
+     * pipeline instead. */
+    int (*rma)(void *tp, int peer, int write, const skf_mr_key_t *key, uint64_t addr, void *buf,
+               size_t len);
 };
 
 extern const struct skf_transport_ops skf_shm_ops;
+extern const struct skf_transport_ops skf_tcp_ops;
 
 #endif /* SKIFF_CORE_TRANSPORT_H */

@@ -1,0 +1,80 @@
+/* frame — header checks and handshake MACs of the tcp transport (see frame.h). */
+#include "transports/tcp/frame.h"
+
+#include <string.h>
+
+_Static_assert(sizeof(struct tcp_hello) == 48, "hello is sent as is");
+_Static_assert(sizeof(struct tcp_frame_hdr) == 8, "frame header is 8 bytes");
+_Static_assert(sizeof(struct tcp_rma_req) == 32, "request header is 32 bytes");
+_Static_assert(sizeof(struct tcp_rma_resp) == 24, "response header is 24 bytes");
+
+const char *tcp_hello_check(const struct tcp_hello *h, uint16_t port, int me, int size,
+                            uint32_t max_frame)
+{
+    if (h->magic != TCP_HS_MAGIC)
+        return "not a Skiff tcp hello (bad magic)";
+    if (h->version != TCP_HS_VERSION)
+        return "unsupported handshake version";
+    if (h->kind != TCP_CONN_DATA && h->kind != TCP_CONN_RMA)
+        return "unknown connection kind";
+    if (h->zero || h->zero2)
+        return "reserved hello fields not zero";
+    if (h->port != port)
+        return "hello for another channel";
+    if (h->job_size != (uint32_t)size || h->src >= (uint32_t)size)
+        return "hello from a rank outside this job";
+    if (h->dst != (uint32_t)me)
+        return "hello meant for another rank";
+    if (h->max_frame != max_frame)
+        return "different SKIFF_TCP_BUF on the two ranks";
+    return NULL;
+}
+
+const char *tcp_challenge_check(const struct tcp_challenge *c)
+{
+    return c->magic != TCP_HS_MAGIC || c->zero ? "malformed challenge" : NULL;
+}
+
+const char *tcp_proof_check(const struct tcp_proof *p)
+{
+    return p->magic != TCP_HS_MAGIC || p->zero ? "malformed proof" : NULL;
+}
+
+const char *tcp_frame_check(const struct tcp_frame_hdr *h, uint16_t port, uint32_t max_len)
+{
+    if (h->magic != TCP_FRAME_MAGIC || (h->kind != TCP_FRAME_DATA && h->kind != TCP_FRAME_BYE))
+        return "malformed frame header";
+    if (h->kind == TCP_FRAME_BYE && h->len)
+        return "goodbye frame with a payload";
+    if (h->port != port)
+        return "frame for another channel";
+    if (h->len > max_len)
+        return "frame longer than the largest message";
+    return NULL;
+}
+
+const char *tcp_rma_req_check(const struct tcp_rma_req *r, uint64_t max_len)
+{
+    if (r->op != TCP_RMA_GET && r->op != TCP_RMA_PUT)
+        return "unknown one-sided request";
+    if (r->len > max_len || r->addr + r->len < r->addr)
+        return "one-sided request with an impossible length";
+    return NULL;
+}
+
+const char *tcp_rma_resp_check(const struct tcp_rma_resp *r, uint32_t id, uint32_t op, uint64_t len)
+{
+    if (r->op != op || r->id != id)
+        return "response to no pending request";
+    if (r->status > 0 || (r->status == 0 && op == TCP_RMA_GET_RESP && r->len != len) ||
+        ((r->status != 0 || op == TCP_RMA_PUT_RESP) && r->len != 0))
+        return "response with an impossible status or length";
+    return NULL;
+}
+
+int tcp_hs_mac(const char *key, int acceptor_side, const struct tcp_hello *h,
+               const uint8_t nonce_acceptor[SKF_AUTH_NONCE], uint8_t mac[SKF_AUTH_MAC])
+{
+    return skf_auth_mac(key, acceptor_side ? "skiff-tcp acceptor" : "skiff-tcp connector", h,
+                        sizeof *h, h->nonce, nonce_acceptor, mac);
+}

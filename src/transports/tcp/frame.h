@@ -1,0 +1,102 @@
+/*
+ * frame — the bytes the tcp transport puts on a connection, and the checks
+ * every incoming header passes before anything trusts it.  Pure functions
+ * over buffers (no sockets), so the fuzz harnesses drive them directly.
+ *
+ * A connection starts with a handshake (hello, challenge, proof: the job-key
+ * check of auth.h), then carries frames.  A data connection is one-way (the
+ * side that connected sends messages, the other receives): each message is
+ * one frame, an 8-byte header and the payload.  A one-sided (RMA) connection
+ * carries requests from the side that connected and responses back.
+ * Integers are in the host's byte order: all ranks of a job run the same
+ * build on one architecture (the hello's magic catches a mismatch).
+ */
+#ifndef SKIFF_TCP_FRAME_H
+#define SKIFF_TCP_FRAME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "transports/tcp/auth.h"
+
+#define TCP_HS_MAGIC 0x534b4654u /* "SKFT" */
+#define TCP_HS_VERSION 1
+#define TCP_FRAME_MAGIC 0xa5
+
+enum tcp_conn_kind { TCP_CONN_DATA = 1, TCP_CONN_RMA = 2 };
+
+/* connector -> acceptor */
+struct tcp_hello {
+    uint32_t magic;
+    uint16_t version;
+    uint8_t kind;  /* enum tcp_conn_kind */
+    uint8_t zero;
+    uint32_t port; /* channel (skiff port) the connection belongs to */
+    uint32_t src;  /* connector's rank */
+    uint32_t dst;  /* rank it wants to reach */
+    uint32_t job_size;
+    uint32_t max_frame; /* connector's largest payload: the acceptor's must match */
+    uint32_t zero2;
+    uint8_t nonce[SKF_AUTH_NONCE];
+};
+
+/* acceptor -> connector: its nonce and its proof of the key */
+struct tcp_challenge {
+    uint32_t magic;
+    uint32_t zero;
+    uint8_t nonce[SKF_AUTH_NONCE];
+    uint8_t mac[SKF_AUTH_MAC];
+};
+
+/* connector -> acceptor: the connector's proof */
+struct tcp_proof {
+    uint32_t magic;
+    uint32_t zero;
+    uint8_t mac[SKF_AUTH_MAC];
+};
+
+/* One message on a data connection: header, then len payload bytes. */
+struct tcp_frame_hdr {
+    uint32_t len;
+    uint16_t port;
+    uint8_t kind; /* 1: data */
+    uint8_t magic;
+};
+#define TCP_FRAME_DATA 1
+#define TCP_FRAME_BYE 2 /* empty, last on a data connection: its sender closed the channel */
+#define TCP_BYE_BYTE 0x42 /* the receiving side's goodbye, on the connector's socket */
+
+/* RMA request (requester -> owner); a PUT's payload follows it. */
+struct tcp_rma_req {
+    uint32_t op;
+    uint32_t id;
+    uint64_t cookie; /* the exposure (skf_mr_key_t.cookie)  */
+    uint64_t addr;   /* owner's address of the first byte   */
+    uint64_t len;
+};
+/* RMA response (owner -> requester); a GET's data follows it. */
+struct tcp_rma_resp {
+    uint32_t op;
+    uint32_t id;
+    int64_t status; /* 0 or -errno (-EINVAL: outside the exposure) */
+    uint64_t len;   /* payload bytes that follow */
+};
+enum { TCP_RMA_GET = 1, TCP_RMA_PUT, TCP_RMA_GET_RESP, TCP_RMA_PUT_RESP };
+
+/* Each check returns NULL when the header is acceptable, else a short
+ * reason for the one log line that accompanies dropping the connection. */
+const char *tcp_hello_check(const struct tcp_hello *h, uint16_t port, int me, int size,
+                            uint32_t max_frame);
+const char *tcp_challenge_check(const struct tcp_challenge *c);
+const char *tcp_proof_check(const struct tcp_proof *p);
+const char *tcp_frame_check(const struct tcp_frame_hdr *h, uint16_t port, uint32_t max_len);
+const char *tcp_rma_req_check(const struct tcp_rma_req *r, uint64_t max_len);
+const char *tcp_rma_resp_check(const struct tcp_rma_resp *r, uint32_t id, uint32_t op, uint64_t len);
+
+/* The MACs of the handshake: both bind the whole hello (ranks, port, kind,
+ * the connector's nonce) and the acceptor's nonce; labels tell the sides
+ * apart.  0 or -errno. */
+int tcp_hs_mac(const char *key, int acceptor_side, const struct tcp_hello *h,
+               const uint8_t nonce_acceptor[SKF_AUTH_NONCE], uint8_t mac[SKF_AUTH_MAC]);
+
+#endif

@@ -1,0 +1,1373 @@
+/*
+ * tcp — the transport between nodes: framed messages over TCP streams,
+ * connections opened lazily and authenticated with the job key.
+ *
+ * Per channel, each rank listens on one socket whose address it publishes
+ * through PMI at open.  Connections are one-way for messages: the first send
+ * to a peer connects a *data* connection (I send, it receives), so two ranks
+ * talking both ways hold two connections and no connect race exists.  The
+ * first skf_get/skf_put to a peer connects an *RMA* connection (requests one
+ * way, responses back).  Every connection starts with the job-key handshake
+ * (frame.h); nothing else is read from it until the peer has proved the key.
+ *
+ * Buffers (ULFM's fixed buffers, over a stream):
+ *  - receive: one byte ring per incoming data connection (SKIFF_TCP_BUF).  The
+ *    socket is read only into free ring space; skf_recv hands out pointers to
+ *    the frame's payload in the ring (two pieces when it wraps) until
+ *    recv_done.  A full ring stops reading, so TCP's own flow control pushes
+ *    back on the sender.
+ *  - send: a message is written straight from the caller's iovec (writev);
+ *    only what the socket did not take is copied into the connection's send
+ *    ring, bounded by SKIFF_TCP_BUF.  No room: -EAGAIN.
+ *  - one-sided: the owner answers a GET by writev from the exposed memory,
+ *    the requester reads the data straight into its buffer; a PUT goes the
+ *    other way.  Nothing is staged, whatever the size.
+ * Arrivals: a FIFO of incoming connections holding complete frames, so recv
+ * is O(1) in the number of peers; epoll says which sockets moved.
+ *
+ * Faults: EOF, a reset, or the kernel's keepalive/user timeout
+ * (SKIFF_TCP_TIMEOUT) mark the peer gone; sends to it and waits that depend
+ * on it return -EPIPE.  A stranger (bad handshake, wrong key, replay, garbage
+ * frame) loses its connection with one log line; the job goes on.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <ifaddrs.h>
+#include <limits.h>
+#include <net/if.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "boot/boot_pmi_tcp.h"
+#include "core/config.h"
+#include "core/core.h"
+#include "transports/tcp/frame.h"
+
+#define TCP_HDR ((uint64_t)sizeof(struct tcp_frame_hdr))
+#define TCP_MIN_TAKE 4096     /* a partial send takes at least this much (or all) */
+#define TCP_SLEEP_SLICE_MS 100 /* a sleeper re-checks deadlines this often        */
+#define TCP_EVENTS 32
+
+enum conn_state { C_LISTEN = 0, C_CONNECTING = 1, C_WAIT_CHALLENGE, A_WAIT_HELLO, A_WAIT_PROOF, C_OPEN, C_DEAD };
+enum conn_role { ROLE_CONNECTOR = 1, ROLE_ACCEPTOR };
+
+struct tcp_tp;
+
+/* RMA progress of one connection (one request at a time: skf_get/put block). */
+struct rma_state {
+    uint32_t id;
+    int busy;          /* requester: waiting for the response; owner: answering */
+    int done;
+    int64_t status;
+    /* request / response header being written, then payload from `out` */
+    uint8_t hdr_out[sizeof(struct tcp_rma_req)];
+    size_t hdr_out_len, hdr_out_off;
+    const uint8_t *out;
+    uint64_t out_left;
+    /* header being read, then payload into `in` (NULL: discard) */
+    uint8_t hdr_in[sizeof(struct tcp_rma_req)];
+    size_t hdr_in_len, hdr_in_need;
+    uint8_t *in;
+    uint64_t in_left;
+    struct tcp_rma_req req; /* owner: the request being served */
+    uint64_t want;          /* requester: GET bytes expected */
+    uint32_t expect_op;
+};
+
+struct tcp_conn {
+    struct tcp_tp *tp;
+    int fd;
+    int kind;  /* TCP_CONN_DATA / TCP_CONN_RMA */
+    int role;
+    int state;
+    int peer;  /* world rank; -1 until the acceptor has read the hello */
+    uint32_t interest;
+    long long deadline_ms; /* handshake must finish by then */
+    /* handshake */
+    struct tcp_hello hello;
+    uint8_t nonce_acceptor[SKF_AUTH_NONCE];
+    uint8_t hs[sizeof(struct tcp_challenge)];
+    size_t hs_have, hs_need;
+    /* data: the byte ring (receive ring of an acceptor, send ring of a connector) */
+    uint8_t *buf;
+    uint64_t cap, mask, head, tail;
+    uint64_t scan;   /* acceptor: first byte not yet checked as a frame */
+    long nframes;    /* acceptor: complete frames in [head, scan) */
+    int queued;
+    int eof;         /* acceptor: the peer closed; deliver what is left */
+    int bye;         /* the peer said goodbye (closed its channel) before its EOF */
+    struct tcp_conn *next_ready;
+    struct tcp_conn *next_hs; /* connections still in the handshake */
+    struct rma_state rma;
+    char name[64];   /* "rank 3" or "10.0.0.5:4242", for log lines */
+};
+
+struct tcp_peer {
+    struct tcp_conn *tx;     /* my data connection to it         */
+    struct tcp_conn *rx;     /* its data connection to me        */
+    struct tcp_conn *rma;    /* my requests to it                */
+    struct tcp_conn *rma_in; /* its requests to me               */
+    int gone;                /* died: EOF without goodbye, reset, timeout, refused */
+    int closed;              /* closed its channel (said goodbye): sends fail     */
+};
+
+/* One epoll set per context, shared by the tcp part of every channel: any
+ * channel's progress also answers one-sided requests and handshakes of the
+ * others (as the shm fallback server does), so an owner waiting on one
+ * port still serves gets on another. */
+struct tcp_engine {
+    skf_ctx_t *ctx;
+    int epfd;
+    int users;
+    struct tcp_engine *next;
+};
+static struct tcp_engine *engines;
+
+struct tcp_tp {
+    skf_ctx_t *ctx;
+    uint16_t port;
+    int me, size;
+    unsigned open_no;   /* names this open's PMI keys */
+    int lfd, epfd;      /* epfd: the engine's */
+    struct tcp_engine *eng;
+    struct tcp_conn *listener; /* pseudo-connection in state C_LISTEN */
+    struct tcp_peer *peer;
+    struct tcp_conn *hs_list;
+    struct tcp_conn *ready_head, *ready_tail;
+    struct tcp_conn *out; /* frame handed out by recv, not yet done */
+    uint64_t out_len;
+    int blocked;          /* peer of the last -EAGAIN, or -1 */
+    int any_gone;
+    uint64_t buf_bytes, max_msg;
+    int timeout_ms;
+    long spin;
+    uint32_t rma_next_id;
+    const char *key;
+};
+
+/* ---- small helpers --------------------------------------------------------- */
+
+static long long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void set_interest(struct tcp_conn *c, uint32_t ev)
+{
+    if (c->fd < 0 || c->interest == ev)
+        return;
+    struct epoll_event e = {.events = ev, .data.ptr = c};
+    epoll_ctl(c->tp->epfd, EPOLL_CTL_MOD, c->fd, &e);
+    c->interest = ev;
+}
+
+static void tune_socket(struct tcp_tp *t, int fd)
+{
+    int one = 1, idle = t->timeout_ms / 2000 > 0 ? t->timeout_ms / 2000 : 1;
+    int cnt = idle, intvl = 1;
+    unsigned int user_timeout = (unsigned int)t->timeout_ms;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof intvl);
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof cnt);
+    setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &user_timeout, sizeof user_timeout);
+}
+
+static void sock_name(int fd, char *out, size_t cap)
+{
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof ss;
+    char host[INET6_ADDRSTRLEN] = "?", port[16] = "?";
+    if (getpeername(fd, (struct sockaddr *)&ss, &sl) == 0)
+        getnameinfo((struct sockaddr *)&ss, sl, host, sizeof host, port, sizeof port,
+                    NI_NUMERICHOST | NI_NUMERICSERV);
+    snprintf(out, cap, "%s:%s", host, port);
+}
+
+/* ---- connection life ----------------------------------------------------- */
+
+static void unlink_hs(struct tcp_conn *c)
+{
+    for (struct tcp_conn **p = &c->tp->hs_list; *p; p = &(*p)->next_hs)
+        if (*p == c) {
+            *p = c->next_hs;
+            return;
+        }
+}
+
+static void unqueue(struct tcp_tp *t, struct tcp_conn *c)
+{
+    if (!c->queued)
+        return;
+    struct tcp_conn *prev = NULL;
+    for (struct tcp_conn *x = t->ready_head; x; prev = x, x = x->next_ready)
+        if (x == c) {
+            if (prev)
+                prev->next_ready = x->next_ready;
+            else
+                t->ready_head = x->next_ready;
+            if (t->ready_tail == x)
+                t->ready_tail = prev;
+            break;
+        }
+    c->queued = 0;
+    c->next_ready = NULL;
+}
+
+static void enqueue(struct tcp_tp *t, struct tcp_conn *c)
+{
+    if (c->queued)
+        return;
+    c->queued = 1;
+    c->next_ready = NULL;
+    if (t->ready_tail)
+        t->ready_tail->next_ready = c;
+    else
+        t->ready_head = c;
+    t->ready_tail = c;
+}
+
+static void close_fd(struct tcp_conn *c)
+{
+    if (c->fd >= 0) {
+        epoll_ctl(c->tp->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+        close(c->fd);
+    }
+    c->fd = -1;
+}
+
+static void free_conn(struct tcp_conn *c)
+{
+    close_fd(c);
+    unlink_hs(c);
+    unqueue(c->tp, c);
+    free(c->buf);
+    free(c);
+}
+
+/* The peer is gone (or refused us): its connections die, operations on it
+ * fail with -EPIPE; frames already received stay deliverable. */
+static void peer_gone(struct tcp_tp *t, int rank, const char *why)
+{
+    struct tcp_peer *p = &t->peer[rank];
+    if (!p->gone)
+        skf_verbose(t->ctx, "rank %d: port %u: tcp peer rank %d gone (%s)", t->me, t->port, rank, why);
+    p->gone = 1;
+    t->any_gone = 1;
+    struct tcp_conn *cs[] = {p->tx, p->rx, p->rma, p->rma_in};
+    for (int i = 0; i < 4; i++)
+        if (cs[i]) {
+            close_fd(cs[i]);
+            unlink_hs(cs[i]);
+            cs[i]->state = C_DEAD;
+            cs[i]->eof = 1;
+        }
+}
+
+/* End of a data connection.  After a goodbye it is a clean close of that
+ * one direction (the other may still hold bytes in flight): no more sends
+ * to the peer, nobody waiting for other peers is disturbed.  Without one,
+ * the peer is gone. */
+static void data_eof(struct tcp_conn *c)
+{
+    if (!c->bye) {
+        peer_gone(c->tp, c->peer, "connection closed without goodbye");
+        return;
+    }
+    if (c->role == ROLE_CONNECTOR)
+        c->tp->peer[c->peer].closed = 1;
+    close_fd(c);
+    c->state = C_DEAD;
+    c->eof = 1;
+}
+
+/* A connection that broke the protocol: one log line, dropped.  For an
+ * acceptor that never proved the key, nothing else changes. */
+static void drop(struct tcp_conn *c, const char *why)
+{
+    struct tcp_tp *t = c->tp;
+    skf_error("tcp: rank %d port %u: connection %s %s dropped: %s", t->me, t->port,
+              c->role == ROLE_ACCEPTOR ? "from" : "to", c->name, why);
+    if (c->state == C_OPEN || c->role == ROLE_CONNECTOR) { /* it was a member of the job */
+        peer_gone(t, c->peer, why);
+        return;
+    }
+    free_conn(c);
+}
+
+static struct tcp_conn *new_conn(struct tcp_tp *t, int fd, int kind, int role, int peer)
+{
+    struct tcp_conn *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    c->tp = t;
+    c->fd = fd;
+    c->kind = kind;
+    c->role = role;
+    c->peer = peer;
+    c->deadline_ms = now_ms() + t->timeout_ms;
+    c->next_hs = t->hs_list;
+    t->hs_list = c;
+    return c;
+}
+
+static int ring_alloc(struct tcp_conn *c, uint64_t cap)
+{
+    c->buf = malloc(cap);
+    c->cap = cap;
+    c->mask = cap - 1;
+    return c->buf ? 0 : -ENOMEM;
+}
+
+/* ---- ring helpers ------------------------------------------------------- */
+
+/* Copy n bytes at stream position pos out of the ring. */
+static void ring_read(const struct tcp_conn *c, uint64_t pos, void *dst, uint64_t n)
+{
+    uint64_t off = pos & c->mask, first = c->cap - off < n ? c->cap - off : n;
+    memcpy(dst, c->buf + off, first);
+    memcpy((uint8_t *)dst + first, c->buf, n - first);
+}
+
+static void ring_write(struct tcp_conn *c, const void *src, uint64_t n)
+{
+    uint64_t off = c->tail & c->mask, first = c->cap - off < n ? c->cap - off : n;
+    memcpy(c->buf + off, src, first);
+    memcpy(c->buf, (const uint8_t *)src + first, n - first);
+    c->tail += n;
+}
+
+/* The free space (for reading into) or the used space (for writing out) as
+ * at most two iovecs. */
+static int ring_span(const struct tcp_conn *c, uint64_t from, uint64_t n, struct iovec *v)
+{
+    uint64_t off = from & c->mask, first = c->cap - off < n ? c->cap - off : n;
+    v[0] = (struct iovec){c->buf + off, first};
+    if (n == first)
+        return 1;
+    v[1] = (struct iovec){c->buf, n - first};
+    return 2;
+}
+
+/* ---- data: sending -------------------------------------------------------- */
+
+/* Write what the send ring holds.  0, or -1 when the connection died. */
+static int flush_tx(struct tcp_conn *c)
+{
+    while (c->tail != c->head && c->state == C_OPEN) {
+        struct iovec v[2];
+        int n = ring_span(c, c->head, c->tail - c->head, v);
+        ssize_t w = writev(c->fd, v, n);
+        if (w < 0) {
+            if (errno == EAGAIN || errno == EWOULDBLOCK)
+                break;
+            if (errno == EINTR)
+                continue;
+            peer_gone(c->tp, c->peer, strerror(errno));
+            return -1;
+        }
+        c->head += (uint64_t)w;
+    }
+    if (c->state == C_OPEN)
+        set_interest(c, EPOLLIN | EPOLLRDHUP | (c->tail != c->head ? EPOLLOUT : 0));
+    return 0;
+}
+
+static struct tcp_conn *connect_peer(struct tcp_tp *t, int rank, int kind);
+static int progress(struct tcp_tp *t, int timeout_ms);
+
+static ssize_t tcp_send(void *tpv, int peer, const struct iovec *iov, int iovcnt)
+{
+    struct tcp_tp *t = tpv;
+    struct tcp_peer *p = &t->peer[peer];
+    struct tcp_conn *c = p->tx;
+    if (__builtin_expect(!c, 0)) {
+        if (p->gone || !(c = p->tx = connect_peer(t, peer, TCP_CONN_DATA)))
+            return -EPIPE;
+    }
+    if (c->state == C_DEAD || p->closed)
+        return -EPIPE;
+    uint64_t want = 0;
+    for (int i = 0; i < iovcnt; i++)
+        want += iov[i].iov_len;
+    uint64_t room = c->cap - (c->tail - c->head);
+    uint64_t take = want < t->max_msg ? want : t->max_msg;
+    if (room < TCP_HDR + take) {
+        uint64_t least = take < TCP_MIN_TAKE ? take : TCP_MIN_TAKE;
+        /* Full: let the sockets move bytes (a few passes while they do). */
+        for (int pass = 0; pass < 4 && room < TCP_HDR + least && progress(t, 0); pass++)
+            room = c->cap - (c->tail - c->head);
+        if (c->state == C_DEAD)
+            return -EPIPE;
+        if (room < TCP_HDR + least) {
+            t->blocked = peer;
+            return -EAGAIN;
+        }
+        take = room - TCP_HDR < take ? room - TCP_HDR : take;
+    }
+    struct tcp_frame_hdr h = {(uint32_t)take, t->port, TCP_FRAME_DATA, TCP_FRAME_MAGIC};
+    /* The iovec cut to `take` bytes, behind the header. */
+    struct iovec v[IOV_MAX];
+    int nv = 0;
+    v[nv++] = (struct iovec){&h, TCP_HDR};
+    uint64_t left = take;
+    for (int i = 0; i < iovcnt && left && nv < IOV_MAX; i++) {
+        size_t n = iov[i].iov_len < left ? iov[i].iov_len : left;
+        if (n)
+            v[nv++] = (struct iovec){iov[i].iov_base, n};
+        left -= n;
+    }
+    uint64_t written = 0, total = TCP_HDR + take - left;
+    if (c->tail == c->head && c->state == C_OPEN) { /* straight from the caller's memory */
+        ssize_t w;
+        do
+            w = writev(c->fd, v, nv);
+        while (w < 0 && errno == EINTR);
+        if (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+            peer_gone(t, peer, strerror(errno));
+            return -EPIPE;
+        }
+        written = w > 0 ? (uint64_t)w : 0;
+    }
+    /* What the socket did not take goes to the send ring (it fits: checked). */
+    uint64_t skip = written;
+    for (int i = 0; i < nv; i++) {
+        uint64_t n = v[i].iov_len;
+        if (skip >= n) {
+            skip -= n;
+            continue;
+        }
+        ring_write(c, (const uint8_t *)v[i].iov_base + skip, n - skip);
+        skip = 0;
+    }
+    if (c->state == C_OPEN && c->tail - c->head > total - written)
+        flush_tx(c); /* older bytes were waiting: push them along */
+    else if (c->state == C_OPEN && c->tail != c->head)
+        set_interest(c, EPOLLIN | EPOLLRDHUP | EPOLLOUT);
+    t->blocked = -1;
+    return (ssize_t)(take - left);
+}
+
+/* ---- data: receiving ------------------------------------------------------ */
+
+/* Check the frames whose headers have arrived; queue the connection when one
+ * is complete.  0, or -1 after dropping it for a malformed frame. */
+static int scan_frames(struct tcp_conn *c)
+{
+    struct tcp_tp *t = c->tp;
+    while (c->tail - c->scan >= TCP_HDR) {
+        struct tcp_frame_hdr h;
+        ring_read(c, c->scan, &h, TCP_HDR);
+        const char *bad = c->bye ? "bytes after the goodbye"
+                                 : tcp_frame_check(&h, t->port, (uint32_t)t->max_msg);
+        if (bad) {
+            drop(c, bad);
+            return -1;
+        }
+        if (h.kind == TCP_FRAME_BYE) { /* the last frame: not a message */
+            c->bye = 1;
+            c->scan += TCP_HDR;
+            continue;
+        }
+        if (c->tail - c->scan < TCP_HDR + h.len)
+            break;
+        c->scan += TCP_HDR + h.len;
+        c->nframes++;
+    }
+    if (c->nframes)
+        enqueue(t, c);
+    return 0;
+}
+
+static void fill_rx(struct tcp_conn *c)
+{
+    for (;;) {
+        uint64_t room = c->cap - (c->tail - c->head);
+        if (!room) {
+            set_interest(c, 0); /* the reader must make room first */
+            return;
+        }
+        struct iovec v[2];
+        int n = ring_span(c, c->tail, room, v);
+        ssize_t r = readv(c->fd, v, n);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno != EAGAIN && errno != EWOULDBLOCK)
+                peer_gone(c->tp, c->peer, strerror(errno));
+            return;
+        }
+        if (r == 0) {
+            data_eof(c);
+            return;
+        }
+        c->tail += (uint64_t)r;
+        if (scan_frames(c) < 0)
+            return;
+        if ((uint64_t)r < room)
+            return;
+    }
+}
+
+
+static ssize_t deliver(struct tcp_tp *t, struct iovec *cont, int *ncont, int *src)
+{
+    struct tcp_conn *c = t->ready_head;
+    struct tcp_frame_hdr h;
+    ring_read(c, c->head, &h, TCP_HDR);
+    *ncont = h.len ? ring_span(c, c->head + TCP_HDR, h.len, cont) : 0;
+    *src = c->peer;
+    t->out = c;
+    t->out_len = h.len;
+    return (ssize_t)h.len;
+}
+
+static ssize_t tcp_recv(void *tpv, struct iovec *cont, int *ncont, int *src_rank)
+{
+    struct tcp_tp *t = tpv;
+    /* A pass that moved bytes (e.g. flushed my own send ring to myself) may
+     * have made frames readable that the next pass finds: up to three. */
+    for (int pass = 0; !t->ready_head && pass < 3; pass++)
+        if (!progress(t, 0))
+            break;
+    return t->ready_head ? deliver(t, cont, ncont, src_rank) : -EAGAIN;
+}
+
+static void tcp_recv_done(void *tpv)
+{
+    struct tcp_tp *t = tpv;
+    struct tcp_conn *c = t->out;
+    c->head += TCP_HDR + t->out_len;
+    c->nframes--;
+    t->out = NULL;
+    unqueue(t, c);
+    if (c->nframes)
+        enqueue(t, c); /* to the back: senders take turns */
+    if (c->state == C_OPEN && c->interest != (EPOLLIN | EPOLLRDHUP))
+        set_interest(c, EPOLLIN | EPOLLRDHUP); /* there is room again */
+}
+
+static size_t tcp_max_msg(void *tpv, int peer)
+{
+    (void)peer;
+    return ((struct tcp_tp *)tpv)->max_msg;
+}
+
+/* ---- handshake ------------------------------------------------------------ */
+
+static void hs_expect(struct tcp_conn *c, size_t n)
+{
+    c->hs_have = 0;
+    c->hs_need = n;
+}
+
+/* Read toward hs_need bytes (exactly: never past the handshake).  1 when
+ * complete, 0 to wait, -1 when the connection failed (handled). */
+static int hs_read(struct tcp_conn *c)
+{
+    while (c->hs_have < c->hs_need) {
+        ssize_t r = recv(c->fd, c->hs + c->hs_have, c->hs_need - c->hs_have, 0);
+        if (r > 0) {
+            c->hs_have += (size_t)r;
+            continue;
+        }
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return 0;
+        drop(c, r == 0 ? "closed during the handshake" : strerror(errno));
+        return -1;
+    }
+    return 1;
+}
+
+static int send_small(struct tcp_conn *c, const void *buf, size_t n)
+{
+    /* A handshake message is far below a fresh socket's buffer. */
+    ssize_t w = send(c->fd, buf, n, MSG_NOSIGNAL);
+    if (w == (ssize_t)n)
+        return 0;
+    drop(c, "cannot send the handshake");
+    return -1;
+}
+
+static void became_open(struct tcp_conn *c)
+{
+    struct tcp_tp *t = c->tp;
+    unlink_hs(c);
+    c->state = C_OPEN;
+    snprintf(c->name, sizeof c->name, "rank %d", c->peer);
+    if (c->role == ROLE_CONNECTOR && c->kind == TCP_CONN_DATA) {
+        flush_tx(c);
+        return;
+    }
+    set_interest(c, EPOLLIN | EPOLLRDHUP);
+    if (c->role == ROLE_ACCEPTOR && c->kind == TCP_CONN_RMA)
+        c->rma.hdr_in_need = sizeof(struct tcp_rma_req);
+    (void)t;
+}
+
+/* connector: the connect finished; say hello */
+static void on_connected(struct tcp_conn *c)
+{
+    int err = 0;
+    socklen_t el = sizeof err;
+    getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &el);
+    if (err) {
+        drop(c, strerror(err));
+        return;
+    }
+    if (send_small(c, &c->hello, sizeof c->hello) < 0)
+        return;
+    c->state = C_WAIT_CHALLENGE;
+    hs_expect(c, sizeof(struct tcp_challenge));
+    set_interest(c, EPOLLIN | EPOLLRDHUP);
+}
+
+/* connector: the acceptor proved the key; prove mine */
+static void on_challenge(struct tcp_conn *c)
+{
+    struct tcp_tp *t = c->tp;
+    struct tcp_challenge ch;
+    struct tcp_proof pr = {.magic = TCP_HS_MAGIC};
+    uint8_t want[SKF_AUTH_MAC];
+    memcpy(&ch, c->hs, sizeof ch);
+    const char *bad = tcp_challenge_check(&ch);
+    if (bad) {
+        drop(c, bad);
+        return;
+    }
+    if (tcp_hs_mac(t->key, 1, &c->hello, ch.nonce, want) || !skf_auth_equal(want, ch.mac)) {
+        drop(c, "the listener does not hold the job key");
+        return;
+    }
+    if (tcp_hs_mac(t->key, 0, &c->hello, ch.nonce, pr.mac) || send_small(c, &pr, sizeof pr) < 0)
+        return;
+    became_open(c);
+}
+
+/* acceptor: a hello arrived; answer with my nonce and proof */
+static void on_hello(struct tcp_conn *c)
+{
+    struct tcp_tp *t = c->tp;
+    struct tcp_challenge ch = {.magic = TCP_HS_MAGIC};
+    memcpy(&c->hello, c->hs, sizeof c->hello);
+    const char *bad = tcp_hello_check(&c->hello, t->port, t->me, t->size, (uint32_t)t->max_msg);
+    if (bad) {
+        drop(c, bad);
+        return;
+    }
+    if (skf_auth_nonce(c->nonce_acceptor) || tcp_hs_mac(t->key, 1, &c->hello, c->nonce_acceptor, ch.mac)) {
+        drop(c, "cannot make a challenge");
+        return;
+    }
+    memcpy(ch.nonce, c->nonce_acceptor, sizeof ch.nonce);
+    if (send_small(c, &ch, sizeof ch) < 0)
+        return;
+    c->state = A_WAIT_PROOF;
+    hs_expect(c, sizeof(struct tcp_proof));
+}
+
+/* acceptor: the connector's proof; on success the connection joins its peer */
+static void on_proof(struct tcp_conn *c)
+{
+    struct tcp_tp *t = c->tp;
+    struct tcp_proof pr;
+    uint8_t want[SKF_AUTH_MAC];
+    memcpy(&pr, c->hs, sizeof pr);
+    const char *bad = tcp_proof_check(&pr);
+    if (bad) {
+        drop(c, bad);
+        return;
+    }
+    if (tcp_hs_mac(t->key, 0, &c->hello, c->nonce_acceptor, want) || !skf_auth_equal(want, pr.mac)) {
+        drop(c, "wrong job key");
+        return;
+    }
+    int src = (int)c->hello.src;
+    struct tcp_peer *p = &t->peer[src];
+    struct tcp_conn **slot = c->hello.kind == TCP_CONN_DATA ? &p->rx : &p->rma_in;
+    if (p->gone || (*slot && (*slot)->state != C_DEAD)) {
+        drop(c, "a second connection of the same kind from that rank");
+        return;
+    }
+    if (c->kind == TCP_CONN_DATA && ring_alloc(c, t->buf_bytes) < 0) {
+        drop(c, "out of memory for the receive ring");
+        return;
+    }
+    if (*slot)
+        free_conn(*slot);
+    *slot = c;
+    c->peer = src;
+    became_open(c);
+}
+
+static void on_accept(struct tcp_tp *t)
+{
+    for (;;) {
+        int fd = accept4(t->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0)
+            return;
+        tune_socket(t, fd);
+        struct tcp_conn *c = new_conn(t, fd, 0, ROLE_ACCEPTOR, -1);
+        struct epoll_event e = {.events = EPOLLIN | EPOLLRDHUP, .data.ptr = c};
+        if (!c || epoll_ctl(t->epfd, EPOLL_CTL_ADD, fd, &e) != 0) {
+            if (c)
+                free_conn(c);
+            else
+                close(fd);
+            continue;
+        }
+        c->interest = e.events;
+        c->state = A_WAIT_HELLO;
+        sock_name(fd, c->name, sizeof c->name);
+        hs_expect(c, sizeof(struct tcp_hello));
+    }
+}
+
+/* ---- addresses ------------------------------------------------------------ */
+
+/* The address I publish: SKIFF_TCP_IF (an interface name or an address),
+ * else the address from which I reach the launcher, else loopback when the
+ * job has one node, else the first non-loopback IPv4 address.  No DNS. */
+static int pick_address(struct tcp_tp *t, char *out, size_t cap)
+{
+    const char *want = skf_param_str("SKIFF_TCP_IF");
+    struct in_addr probe;
+    if (*want && strcmp(want, "auto") != 0) {
+        if (inet_pton(AF_INET, want, &probe) == 1) {
+            snprintf(out, cap, "%s", want);
+            return 0;
+        }
+    } else if (boot_pmi_tcp_local_addr(out, cap) == 0) {
+        return 0;
+    } else if (t->ctx->boot->num_nodes == 1) {
+        snprintf(out, cap, "127.0.0.1");
+        return 0;
+    }
+    struct ifaddrs *all;
+    int found = -1;
+    if (getifaddrs(&all) != 0)
+        return -errno;
+    for (struct ifaddrs *a = all; a && found; a = a->ifa_next) {
+        if (!a->ifa_addr || a->ifa_addr->sa_family != AF_INET || !(a->ifa_flags & IFF_UP))
+            continue;
+        int named = *want && strcmp(want, "auto") != 0;
+        if (named ? strcmp(a->ifa_name, want) != 0 : (a->ifa_flags & IFF_LOOPBACK) != 0)
+            continue;
+        inet_ntop(AF_INET, &((struct sockaddr_in *)a->ifa_addr)->sin_addr, out, (socklen_t)cap);
+        found = 0;
+    }
+    freeifaddrs(all);
+    if (found)
+        skf_error("tcp: rank %d: no usable IPv4 address%s%s (set SKIFF_TCP_IF to an interface "
+                  "or address)", t->me, *want && strcmp(want, "auto") ? " on SKIFF_TCP_IF=" : "",
+                  *want && strcmp(want, "auto") ? want : "");
+    return found ? -EADDRNOTAVAIL : 0;
+}
+
+static void addr_key(const struct tcp_tp *t, int rank, char *key, size_t cap)
+{
+    snprintf(key, cap, "skf-tcp-%u-%d", t->open_no, rank);
+}
+
+static struct tcp_conn *connect_peer(struct tcp_tp *t, int rank, int kind)
+{
+    char key[BOOT_KEY_MAX], val[BOOT_VAL_MAX], host[64];
+    int port;
+    addr_key(t, rank, key, sizeof key);
+    if (boot_get(key, val, sizeof val) != 0 || sscanf(val, "%63[^:]:%d", host, &port) != 2) {
+        skf_error("tcp: rank %d port %u: no address published by rank %d", t->me, t->port, rank);
+        peer_gone(t, rank, "no address");
+        return NULL;
+    }
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    inet_pton(AF_INET, host, &sa.sin_addr);
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return NULL;
+    tune_socket(t, fd);
+    struct tcp_conn *c = new_conn(t, fd, kind, ROLE_CONNECTOR, rank);
+    if (!c || (kind == TCP_CONN_DATA && ring_alloc(c, t->buf_bytes) < 0)) {
+        if (c)
+            free_conn(c);
+        else
+            close(fd);
+        return NULL;
+    }
+    snprintf(c->name, sizeof c->name, "rank %d (%.40s)", rank, val);
+    c->hello = (struct tcp_hello){.magic = TCP_HS_MAGIC, .version = TCP_HS_VERSION,
+                                  .kind = (uint8_t)kind, .port = t->port, .src = (uint32_t)t->me,
+                                  .dst = (uint32_t)rank, .job_size = (uint32_t)t->size,
+                                  .max_frame = (uint32_t)t->max_msg};
+    skf_auth_nonce(c->hello.nonce);
+    c->state = C_CONNECTING;
+    c->interest = EPOLLOUT;
+    struct epoll_event e = {.events = EPOLLOUT, .data.ptr = c};
+    epoll_ctl(t->epfd, EPOLL_CTL_ADD, fd, &e);
+    if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0 && errno != EINPROGRESS) {
+        drop(c, strerror(errno));
+        return c; /* dead: the caller sees C_DEAD */
+    }
+    return c;
+}
+
+/* ---- one-sided (RMA) -------------------------------------------------------- */
+
+/* Write the pending header, then the payload, as far as the socket takes.
+ * 1 when all is out, 0 to wait, -1 when the connection died. */
+static int rma_write(struct tcp_conn *c)
+{
+    struct rma_state *s = &c->rma;
+    while (s->hdr_out_off < s->hdr_out_len || s->out_left) {
+        struct iovec v[2];
+        int n = 0;
+        if (s->hdr_out_off < s->hdr_out_len)
+            v[n++] = (struct iovec){s->hdr_out + s->hdr_out_off, s->hdr_out_len - s->hdr_out_off};
+        if (s->out_left)
+            v[n++] = (struct iovec){(void *)s->out, s->out_left};
+        ssize_t w = writev(c->fd, v, n);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK) {
+                set_interest(c, EPOLLIN | EPOLLRDHUP | EPOLLOUT);
+                return 0;
+            }
+            peer_gone(c->tp, c->peer, strerror(errno));
+            return -1;
+        }
+        uint64_t h = s->hdr_out_len - s->hdr_out_off;
+        if ((uint64_t)w <= h)
+            s->hdr_out_off += (size_t)w;
+        else {
+            s->hdr_out_off = s->hdr_out_len;
+            s->out += (uint64_t)w - h;
+            s->out_left -= (uint64_t)w - h;
+        }
+    }
+    set_interest(c, EPOLLIN | EPOLLRDHUP);
+    return 1;
+}
+
+/* Read the header (exactly), then the payload into s->in (or discard it).
+ * 1 when both are complete, 0 to wait, -1 when the connection died. */
+static int rma_read(struct tcp_conn *c)
+{
+    struct rma_state *s = &c->rma;
+    while (s->hdr_in_len < s->hdr_in_need) {
+        ssize_t r = recv(c->fd, s->hdr_in + s->hdr_in_len, s->hdr_in_need - s->hdr_in_len, 0);
+        if (r > 0) {
+            s->hdr_in_len += (size_t)r;
+            if (s->hdr_in_len == s->hdr_in_need)
+                return 2; /* header complete: the caller decides where the payload goes */
+            continue;
+        }
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return 0;
+        if (r == 0 && s->hdr_in_len == 0 && !(c->role == ROLE_CONNECTOR && s->busy)) {
+            close_fd(c); /* idle and closed by the other side: a clean close */
+            c->state = C_DEAD;
+            return -1;
+        }
+        peer_gone(c->tp, c->peer, r == 0 ? "connection closed" : strerror(errno));
+        return -1;
+    }
+    while (s->in_left) {
+        uint8_t sink[4096];
+        uint8_t *to = s->in ? s->in : sink;
+        size_t n = s->in ? s->in_left : (s->in_left < sizeof sink ? s->in_left : sizeof sink);
+        ssize_t r = recv(c->fd, to, n, 0);
+        if (r > 0) {
+            if (s->in)
+                s->in += r;
+            s->in_left -= (uint64_t)r;
+            continue;
+        }
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return 0;
+        peer_gone(c->tp, c->peer, r == 0 ? "connection closed" : strerror(errno));
+        return -1;
+    }
+    return 1;
+}
+
+/* Owner side: read requests and answer them. */
+static void rma_serve(struct tcp_conn *c)
+{
+    struct tcp_tp *t = c->tp;
+    struct rma_state *s = &c->rma;
+    for (;;) {
+        if (s->busy == 2) { /* answering */
+            if (rma_write(c) != 1)
+                return;
+            s->busy = 0;
+            s->hdr_in_len = 0;
+            s->hdr_in_need = sizeof(struct tcp_rma_req);
+        }
+        int r = rma_read(c);
+        if (r <= 0)
+            return;
+        if (r == 2) { /* a request header */
+            memcpy(&s->req, s->hdr_in, sizeof s->req);
+            const char *bad = tcp_rma_req_check(&s->req, UINT64_MAX / 2);
+            if (bad) {
+                drop(c, bad);
+                return;
+            }
+            int ok = skf_mr_range_ok(t->ctx, s->req.cookie, s->req.addr, s->req.len);
+            s->status = ok ? 0 : -EINVAL;
+            s->in = NULL;
+            s->in_left = 0;
+            if (s->req.op == TCP_RMA_PUT) { /* the data follows: into place, or discarded */
+                s->in = ok ? (uint8_t *)(uintptr_t)s->req.addr : NULL;
+                s->in_left = s->req.len;
+                s->busy = 1;
+                continue;
+            }
+        }
+        /* request complete: answer */
+        struct tcp_rma_resp resp = {.id = s->req.id, .status = s->status};
+        resp.op = s->req.op == TCP_RMA_GET ? TCP_RMA_GET_RESP : TCP_RMA_PUT_RESP;
+        resp.len = s->req.op == TCP_RMA_GET && s->status == 0 ? s->req.len : 0;
+        memcpy(s->hdr_out, &resp, sizeof resp);
+        s->hdr_out_len = sizeof resp;
+        s->hdr_out_off = 0;
+        s->out = (const uint8_t *)(uintptr_t)s->req.addr;
+        s->out_left = resp.len;
+        s->busy = 2;
+    }
+}
+
+/* Requester side: push the request, then take the response. */
+static void rma_request_progress(struct tcp_conn *c)
+{
+    struct rma_state *s = &c->rma;
+    if (!s->busy || s->done || c->state != C_OPEN)
+        return;
+    if (rma_write(c) != 1)
+        return;
+    for (;;) {
+        int r = rma_read(c);
+        if (r <= 0)
+            return;
+        if (r == 2) {
+            struct tcp_rma_resp resp;
+            memcpy(&resp, s->hdr_in, sizeof resp);
+            const char *bad = tcp_rma_resp_check(&resp, s->id, s->expect_op, s->want);
+            if (bad) {
+                drop(c, bad);
+                return;
+            }
+            s->status = resp.status;
+            s->in_left = resp.len; /* GET data straight into the caller's buffer */
+            continue;
+        }
+        s->done = 1;
+        return;
+    }
+}
+
+static int tcp_rma(void *tpv, int peer, int write, const skf_mr_key_t *key, uint64_t addr,
+                   void *buf, size_t len)
+{
+    struct tcp_tp *t = tpv;
+    struct tcp_peer *p = &t->peer[peer];
+    if (p->rma && p->rma->state == C_DEAD && !p->gone) { /* closed while idle: start over */
+        free_conn(p->rma);
+        p->rma = NULL;
+    }
+    if (!p->rma) {
+        if (p->gone || p->closed || !(p->rma = connect_peer(t, peer, TCP_CONN_RMA)))
+            return -EPIPE;
+    }
+    struct tcp_conn *c = p->rma;
+    struct rma_state *s = &c->rma;
+    struct tcp_rma_req req = {.op = write ? TCP_RMA_PUT : TCP_RMA_GET, .id = ++t->rma_next_id,
+                              .cookie = key->cookie, .addr = addr, .len = len};
+    memset(s, 0, sizeof *s);
+    s->id = req.id;
+    s->busy = 1;
+    s->expect_op = write ? TCP_RMA_PUT_RESP : TCP_RMA_GET_RESP;
+    s->want = write ? 0 : len;
+    memcpy(s->hdr_out, &req, sizeof req);
+    s->hdr_out_len = sizeof req;
+    s->out = write ? buf : NULL;
+    s->out_left = write ? len : 0;
+    s->in = write ? NULL : buf;
+    s->hdr_in_need = sizeof(struct tcp_rma_resp);
+    while (!s->done) {
+        rma_request_progress(c);
+        if (s->done)
+            break;
+        if (c->state == C_DEAD)
+            return -EPIPE;
+        progress(t, TCP_SLEEP_SLICE_MS);
+    }
+    s->busy = 0;
+    return (int)s->status;
+}
+
+/* ---- progress and waiting ------------------------------------------------- */
+
+static void on_event(struct tcp_conn *c, uint32_t ev)
+{
+    switch (c->state) {
+    case C_CONNECTING:
+        on_connected(c);
+        return;
+    case C_WAIT_CHALLENGE:
+        if (hs_read(c) == 1)
+            on_challenge(c);
+        return;
+    case A_WAIT_HELLO:
+        if (hs_read(c) == 1) {
+            c->kind = ((struct tcp_hello *)c->hs)->kind;
+            on_hello(c);
+        }
+        return;
+    case A_WAIT_PROOF:
+        if (hs_read(c) == 1)
+            on_proof(c);
+        return;
+    case C_OPEN:
+        break;
+    default:
+        return;
+    }
+    if (c->kind == TCP_CONN_DATA && c->role == ROLE_ACCEPTOR) {
+        fill_rx(c);
+        return;
+    }
+    if (c->kind == TCP_CONN_DATA) { /* my sending side: nothing may arrive */
+        if (ev & EPOLLOUT)
+            flush_tx(c);
+        while (c->state == C_OPEN && (ev & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))) {
+            char b;
+            ssize_t r = recv(c->fd, &b, 1, MSG_DONTWAIT);
+            if (r == 0)
+                data_eof(c);
+            else if (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+                peer_gone(c->tp, c->peer, strerror(errno));
+            else if (r > 0 && b == TCP_BYE_BYTE && !c->bye)
+                c->bye = 1; /* the receiver closes its channel; EOF follows */
+            else if (r > 0)
+                drop(c, "bytes on a send-only connection");
+            if (r <= 0)
+                break;
+        }
+        return;
+    }
+    if (c->role == ROLE_ACCEPTOR)
+        rma_serve(c);
+    else
+        rma_request_progress(c);
+}
+
+/* Handshakes that take too long (a silent stranger, an unreachable host). */
+static void expire_handshakes(struct tcp_tp *t)
+{
+    long long now = now_ms();
+    for (struct tcp_conn *c = t->hs_list, *next; c; c = next) {
+        next = c->next_hs;
+        if (now > c->deadline_ms)
+            drop(c, "handshake timed out");
+    }
+}
+
+/* Handle what epoll reports (waiting up to timeout_ms).  Returns how many
+ * sockets had something. */
+static int progress(struct tcp_tp *t, int timeout_ms)
+{
+    struct epoll_event ev[TCP_EVENTS];
+    int n = epoll_wait(t->epfd, ev, TCP_EVENTS, timeout_ms);
+    for (int i = 0; i < n; i++) {
+        struct tcp_conn *c = ev[i].data.ptr;
+        if (c->state == C_LISTEN)
+            on_accept(c->tp);
+        else
+            on_event(c, ev[i].events);
+    }
+    if (t->hs_list)
+        expire_handshakes(t);
+    return n > 0 ? n : 0;
+}
+
+static int writable(struct tcp_tp *t)
+{
+    if (t->blocked < 0)
+        return 1;
+    struct tcp_peer *p = &t->peer[t->blocked];
+    if (p->gone || p->closed)
+        return 0; /* wait reports -EPIPE */
+    struct tcp_conn *c = p->tx;
+    return c && c->cap - (c->tail - c->head) >= TCP_HDR + TCP_MIN_TAKE;
+}
+
+static int tcp_ready(void *tpv, int events)
+{
+    struct tcp_tp *t = tpv;
+    int r = 0;
+    if (!((events & SKF_READABLE) && (t->out || t->ready_head)) &&
+        !((events & SKF_WRITABLE) && writable(t)))
+        progress(t, 0);
+    if ((events & SKF_READABLE) && (t->out || t->ready_head))
+        r |= SKF_READABLE;
+    if ((events & SKF_WRITABLE) && writable(t))
+        r |= SKF_WRITABLE;
+    return r;
+}
+
+/* A peer on my node that died without closing its sockets cleanly yet (a
+ * zombie, or a peer I never talked to): the same pidfd check shm makes.
+ * Between nodes the launcher ends the job when a rank dies. */
+static int local_peer_died(struct tcp_tp *t)
+{
+    const boot_info_t *b = t->ctx->boot;
+    for (int l = 0; l < b->local_size; l++) {
+        int r = b->local_ranks[l];
+        if (l != b->local_rank && !t->peer[r].gone && !t->peer[r].closed &&
+            skf_local_dead(t->ctx, l)) {
+            peer_gone(t, r, "process died");
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Poll (SKIFF_SPIN rounds), then sleep in epoll_wait. */
+static int tcp_wait(void *tpv, int events, int timeout_ms)
+{
+    struct tcp_tp *t = tpv;
+    int r;
+    for (long i = 0; i < t->spin; i++)
+        if ((r = tcp_ready(t, events)))
+            return r;
+    long long end = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
+    for (;;) {
+        if ((r = tcp_ready(t, events)))
+            return r;
+        if ((events & SKF_READABLE) ? t->any_gone
+                                    : (t->blocked >= 0 && (t->peer[t->blocked].gone ||
+                                                           t->peer[t->blocked].closed)))
+            return -EPIPE;
+        long long left = end < 0 ? TCP_SLEEP_SLICE_MS : end - now_ms();
+        if (left <= 0)
+            return 0;
+        if (!progress(t, left < TCP_SLEEP_SLICE_MS ? (int)left : TCP_SLEEP_SLICE_MS))
+            local_peer_died(t);
+    }
+}
+
+/* ---- open / close ------------------------------------------------------------ */
+
+static struct tcp_engine *engine_get(skf_ctx_t *ctx)
+{
+    for (struct tcp_engine *e = engines; e; e = e->next)
+        if (e->ctx == ctx) {
+            e->users++;
+            return e;
+        }
+    struct tcp_engine *e = calloc(1, sizeof *e);
+    if (!e)
+        return NULL;
+    e->epfd = epoll_create1(EPOLL_CLOEXEC);
+    if (e->epfd < 0) {
+        free(e);
+        return NULL;
+    }
+    e->ctx = ctx;
+    e->users = 1;
+    e->next = engines;
+    engines = e;
+    return e;
+}
+
+static void engine_put(struct tcp_engine *e)
+{
+    if (!e || --e->users)
+        return;
+    for (struct tcp_engine **p = &engines; *p; p = &(*p)->next)
+        if (*p == e) {
+            *p = e->next;
+            break;
+        }
+    close(e->epfd);
+    free(e);
+}
+
+static int tcp_chan_open(skf_chan_t *ch, int *peer_id, void **tpp)
+{
+    skf_ctx_t *ctx = ch->ctx;
+    struct tcp_tp *t = calloc(1, sizeof *t);
+    char addr[64], key[BOOT_KEY_MAX], val[BOOT_VAL_MAX];
+    int rc = 0;
+    if (!t)
+        return -ENOMEM;
+    t->ctx = ctx;
+    t->port = ch->port;
+    t->me = ctx->rank;
+    t->size = ctx->size;
+    t->open_no = ctx->chan_opens;
+    t->blocked = -1;
+    t->lfd = t->epfd = -1;
+    t->key = ctx->boot->job_key;
+    t->spin = ctx->shm.spin;
+    long long buf = skf_param_ll("SKIFF_TCP_BUF"), tmo = skf_param_ll("SKIFF_TCP_TIMEOUT");
+    if (buf < 16384 || buf > (1ll << 30) || (buf & (buf - 1))) {
+        skf_error("skf_chan_open: SKIFF_TCP_BUF=%lld must be a power of two from 16K to 1G", buf);
+        rc = -EINVAL;
+    }
+    if (tmo < 100 || tmo > 3600000) {
+        skf_error("skf_chan_open: SKIFF_TCP_TIMEOUT=%lld must be 100..3600000 ms", tmo);
+        rc = -EINVAL;
+    }
+    t->buf_bytes = (uint64_t)buf;
+    t->max_msg = (uint64_t)buf / 4 - TCP_HDR; /* several messages in flight per connection */
+    t->timeout_ms = (int)tmo;
+    t->peer = calloc((size_t)t->size, sizeof *t->peer);
+    if (!rc && !t->peer)
+        rc = -ENOMEM;
+    struct sockaddr_in sa = {.sin_family = AF_INET};
+    socklen_t sl = sizeof sa;
+    if (!rc && !(rc = pick_address(t, addr, sizeof addr))) {
+        inet_pton(AF_INET, addr, &sa.sin_addr);
+        t->lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        t->eng = engine_get(ctx);
+        t->epfd = t->eng ? t->eng->epfd : -1;
+        t->listener = calloc(1, sizeof *t->listener);
+        if (t->listener) {
+            t->listener->tp = t;
+            t->listener->state = C_LISTEN;
+            t->listener->fd = -1;
+        }
+        struct epoll_event e = {.events = EPOLLIN, .data.ptr = t->listener};
+        if (t->lfd < 0 || t->epfd < 0 || !t->listener || bind(t->lfd, (struct sockaddr *)&sa, sizeof sa) ||
+            listen(t->lfd, 1024) || getsockname(t->lfd, (struct sockaddr *)&sa, &sl) ||
+            epoll_ctl(t->epfd, EPOLL_CTL_ADD, t->lfd, &e)) {
+            rc = -errno;
+            skf_error("skf_chan_open(port %u): tcp: cannot listen on %s: %s", ch->port, addr,
+                      strerror(errno));
+        }
+    }
+    /* Publish (an empty value tells peers I failed), then the collective fence. */
+    addr_key(t, t->me, key, sizeof key);
+    snprintf(val, sizeof val, "%s:%d", rc ? "-" : addr, rc ? 0 : ntohs(sa.sin_port));
+    int prc = boot_put(key, val);
+    int frc = prc ? prc : boot_fence();
+    if (!rc)
+        rc = frc;
+    if (rc) {
+        if (t->lfd >= 0) {
+            if (t->epfd >= 0)
+                epoll_ctl(t->epfd, EPOLL_CTL_DEL, t->lfd, NULL);
+            close(t->lfd);
+        }
+        engine_put(t->eng);
+        free(t->listener);
+        free(t->peer);
+        free(t);
+        return rc;
+    }
+    int all = skf_tcp_for_all();
+    for (int r = 0; r < t->size; r++)
+        peer_id[r] = (all || ctx->boot->node_of_rank[r] != ctx->boot->node_of_rank[t->me]) ? r : -1;
+    skf_verbose(ctx, "rank %d: port %u: tcp listening on %s:%d, buffers %llu bytes, timeout %d ms",
+                t->me, t->port, addr, ntohs(sa.sin_port), (unsigned long long)t->buf_bytes,
+                t->timeout_ms);
+    *tpp = t;
+    return 0;
+}
+
+/* Messages already taken by skf_send must leave before the socket closes. */
+static void drain_sends(struct tcp_tp *t)
+{
+    long long end = now_ms() + t->timeout_ms;
+    for (;;) {
+        int pending = 0;
+        for (int r = 0; r < t->size; r++) {
+            struct tcp_conn *c = t->peer[r].tx;
+            if (c && c->state != C_DEAD && c->tail != c->head)
+                pending = 1;
+        }
+        if (!pending)
+            return;
+        if (now_ms() > end) {
+            skf_error("tcp: rank %d port %u: closing with unsent messages (peers not reading)",
+                      t->me, t->port);
+            return;
+        }
+        progress(t, 10);
+    }
+}
+
+/* Tell every peer this is a clean close: a goodbye frame on my sending
+ * connections, a goodbye byte on my receiving ones. */
+static void say_goodbye(struct tcp_tp *t)
+{
+    static const struct tcp_frame_hdr bye = {0, 0, TCP_FRAME_BYE, TCP_FRAME_MAGIC};
+    static const char byte = TCP_BYE_BYTE;
+    for (int r = 0; r < t->size; r++) {
+        struct tcp_peer *p = &t->peer[r];
+        if (p->tx && p->tx->state == C_OPEN && p->tx->tail == p->tx->head) {
+            struct tcp_frame_hdr h = bye;
+            h.port = t->port;
+            send(p->tx->fd, &h, sizeof h, MSG_NOSIGNAL | MSG_DONTWAIT);
+        }
+        if (p->rx && p->rx->state == C_OPEN)
+            send(p->rx->fd, &byte, 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+    }
+}
+
+static int tcp_chan_close(void *tpv)
+{
+    struct tcp_tp *t = tpv;
+    drain_sends(t);
+    say_goodbye(t);
+    for (int r = 0; r < t->size; r++) {
+        struct tcp_peer *p = &t->peer[r];
+        struct tcp_conn *cs[] = {p->tx, p->rx, p->rma, p->rma_in};
+        for (int i = 0; i < 4; i++)
+            if (cs[i])
+                free_conn(cs[i]);
+    }
+    while (t->hs_list)
+        free_conn(t->hs_list);
+    epoll_ctl(t->epfd, EPOLL_CTL_DEL, t->lfd, NULL);
+    close(t->lfd);
+    engine_put(t->eng);
+    free(t->listener);
+    free(t->peer);
+    free(t);
+    return 0;
+}
+
+const struct skf_transport_ops skf_tcp_ops = {
+    .name = "tcp",
+    .chan_open = tcp_chan_open,
+    .chan_close = tcp_chan_close,
+    .max_msg = tcp_max_msg,
+    .send = tcp_send,
+    .recv = tcp_recv,
+    .recv_done = tcp_recv_done,
+    .ready = tcp_ready,
+    .wait = tcp_wait,
+    .rma = tcp_rma,
+};
