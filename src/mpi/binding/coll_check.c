@@ -10,18 +10,23 @@
 #include <string.h>
 
 #include "binding/coll_check.h"
+#include "comm_create.h"
 #include "datatype/dtype.h"
 
 int prep_comm(const char *fn, MPI_Comm comm, struct MPI_ABI_Comm **c)
 {
     CHECK_INIT(fn);
-    return check_comm(fn, comm, c);
+    int rc = check_comm(fn, comm, c);
+    if (!rc && unlikely(comm_is_inter(*c)))
+        return mpir_error(*c, MPI_ERR_COMM, "%s: collectives on intercommunicators are not supported",
+                          fn);
+    return rc;
 }
 
 /* A datatype collectives can move.  *ext: bytes per element on the wire.
  * Non-contiguous derived types travel packed (data only) when the caller can
  * handle that (packed != NULL: it gets the type); otherwise they are refused. */
-static int check_ctype(const char *fn, struct MPI_ABI_Comm *c, MPI_Datatype dt, size_t *ext,
+int check_ctype(const char *fn, struct MPI_ABI_Comm *c, MPI_Datatype dt, size_t *ext,
                        struct MPI_ABI_Datatype **packed)
 {
     struct MPI_ABI_Datatype *d;
@@ -114,7 +119,7 @@ int prep_reduce(const char *fn, int kind, const void *sbuf, void *rbuf, int coun
                 MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm, struct MPI_ABI_Comm **c,
                 coll_args_t *a)
 {
-    size_t ext;
+    size_t ext = 0; /* set by check_ctype; initialised for -O3 -Werror */
     int rc;
     memset(a, 0, sizeof *a);
     if ((rc = prep_comm(fn, comm, c)) || (rc = check_count(fn, *c, count)) ||

@@ -283,7 +283,7 @@ static int range_op(const char *fn, MPI_Group group, int n, int ranges[][3], MPI
                     int excl)
 {
     struct MPI_ABI_Group *g;
-    int rc, *r, k;
+    int rc, *r = NULL, k = 0; /* set by expand_ranges; initialised for -O3 -Werror */
     if ((rc = group_check(fn, group, &g)) || (rc = expand_ranges(fn, g, n, ranges, &r, &k)))
         return rc;
     rc = incl_excl(fn, group, k, r, out, excl);
