@@ -1239,6 +1239,12 @@ static int tcp_chan_open(skf_chan_t *ch, int *peer_id, void **tpp)
         skf_error("skf_chan_open: SKIFF_TCP_TIMEOUT=%lld must be 100..3600000 ms", tmo);
         rc = -EINVAL;
     }
+    if (!getenv("SKIFF_JOB_KEY")) { /* every rank made up its own: no handshake could pass */
+        skf_error("skf_chan_open(port %u): tcp needs the job key every rank shares: start the job "
+                  "with skiffrun, or give mpiexec.mpich -genv SKIFF_JOB_KEY <32 hex digits>",
+                  ch->port);
+        rc = -EACCES;
+    }
     t->buf_bytes = (uint64_t)buf;
     t->max_msg = (uint64_t)buf / 4 - TCP_HDR; /* several messages in flight per connection */
     t->timeout_ms = (int)tmo;
