@@ -20,7 +20,7 @@ const skf_param_t skf_params[] = {
     {"SKIFF_TCP_IF", "auto", "tcp: interface name or IPv4 address to publish (auto: the one that reaches the launcher)"},
     {"SKIFF_TCP_BUF", "1M", "tcp: bytes of each connection's receive and send ring (power of two; a message takes at most 1/4)"},
     {"SKIFF_TCP_TIMEOUT", "10000", "tcp: ms before a silent or unreachable peer counts as gone (keepalive, user timeout, handshake)"},
-    {"SKIFF_MPI_EAGER_MAX", "64K",
+    {"SKIFF_MPI_EAGER_MAX", "8K",
      "MPI: largest payload sent eagerly (copied through the ring); larger ones use rendezvous"},
     {"SKIFF_COLL_NODE", "1", "MPI collectives: 0 turns off the node shared-memory path (barrier/bcast/reduce/allreduce)"},
     {"SKIFF_COLL_NODE_MAX", "16K", "MPI collectives: largest message sent through the node shared-memory path"},
