@@ -12,7 +12,12 @@
 
 #pragma GCC visibility push(hidden)
 
+/* Initialised, a valid intracommunicator (intercommunicators: MPI_ERR_COMM). */
 int prep_comm(const char *fn, MPI_Comm comm, struct MPI_ABI_Comm **c);
+/* A datatype collectives can move; *ext = wire bytes per element.  packed ==
+ * NULL refuses non-contiguous derived types, else gets them (they travel packed). */
+int check_ctype(const char *fn, struct MPI_ABI_Comm *c, MPI_Datatype dt, size_t *ext,
+                struct MPI_ABI_Datatype **packed);
 int prep_bcast(const char *fn, void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
                struct MPI_ABI_Comm **c, coll_args_t *a);
 /* reduce (root used), allreduce, scan, exscan */

@@ -87,6 +87,10 @@ void *sched_tmp(sched_t *s, size_t bytes);
  * concurrently; a fence waits for all of them; local steps run in place. */
 void sched_send(sched_t *s, const void *buf, size_t bytes, int peer);
 void sched_recv(sched_t *s, void *buf, size_t bytes, int peer);
+/* The same with the tag offset by tagx (a multiple of 1 << 30: tells apart
+ * messages between the same pair inside one collective). */
+void sched_send_tag(sched_t *s, const void *buf, size_t bytes, int peer, int tagx);
+void sched_recv_tag(sched_t *s, void *buf, size_t bytes, int peer, int tagx);
 void sched_fence(sched_t *s);
 void sched_copy(sched_t *s, void *dst, const void *src, size_t bytes);
 /* inout = in op inout, count elements (reducer copied into the step). */

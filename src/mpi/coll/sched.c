@@ -23,7 +23,7 @@ enum step_kind { S_SEND, S_RECV, S_FENCE, S_COPY, S_REDUCE, S_UNPACK };
 
 typedef struct step {
     uint8_t kind;
-    int peer;
+    int peer, tagx;  /* send, recv: peer; tag = schedule tag + tagx */
     const void *src; /* send, copy, reduce (in)        */
     void *dst;       /* recv, copy, reduce (inout)     */
     size_t bytes;    /* send, recv, copy               */
@@ -106,6 +106,18 @@ void sched_recv(sched_t *s, void *buf, size_t bytes, int peer)
     t->dst = buf;
     t->bytes = bytes;
     t->peer = peer;
+}
+
+void sched_send_tag(sched_t *s, const void *buf, size_t bytes, int peer, int tagx)
+{
+    sched_send(s, buf, bytes, peer);
+    s->steps[s->n - 1].tagx = tagx;
+}
+
+void sched_recv_tag(sched_t *s, void *buf, size_t bytes, int peer, int tagx)
+{
+    sched_recv(s, buf, bytes, peer);
+    s->steps[s->n - 1].tagx = tagx;
 }
 
 void sched_fence(sched_t *s)
@@ -192,10 +204,10 @@ static int advance(sched_t *s)
         step_t *t = &s->steps[s->cur];
         switch (t->kind) {
         case S_SEND:
-            t->req = mpid_isend(t->src, t->bytes, t->peer, s->tag, s->comm, MODE_STD);
+            t->req = mpid_isend(t->src, t->bytes, t->peer, s->tag + t->tagx, s->comm, MODE_STD);
             break;
         case S_RECV:
-            t->req = mpid_irecv(t->dst, t->bytes, t->peer, s->tag, s->comm);
+            t->req = mpid_irecv(t->dst, t->bytes, t->peer, s->tag + t->tagx, s->comm);
             break;
         case S_FENCE:
             if (!fence_passed(s))

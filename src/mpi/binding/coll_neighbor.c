@@ -1,0 +1,301 @@
+/*
+ * coll_neighbor.c — neighbourhood collectives on the communicator's virtual
+ * topology: MPI_Neighbor_allgather(v), MPI_Neighbor_alltoall(v, w) and their
+ * nonblocking forms.
+ *
+ * Neighbour order is the standard's: Cartesian — per dimension the neighbour
+ * at -1 then at +1 (MPI_PROC_NULL off a non-periodic edge: no data moves,
+ * the block is left alone); graph — the node's edge list; distributed graph —
+ * sources in, destinations out.  Each collective is one schedule round: all
+ * receives and sends posted, one fence.  On a periodic dimension of size 1
+ * or 2 the same peer is both neighbours; what was sent towards +1 must land
+ * in the receiver's -1 block, so Cartesian messages carry the direction in
+ * the tag (towards +1: tag + 2^30).
+ */
+#include <stdlib.h>
+
+#include "binding/coll_check.h"
+#include "comm_create.h"
+#include "topo/topo.h"
+
+#define TOWARDS_PLUS (1 << 30)
+
+typedef struct nbrs {
+    int nin, nout;
+    int *in, *out;          /* ranks (MPI_PROC_NULL allowed)               */
+    int *in_tagx, *out_tagx; /* tag offsets telling Cartesian directions apart */
+} nbrs_t;
+
+static void nbrs_free(nbrs_t *nb)
+{
+    free(nb->in);
+    free(nb->out);
+    free(nb->in_tagx);
+    free(nb->out_tagx);
+}
+
+static int *ints(int n)
+{
+    int *p = calloc((size_t)(n ? n : 1), sizeof *p);
+    if (!p)
+        mpir_fatal("out of memory for %d neighbours", n);
+    return p;
+}
+
+static int cart_rank(const struct topo *t, const int *coords)
+{
+    int r = 0;
+    for (int i = 0; i < t->ndims; i++)
+        r = r * t->dims[i] + coords[i];
+    return r;
+}
+
+static int get_neighbors(const char *fn, struct MPI_ABI_Comm *c, nbrs_t *nb)
+{
+    const struct topo *t = c->ext ? c->ext->topo : NULL;
+    if (!t)
+        return mpir_error(c, MPI_ERR_TOPOLOGY, "%s: communicator %s has no topology", fn,
+                          c->name ? c->name : "");
+    if (t->kind == MPI_CART) {
+        int n = 2 * t->ndims, *co = ints(t->ndims);
+        nb->nin = nb->nout = n;
+        nb->in = ints(n), nb->out = ints(n), nb->in_tagx = ints(n), nb->out_tagx = ints(n);
+        for (int i = t->ndims - 1, r = c->rank; i >= 0; i--) {
+            co[i] = r % t->dims[i];
+            r /= t->dims[i];
+        }
+        for (int d = 0; d < t->ndims; d++)
+            for (int k = 0; k < 2; k++) { /* k 0: towards -1, 1: towards +1 */
+                int x = co[d] + (k ? 1 : -1), size = t->dims[d], keep = co[d], peer;
+                if ((x < 0 || x >= size) && !t->periods[d]) {
+                    peer = MPI_PROC_NULL;
+                } else {
+                    co[d] = (x + size) % size;
+                    peer = cart_rank(t, co);
+                    co[d] = keep;
+                }
+                nb->in[2 * d + k] = nb->out[2 * d + k] = peer;
+                nb->out_tagx[2 * d + k] = k ? TOWARDS_PLUS : 0;
+                nb->in_tagx[2 * d + k] = k ? 0 : TOWARDS_PLUS; /* from -1 came what it sent to +1 */
+            }
+        free(co);
+    } else if (t->kind == MPI_GRAPH) {
+        int lo = c->rank ? t->index[c->rank - 1] : 0, n = t->index[c->rank] - lo;
+        nb->nin = nb->nout = n;
+        nb->in = ints(n), nb->out = ints(n), nb->in_tagx = ints(n), nb->out_tagx = ints(n);
+        for (int j = 0; j < n; j++)
+            nb->in[j] = nb->out[j] = t->edges[lo + j];
+    } else {
+        nb->nin = t->indegree;
+        nb->nout = t->outdegree;
+        nb->in = ints(nb->nin), nb->out = ints(nb->nout);
+        nb->in_tagx = ints(nb->nin), nb->out_tagx = ints(nb->nout);
+        for (int j = 0; j < nb->nin; j++)
+            nb->in[j] = t->sources[j];
+        for (int j = 0; j < nb->nout; j++)
+            nb->out[j] = t->dests[j];
+    }
+    return 0;
+}
+
+/* What one neighbourhood collective moves: per out-neighbour a send piece,
+ * per in-neighbour a receive piece (bytes and byte offsets). */
+typedef struct npieces {
+    const char *sbuf;
+    char *rbuf;
+    size_t *sb, *so, *rb, *ro;
+} npieces_t;
+
+static sched_t *build(struct MPI_ABI_Comm *c, const nbrs_t *nb, const npieces_t *p)
+{
+    sched_t *s = sched_new(c);
+    for (int j = 0; j < nb->nin; j++)
+        if (nb->in[j] != MPI_PROC_NULL && p->rb[j])
+            sched_recv_tag(s, p->rbuf + p->ro[j], p->rb[j], nb->in[j], nb->in_tagx[j]);
+    for (int j = 0; j < nb->nout; j++)
+        if (nb->out[j] != MPI_PROC_NULL && p->sb[j])
+            sched_send_tag(s, p->sbuf + p->so[j], p->sb[j], nb->out[j], nb->out_tagx[j]);
+    sched_fence(s);
+    return s;
+}
+
+enum nkind { N_ALLGATHER, N_ALLGATHERV, N_ALLTOALL, N_ALLTOALLV, N_ALLTOALLW };
+
+typedef struct nargs {
+    const void *sbuf;
+    int scount;
+    const int *scounts, *sdispls;
+    const MPI_Aint *sdispls_w;
+    MPI_Datatype stype;
+    const MPI_Datatype *stypes;
+    void *rbuf;
+    int rcount;
+    const int *rcounts, *rdispls;
+    const MPI_Aint *rdispls_w;
+    MPI_Datatype rtype;
+    const MPI_Datatype *rtypes;
+} nargs_t;
+
+/* counts/displacements of one side -> bytes/offsets; single: same count for all */
+static int side(const char *fn, struct MPI_ABI_Comm *c, int n, int kind, int is_send,
+                const nargs_t *a, size_t *bytes, size_t *offs)
+{
+    int rc;
+    size_t ext = 0;
+    int w = kind == N_ALLTOALLW;
+    int single = kind == N_ALLTOALL || (kind == N_ALLGATHER) || (is_send && kind == N_ALLGATHERV);
+    int count = is_send ? a->scount : a->rcount;
+    const int *counts = is_send ? a->scounts : a->rcounts;
+    const int *displs = is_send ? a->sdispls : a->rdispls;
+    const MPI_Aint *wd = is_send ? a->sdispls_w : a->rdispls_w;
+    const MPI_Datatype *types = is_send ? a->stypes : a->rtypes;
+    if (!w && (rc = check_ctype(fn, c, is_send ? a->stype : a->rtype, &ext, NULL)))
+        return rc;
+    if (single && (rc = check_count(fn, c, count)))
+        return rc;
+    if (!single && n && (!counts || !(w ? (const void *)wd : (const void *)displs) || (w && !types)))
+        return mpir_error(c, MPI_ERR_ARG, "%s: NULL %s counts, displacements or types", fn,
+                          is_send ? "send" : "receive");
+    for (int j = 0; j < n; j++) {
+        if (w && (rc = check_ctype(fn, c, types[j], &ext, NULL)))
+            return rc;
+        int k = single ? count : counts[j];
+        if (k < 0)
+            return mpir_error(c, MPI_ERR_COUNT, "%s: count %d for neighbour %d is negative", fn, k, j);
+        bytes[j] = (size_t)k * ext;
+        if (w)
+            offs[j] = (size_t)wd[j];
+        else if (single)
+            offs[j] = is_send && kind != N_ALLTOALL ? 0 : (size_t)j * bytes[j];
+        else
+            offs[j] = (size_t)displs[j] * ext;
+    }
+    const void *buf = is_send ? a->sbuf : a->rbuf;
+    if (buf == MPI_IN_PLACE)
+        return mpir_error(c, MPI_ERR_BUFFER, "%s: MPI_IN_PLACE is not allowed", fn);
+    for (int j = 0; j < n; j++)
+        if (bytes[j] && !buf)
+            return mpir_error(c, MPI_ERR_BUFFER, "%s: NULL %s buffer", fn, is_send ? "send" : "receive");
+    return 0;
+}
+
+static int neighbor(const char *fn, int kind, const nargs_t *a, MPI_Comm comm, MPI_Request *req,
+                    int nonblocking)
+{
+    struct MPI_ABI_Comm *c;
+    nbrs_t nb = {0};
+    int rc;
+    if ((rc = prep_comm(fn, comm, &c)) || (rc = get_neighbors(fn, c, &nb)))
+        return rc;
+    if (nonblocking && !req) {
+        nbrs_free(&nb);
+        return mpir_error(c, MPI_ERR_ARG, "%s: NULL request pointer", fn);
+    }
+    size_t *arr = calloc((size_t)2 * (size_t)(nb.nin + nb.nout + 1), sizeof *arr);
+    if (!arr)
+        mpir_fatal("out of memory for %s", fn);
+    npieces_t p = {a->sbuf, a->rbuf, arr, arr + nb.nout, arr + 2 * nb.nout, arr + 2 * nb.nout + nb.nin};
+    if (!(rc = side(fn, c, nb.nout, kind, 1, a, p.sb, p.so)) &&
+        !(rc = side(fn, c, nb.nin, kind, 0, a, p.rb, p.ro))) {
+        sched_t *s = build(c, &nb, &p);
+        if (nonblocking)
+            *req = sched_start_req(s);
+        else
+            rc = sched_run(s) ? mpir_error(c, MPI_ERR_TRUNCATE, "%s: a neighbour sent more than "
+                                           "its block holds (counts or types do not match)", fn)
+                              : MPI_SUCCESS;
+    }
+    free(arr);
+    nbrs_free(&nb);
+    return rc;
+}
+
+int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                           void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    nargs_t a = {.sbuf = sendbuf, .scount = sendcount, .stype = sendtype, .rbuf = recvbuf,
+                 .rcount = recvcount, .rtype = recvtype};
+    return neighbor("MPI_Neighbor_allgather", N_ALLGATHER, &a, comm, NULL, 0);
+}
+
+int MPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                            MPI_Request *request)
+{
+    nargs_t a = {.sbuf = sendbuf, .scount = sendcount, .stype = sendtype, .rbuf = recvbuf,
+                 .rcount = recvcount, .rtype = recvtype};
+    return neighbor("MPI_Ineighbor_allgather", N_ALLGATHER, &a, comm, request, 1);
+}
+
+int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, const int recvcounts[], const int displs[],
+                            MPI_Datatype recvtype, MPI_Comm comm)
+{
+    nargs_t a = {.sbuf = sendbuf, .scount = sendcount, .stype = sendtype, .rbuf = recvbuf,
+                 .rcounts = recvcounts, .rdispls = displs, .rtype = recvtype};
+    return neighbor("MPI_Neighbor_allgatherv", N_ALLGATHERV, &a, comm, NULL, 0);
+}
+
+int MPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                             void *recvbuf, const int recvcounts[], const int displs[],
+                             MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    nargs_t a = {.sbuf = sendbuf, .scount = sendcount, .stype = sendtype, .rbuf = recvbuf,
+                 .rcounts = recvcounts, .rdispls = displs, .rtype = recvtype};
+    return neighbor("MPI_Ineighbor_allgatherv", N_ALLGATHERV, &a, comm, request, 1);
+}
+
+int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                          void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    nargs_t a = {.sbuf = sendbuf, .scount = sendcount, .stype = sendtype, .rbuf = recvbuf,
+                 .rcount = recvcount, .rtype = recvtype};
+    return neighbor("MPI_Neighbor_alltoall", N_ALLTOALL, &a, comm, NULL, 0);
+}
+
+int MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                           void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                           MPI_Request *request)
+{
+    nargs_t a = {.sbuf = sendbuf, .scount = sendcount, .stype = sendtype, .rbuf = recvbuf,
+                 .rcount = recvcount, .rtype = recvtype};
+    return neighbor("MPI_Ineighbor_alltoall", N_ALLTOALL, &a, comm, request, 1);
+}
+
+int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                           MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                           const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    nargs_t a = {.sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls, .stype = sendtype,
+                 .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = rdispls, .rtype = recvtype};
+    return neighbor("MPI_Neighbor_alltoallv", N_ALLTOALLV, &a, comm, NULL, 0);
+}
+
+int MPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                            MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                            const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                            MPI_Request *request)
+{
+    nargs_t a = {.sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls, .stype = sendtype,
+                 .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = rdispls, .rtype = recvtype};
+    return neighbor("MPI_Ineighbor_alltoallv", N_ALLTOALLV, &a, comm, request, 1);
+}
+
+int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                           const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                           const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    nargs_t a = {.sbuf = sendbuf, .scounts = sendcounts, .sdispls_w = sdispls, .stypes = sendtypes,
+                 .rbuf = recvbuf, .rcounts = recvcounts, .rdispls_w = rdispls, .rtypes = recvtypes};
+    return neighbor("MPI_Neighbor_alltoallw", N_ALLTOALLW, &a, comm, NULL, 0);
+}
+
+int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                            const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                            MPI_Comm comm, MPI_Request *request)
+{
+    nargs_t a = {.sbuf = sendbuf, .scounts = sendcounts, .sdispls_w = sdispls, .stypes = sendtypes,
+                 .rbuf = recvbuf, .rcounts = recvcounts, .rdispls_w = rdispls, .rtypes = recvtypes};
+    return neighbor("MPI_Ineighbor_alltoallw", N_ALLTOALLW, &a, comm, request, 1);
+}
