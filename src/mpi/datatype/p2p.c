@@ -32,11 +32,19 @@ static char *pack_copy(const void *buf, int count, struct MPI_ABI_Datatype *d, s
     return tmp;
 }
 
+/* Blocking calls bounce small messages through the stack: no allocation. */
+#define SMALL_BOUNCE 4096
+
 int mpir_dt_send(const char *fn, const void *buf, int count, struct MPI_ABI_Datatype *d, int dest,
                  int tag, struct MPI_ABI_Comm *c, int mode)
 {
     (void)fn;
-    size_t n;
+    char small[SMALL_BOUNCE];
+    size_t n = dt_packed_size(d, count);
+    if (n <= sizeof small) {
+        dt_copy(d, buf, count, 0, small, n, 0);
+        return mpid_send(small, n, dest, tag, c, mode); /* returns once the data is taken */
+    }
     char *tmp = pack_copy(buf, count, d, &n);
     int rc = mpid_send(tmp, n, dest, tag, c, mode);
     free(tmp);
@@ -119,13 +127,15 @@ int mpir_dt_recv(const char *fn, void *buf, int count, struct MPI_ABI_Datatype *
                  int tag, struct MPI_ABI_Comm *c, MPI_Status *st)
 {
     size_t cap = dt_packed_size(d, count), sent = 0;
-    char *tmp = malloc(cap ? cap : 1);
+    char small[SMALL_BOUNCE];
+    char *tmp = cap <= sizeof small ? small : malloc(cap);
     if (!tmp)
         return mpir_error(c, MPI_ERR_NO_MEM, "%s: no memory for a %zu-byte typed receive", fn,
                           cap);
     int rc = mpid_recv(tmp, cap, src, tag, c, st, &sent);
     dt_copy(d, buf, count, 0, tmp, sent < cap ? sent : cap, 1);
-    free(tmp);
+    if (tmp != small)
+        free(tmp);
     if (rc)
         return mpir_recv_error(fn, c, rc, st->MPI_SOURCE, st->MPI_TAG, sent, cap);
     return MPI_SUCCESS;
