@@ -39,6 +39,7 @@ run_mpi() { # impl mode sizes [np] [extra args]
 }
 
 : >"$OUT/raw"
+echo "load at start: $(cut -d' ' -f1-3 /proc/loadavg)" >"$OUT/meta"
 for rep in $(seq "$REPS"); do
     echo "repetition $rep of $REPS" >&2
     "$B/bin/cacheline_pingpong" 300000 3 2>/dev/null | sed 's/^/probe,/' >>"$OUT/raw"
@@ -64,6 +65,9 @@ for rep in 1 2 3; do
         done
     done
 done
+
+echo "load at end: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$OUT/meta"
+cat "$OUT/meta"
 
 python3 - "$OUT/raw" <<'EOF'
 import sys, statistics, collections
