@@ -8,9 +8,9 @@
 
 #include "mpitest.h"
 
-enum { NTYPES = 5 };
+enum { NTYPES = 6 };
 static MPI_Datatype types[NTYPES];
-static const char *names[NTYPES] = {"vector", "struct", "indexed", "subarray", "resized"};
+static const char *names[NTYPES] = {"vector", "struct", "indexed", "subarray", "resized", "bigvector"};
 
 struct rec {
     double d;
@@ -31,6 +31,7 @@ static void make_types(void)
     MPI_Type_contiguous(3, MPI_INT, &one);
     MPI_Type_create_resized(one, 0, 20, &types[4]); /* 12 data bytes every 20 */
     MPI_Type_free(&one);
+    MPI_Type_vector(3, 8192, 10000, MPI_DOUBLE, &types[5]); /* 64 KiB pieces */
     for (int k = 0; k < NTYPES; k++)
         MPI_Type_commit(&types[k]);
 }

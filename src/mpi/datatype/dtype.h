@@ -134,6 +134,10 @@ int mpir_dt_start(const char *fn, struct MPI_ABI_Request *r, struct MPI_ABI_Requ
 /* Attributes of datatypes (attr/attr.c): copied by Type_dup, deleted by Type_free. */
 int mpir_attr_type_copy(struct MPI_ABI_Datatype *from, struct MPI_ABI_Datatype *to);
 int mpir_attr_type_free(struct MPI_ABI_Datatype *d);
+/* Rendezvous into a typed receive: get the n message bytes straight into the
+ * user's layout when its pieces are large (SKIFF_MPI_DTYPE_PULL_MIN); returns
+ * 0 when done, a negative errno on failure, 1 to take the bounce path. */
+int mpir_dt_pull(struct MPI_ABI_Request *r, size_t n);
 /* Device hooks: a request with ->dtp completes (unpack) / is released. */
 void mpir_dt_complete(struct MPI_ABI_Request *r);
 void mpir_dt_forget(struct MPI_ABI_Request *r);

@@ -10,6 +10,8 @@
  */
 #include <stdlib.h>
 
+#include "core/config.h"
+
 #include "binding/check.h"
 #include "datatype/dtype.h"
 
@@ -20,6 +22,7 @@ typedef struct dt_pending {
     int count;
     struct MPI_ABI_Datatype *d;
     char *packed;
+    int delivered; /* the data went straight into ubuf (mpir_dt_pull) */
 } dt_pending_t;
 
 static char *pack_copy(const void *buf, int count, struct MPI_ABI_Datatype *d, size_t *n)
@@ -71,6 +74,7 @@ static dt_pending_t *pending_new(void *buf, int count, struct MPI_ABI_Datatype *
         mpir_fatal("out of memory for a %zu-byte typed receive", n);
     if (!with_buf)
         p->packed = NULL;
+    p->delivered = 0;
     p->ubuf = buf;
     p->count = count;
     p->d = d;
@@ -91,7 +95,7 @@ void mpir_dt_complete(mpid_req_t *r)
     if (!p->packed) /* a persistent request's template: nothing arrived here */
         return;
     size_t n = r->msg_len < r->cap ? r->msg_len : r->cap;
-    if (!r->cancelled)
+    if (!r->cancelled && !p->delivered)
         dt_copy(p->d, p->ubuf, p->count, 0, p->packed, n, 1);
     r->dtp = NULL;
     pending_free(p);
@@ -236,4 +240,36 @@ int mpir_dt_sendrecv_replace(const char *fn, void *buf, int count, struct MPI_AB
     if (status)
         *status = st;
     return err;
+}
+
+/* ---- rendezvous straight into the receive layout ------------------------------ */
+static long long pull_min = -1;
+
+int mpir_dt_pull(mpid_req_t *r, size_t n)
+{
+    dt_pending_t *p = r->dtp;
+    const struct MPI_ABI_Datatype *d = p->d;
+    const struct dtype_rep *t = d->rep;
+    if (pull_min < 0)
+        pull_min = skf_param_ll("SKIFF_MPI_DTYPE_PULL_MIN");
+    /* one get per piece: worth it only when pieces are large */
+    if (!p->packed || (int64_t)d->size < pull_min * t->reps * t->nruns)
+        return 1;
+    size_t off = 0;
+    for (int64_t e = 0; e < p->count && off < n; e++) {
+        uintptr_t base = (uintptr_t)p->ubuf + (uintptr_t)(e * d->extent);
+        for (int64_t k = 0; k < t->reps && off < n; k++)
+            for (int64_t j = 0; j < t->nruns && off < n; j++) {
+                size_t len = (size_t)t->runs[j].len;
+                if (len > n - off)
+                    len = n - off;
+                void *dst = (void *)(base + (uintptr_t)(k * t->rep_stride + t->runs[j].off));
+                int rc = skf_get(mpid.ch, &r->key, off, dst, len);
+                if (rc < 0)
+                    return rc;
+                off += len;
+            }
+    }
+    p->delivered = 1;
+    return 0;
 }

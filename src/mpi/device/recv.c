@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "coll/coll.h"
+#include "datatype/dtype.h"
 #include "device/device.h"
 
 void mpid_copy_out(void *dst, const struct iovec *cont, int ncont, size_t off, size_t len)
@@ -58,7 +59,10 @@ static void rndv_pull(mpid_req_t *r)
 {
     size_t n = r->msg_len < r->cap ? r->msg_len : r->cap;
     if (n) {
-        int rc = skf_get(mpid.ch, &r->key, 0, r->buf, n);
+        /* a typed receive with large pieces pulls straight into them */
+        int rc = unlikely(r->dtp) ? mpir_dt_pull(r, n) : 1;
+        if (rc > 0)
+            rc = skf_get(mpid.ch, &r->key, 0, r->buf, n);
         if (rc < 0)
             mpir_fatal("rendezvous get of %zu bytes from rank %d failed: %s", n, r->world,
                        skf_strerror(rc));
