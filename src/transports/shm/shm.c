@@ -472,7 +472,9 @@ static int room(struct shm_tx *x)
         return 1; /* the next send moves to an empty dedicated ring */
     uint64_t tail = x->dedicated ? x->tail
                                  : atomic_load_explicit(&x->ring.ctl->tail, memory_order_relaxed);
-    x->head_cache = atomic_load_explicit(&x->ring.ctl->head, memory_order_acquire);
+    /* seq_cst: pairs with publish_head's store and load of space_waiters
+     * (a waiter's fetch_or, its own sleep flag, then this load) */
+    x->head_cache = atomic_load_explicit(&x->ring.ctl->head, memory_order_seq_cst);
     return tail - x->head_cache < x->ring.lines;
 }
 
