@@ -1,8 +1,9 @@
 /* coll_comm — collectives on communicators other than MPI_COMM_WORLD: split
  * halves with reversed rank order (node shared-memory and point-to-point
  * sizes, blocking and nonblocking), a duplicate running nonblocking
- * collectives at the same time as WORLD, intercommunicators refused with
- * MPI_ERR_COMM; neighbourhood collectives on a periodic ring (also of 1 and
+ * collectives at the same time as WORLD, an intercommunicator (evens/odds:
+ * barrier, bcast, reduce, allreduce, gather, scatter, allgather, alltoall;
+ * scan refused with MPI_ERR_COMM); neighbourhood collectives on a periodic ring (also of 1 and
  * 2 ranks, where both neighbours are the same rank), a non-periodic 2-D grid
  * (MPI_PROC_NULL neighbours leave their blocks alone), a graph and a
  * distributed graph. */
@@ -80,19 +81,77 @@ static void on_dup(void)
     MPI_Comm_free(&dup);
 }
 
-static void inter_refused(void)
+/* Intercommunicator between evens (group A) and odds (group B). */
+static void inter(void)
 {
     if (T_size < 2)
         return;
-    MPI_Comm half, inter;
-    MPI_Comm_split(MPI_COMM_WORLD, T_rank % 2, T_rank, &half);
-    CHECK_EQ_INT(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, T_rank % 2 ? 0 : 1, 99, &inter),
-                 MPI_SUCCESS);
-    MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
-    int x = 0;
-    CHECK_EQ_INT(MPI_Barrier(inter), MPI_ERR_COMM);
-    CHECK_EQ_INT(MPI_Bcast(&x, 1, MPI_INT, 0, inter), MPI_ERR_COMM);
-    MPI_Comm_free(&inter);
+    MPI_Comm half, ic;
+    int inB = T_rank % 2;
+    MPI_Comm_split(MPI_COMM_WORLD, inB, T_rank, &half);
+    CHECK_EQ_INT(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, inB ? 0 : 1, 99, &ic), MPI_SUCCESS);
+    int me, L, R;
+    MPI_Comm_rank(ic, &me);
+    MPI_Comm_size(ic, &L);
+    MPI_Comm_remote_size(ic, &R);
+    int rw0 = inB ? 0 : 1; /* world rank of remote rank i: rw0 + 2i */
+    CHECK_EQ_INT(MPI_Barrier(ic), MPI_SUCCESS);
+    MPI_Request rq;
+    CHECK_EQ_INT(MPI_Ibarrier(ic, &rq), MPI_SUCCESS);
+    MPI_Wait(&rq, MPI_STATUS_IGNORE);
+    /* bcast from A's rank 0 to all of B */
+    int x[3] = {-1, -1, -1};
+    if (!inB && me == 0)
+        for (int i = 0; i < 3; i++)
+            x[i] = V(77, i);
+    int root = inB ? 0 : me == 0 ? MPI_ROOT : MPI_PROC_NULL;
+    CHECK_EQ_INT(MPI_Bcast(x, 3, MPI_INT, root, ic), MPI_SUCCESS);
+    if (inB || me == 0)
+        for (int i = 0; i < 3; i++)
+            CHECK_EQ_INT(x[i], V(77, i));
+    /* allreduce: each side gets the sum over the other side's world ranks */
+    int v = T_rank, sum = -1, want = 0;
+    for (int i = 0; i < R; i++)
+        want += rw0 + 2 * i;
+    CHECK_EQ_INT(MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, ic), MPI_SUCCESS);
+    CHECK_EQ_INT(sum, want);
+    CHECK_EQ_INT(MPI_Iallreduce(&v, &sum, 1, MPI_INT, MPI_MAX, ic, &rq), MPI_SUCCESS);
+    MPI_Wait(&rq, MPI_STATUS_IGNORE);
+    CHECK_EQ_INT(sum, rw0 + 2 * (R - 1));
+    /* reduce to B's rank 0 */
+    root = inB ? (me == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
+    sum = -1;
+    CHECK_EQ_INT(MPI_Reduce(&v, &sum, 1, MPI_INT, MPI_SUM, root, ic), MPI_SUCCESS);
+    if (inB && me == 0)
+        CHECK_EQ_INT(sum, want);
+    /* allgather, alltoall, gather, scatter */
+    int *all = malloc((size_t)R * sizeof *all), *out = malloc((size_t)L * sizeof *out);
+    CHECK_EQ_INT(MPI_Allgather(&v, 1, MPI_INT, all, 1, MPI_INT, ic), MPI_SUCCESS);
+    for (int i = 0; i < R; i++)
+        CHECK_EQ_INT(all[i], rw0 + 2 * i);
+    int *to = malloc((size_t)R * sizeof *to);
+    for (int i = 0; i < R; i++)
+        to[i] = T_rank * 100 + i;
+    CHECK_EQ_INT(MPI_Alltoall(to, 1, MPI_INT, all, 1, MPI_INT, ic), MPI_SUCCESS);
+    for (int i = 0; i < R; i++)
+        CHECK_EQ_INT(all[i], (rw0 + 2 * i) * 100 + me);
+    root = inB ? 0 : me == 0 ? MPI_ROOT : MPI_PROC_NULL;
+    CHECK_EQ_INT(MPI_Gather(&v, 1, MPI_INT, all, 1, MPI_INT, root, ic), MPI_SUCCESS);
+    if (!inB && me == 0)
+        for (int i = 0; i < R; i++)
+            CHECK_EQ_INT(all[i], rw0 + 2 * i);
+    int got = -1;
+    CHECK_EQ_INT(MPI_Scatter(to, 1, MPI_INT, &got, 1, MPI_INT, root, ic), MPI_SUCCESS);
+    if (inB)
+        CHECK_EQ_INT(got, 0 * 100 + me); /* A's rank 0 is world rank 0 */
+    /* what has no intercommunicator form here */
+    MPI_Comm_set_errhandler(ic, MPI_ERRORS_RETURN);
+    CHECK_EQ_INT(MPI_Scan(&v, &sum, 1, MPI_INT, MPI_SUM, ic), MPI_ERR_COMM);
+    CHECK_EQ_INT(MPI_Reduce_scatter_block(&v, &sum, 1, MPI_INT, MPI_SUM, ic), MPI_ERR_COMM);
+    free(all);
+    free(out);
+    free(to);
+    MPI_Comm_free(&ic);
     MPI_Comm_free(&half);
 }
 
@@ -209,7 +268,7 @@ int main(int argc, char **argv)
     test_init(&argc, &argv);
     on_split();
     on_dup();
-    inter_refused();
+    inter();
     ring();
     grid();
     graphs();

@@ -14,12 +14,12 @@ int MPI_Barrier(MPI_Comm comm)
 {
     static const char fn[] = "MPI_Barrier";
     struct MPI_ABI_Comm *c;
-    int rc = prep_comm(fn, comm, &c);
+    int inter, rc = prep_comm_any(fn, comm, &c, &inter);
     if (rc)
         return rc;
-    if (c->size == 1 || node_barrier(c))
+    if (!inter && (c->size == 1 || node_barrier(c)))
         return MPI_SUCCESS;
-    coll_args_t a = {.kind = C_BARRIER};
+    coll_args_t a = {.kind = C_BARRIER, .inter = inter};
     return coll_run(fn, c, &a);
 }
 
@@ -31,6 +31,8 @@ int MPI_Bcast(void *buf, int count, MPI_Datatype datatype, int root, MPI_Comm co
     int rc = prep_bcast(fn, buf, count, datatype, root, comm, &c, &a);
     if (rc)
         return rc;
+    if (a.inter)
+        return coll_run(fn, c, &a);
     if (c->size == 1 || a.rbytes == 0) {
         free(a.own[0]); /* packed copies of a derived type: nothing to move */
         free(a.out.packed);
@@ -50,7 +52,7 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
     int rc = prep_reduce(fn, C_REDUCE, sendbuf, recvbuf, count, datatype, op, root, comm, &c, &a);
     if (rc)
         return rc;
-    if (node_reduce(c, &a))
+    if (!a.inter && node_reduce(c, &a))
         return MPI_SUCCESS;
     return coll_run(fn, c, &a);
 }
@@ -64,7 +66,7 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
     int rc = prep_reduce(fn, C_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, 0, comm, &c, &a);
     if (rc)
         return rc;
-    if (node_allreduce(c, &a))
+    if (!a.inter && node_allreduce(c, &a))
         return MPI_SUCCESS;
     return coll_run(fn, c, &a);
 }
@@ -101,7 +103,7 @@ int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
                              recvtype, root_val, comm, &c, &a);                                \
         if (rc)                                                                                 \
             return rc;                                                                          \
-        if (c->size > 1 && node_path(c, &a))                                                    \
+        if (!a.inter && c->size > 1 && node_path(c, &a))                                                    \
             return MPI_SUCCESS;                                                                 \
         return coll_run(fn, c, &a);                                                             \
     }

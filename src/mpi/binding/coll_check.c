@@ -18,9 +18,45 @@ int prep_comm(const char *fn, MPI_Comm comm, struct MPI_ABI_Comm **c)
     CHECK_INIT(fn);
     int rc = check_comm(fn, comm, c);
     if (!rc && unlikely(comm_is_inter(*c)))
-        return mpir_error(*c, MPI_ERR_COMM, "%s: collectives on intercommunicators are not supported",
-                          fn);
+        return mpir_error(*c, MPI_ERR_COMM,
+                          "%s: this collective is not supported on intercommunicators", fn);
     return rc;
+}
+
+/* Communicator of a collective that has an intercommunicator form: *inter says which. */
+int prep_comm_any(const char *fn, MPI_Comm comm, struct MPI_ABI_Comm **c, int *inter)
+{
+    CHECK_INIT(fn);
+    int rc = check_comm(fn, comm, c);
+    *inter = !rc && comm_is_inter(*c);
+    return rc;
+}
+
+/* Intercommunicator roots: MPI_ROOT (me), MPI_PROC_NULL (my group's others),
+ * or a rank of the remote group. */
+static int check_inter_root(const char *fn, struct MPI_ABI_Comm *c, int root)
+{
+    if (root == MPI_ROOT || root == MPI_PROC_NULL || (unsigned)root < (unsigned)c->size)
+        return 0;
+    return mpir_error(c, MPI_ERR_ROOT,
+                      "%s: invalid root %d (intercommunicator: MPI_ROOT, MPI_PROC_NULL or a remote "
+                      "rank below %d)", fn, root, c->size);
+}
+
+static int check_cbuf(const char *fn, struct MPI_ABI_Comm *c, const char *what, const void *buf,
+                      size_t bytes);
+
+/* One side (count elements of dt, n blocks) of an intercommunicator collective. */
+static int inter_side(const char *fn, struct MPI_ABI_Comm *c, const char *what, const void *buf,
+                      int count, MPI_Datatype dt, int n, size_t *blk)
+{
+    size_t ext = 0;
+    int rc;
+    if ((rc = check_count(fn, c, count)) || (rc = check_ctype(fn, c, dt, &ext, NULL)) ||
+        (rc = check_cbuf(fn, c, what, buf, (size_t)count * ext * (size_t)n)))
+        return rc;
+    *blk = (size_t)count * ext;
+    return 0;
 }
 
 /* A datatype collectives can move.  *ext: bytes per element on the wire.
@@ -93,9 +129,20 @@ int prep_bcast(const char *fn, void *buf, int count, MPI_Datatype dt, int root, 
 {
     size_t ext;
     struct MPI_ABI_Datatype *pk;
-    int rc;
+    int rc, inter;
     memset(a, 0, sizeof *a);
-    if ((rc = prep_comm(fn, comm, c)) || (rc = check_count(fn, *c, count)) ||
+    if ((rc = prep_comm_any(fn, comm, c, &inter)))
+        return rc;
+    if (inter) {
+        a->kind = C_BCAST;
+        a->inter = 1;
+        a->root = root;
+        a->rbuf = buf;
+        if ((rc = check_inter_root(fn, *c, root)))
+            return rc;
+        return root == MPI_PROC_NULL ? 0 : inter_side(fn, *c, "buffer", buf, count, dt, 1, &a->rbytes);
+    }
+    if ((rc = check_count(fn, *c, count)) ||
         (rc = check_ctype(fn, *c, dt, &ext, &pk)) || (rc = check_root(fn, *c, root)) ||
         (rc = check_cbuf(fn, *c, "buffer", buf, (size_t)count * ext)))
         return rc;
@@ -120,9 +167,33 @@ int prep_reduce(const char *fn, int kind, const void *sbuf, void *rbuf, int coun
                 coll_args_t *a)
 {
     size_t ext = 0; /* set by check_ctype; initialised for -O3 -Werror */
-    int rc;
+    int rc, inter;
     memset(a, 0, sizeof *a);
-    if ((rc = prep_comm(fn, comm, c)) || (rc = check_count(fn, *c, count)) ||
+    if ((rc = prep_comm_any(fn, comm, c, &inter)))
+        return rc;
+    if (inter && kind != C_REDUCE && kind != C_ALLREDUCE)
+        return mpir_error(*c, MPI_ERR_COMM, "%s: not defined on intercommunicators", fn);
+    if (inter) {
+        size_t b = 0;
+        a->kind = kind;
+        a->inter = 1;
+        a->root = root;
+        a->count = (size_t)count;
+        a->sbuf = sbuf;
+        a->rbuf = rbuf;
+        if ((kind == C_REDUCE && (rc = check_inter_root(fn, *c, root))) ||
+            (rc = op_reducer(fn, *c, op, dt, &a->red)))
+            return rc;
+        if (sbuf == MPI_IN_PLACE || rbuf == MPI_IN_PLACE)
+            return mpir_error(*c, MPI_ERR_BUFFER, "%s: MPI_IN_PLACE is not allowed on intercommunicators", fn);
+        int sends = kind == C_ALLREDUCE || (root != MPI_ROOT && root != MPI_PROC_NULL);
+        int gets = kind == C_ALLREDUCE || root == MPI_ROOT;
+        if ((sends && (rc = inter_side(fn, *c, "send buffer", sbuf, count, dt, 1, &b))) ||
+            (gets && (rc = inter_side(fn, *c, "receive buffer", rbuf, count, dt, 1, &b))))
+            return rc;
+        return 0;
+    }
+    if ((rc = check_count(fn, *c, count)) ||
         (rc = check_ctype(fn, *c, dt, &ext, NULL)) ||
         (kind == C_REDUCE && (rc = check_root(fn, *c, root))) ||
         (rc = op_reducer(fn, *c, op, dt, &a->red)))
@@ -148,11 +219,32 @@ int prep_blocks(const char *fn, int kind, const void *sbuf, int scount, MPI_Data
                 void *rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm,
                 struct MPI_ABI_Comm **c, coll_args_t *a)
 {
-    int rc;
+    int rc, inter;
     memset(a, 0, sizeof *a);
-    if ((rc = prep_comm(fn, comm, c)))
+    if ((rc = prep_comm_any(fn, comm, c, &inter)))
         return rc;
     int rooted = kind == C_GATHER || kind == C_SCATTER;
+    if (inter) { /* blocks: one per remote rank on the side that has several */
+        int R = (*c)->size;
+        a->kind = kind;
+        a->inter = 1;
+        a->root = root;
+        a->sbuf = sbuf;
+        a->rbuf = rbuf;
+        if (sbuf == MPI_IN_PLACE || rbuf == MPI_IN_PLACE)
+            return mpir_error(*c, MPI_ERR_BUFFER, "%s: MPI_IN_PLACE is not allowed on intercommunicators", fn);
+        if (rooted && (rc = check_inter_root(fn, *c, root)))
+            return rc;
+        int is_root = root == MPI_ROOT, idle = rooted && root == MPI_PROC_NULL;
+        int sends = !idle && (kind != C_GATHER || !is_root) && (kind != C_SCATTER || is_root);
+        int gets = !idle && (kind != C_GATHER || is_root) && (kind != C_SCATTER || !is_root);
+        int sn = kind == C_SCATTER || kind == C_ALLTOALL ? R : 1;
+        int rn = kind == C_GATHER || kind == C_ALLGATHER || kind == C_ALLTOALL ? R : 1;
+        if ((sends && (rc = inter_side(fn, *c, "send buffer", sbuf, scount, stype, sn, &a->sbytes))) ||
+            (gets && (rc = inter_side(fn, *c, "receive buffer", rbuf, rcount, rtype, rn, &a->rbytes))))
+            return rc;
+        return 0;
+    }
     if (rooted && (rc = check_root(fn, *c, root)))
         return rc;
     int is_root = !rooted || (*c)->rank == root;

@@ -14,6 +14,8 @@
 
 /* Initialised, a valid intracommunicator (intercommunicators: MPI_ERR_COMM). */
 int prep_comm(const char *fn, MPI_Comm comm, struct MPI_ABI_Comm **c);
+/* The same for collectives with an intercommunicator form (*inter: which it is). */
+int prep_comm_any(const char *fn, MPI_Comm comm, struct MPI_ABI_Comm **c, int *inter);
 /* A datatype collectives can move; *ext = wire bytes per element.  packed ==
  * NULL refuses non-contiguous derived types, else gets them (they travel packed). */
 int check_ctype(const char *fn, struct MPI_ABI_Comm *c, MPI_Datatype dt, size_t *ext,

@@ -15,10 +15,10 @@ int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
     static const char fn[] = "MPI_Ibarrier";
     struct MPI_ABI_Comm *c;
-    int rc = prep_comm(fn, comm, &c);
+    int inter, rc = prep_comm_any(fn, comm, &c, &inter);
     if (rc)
         return rc;
-    coll_args_t a = {.kind = C_BARRIER};
+    coll_args_t a = {.kind = C_BARRIER, .inter = inter};
     return coll_start(fn, c, &a, request);
 }
 

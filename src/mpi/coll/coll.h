@@ -99,6 +99,8 @@ void sched_reduce(sched_t *s, const void *in, void *inout, size_t count, const r
 void sched_adopt(sched_t *s, void *p);
 /* Unpack n elements of d from packed into user (datatype/dt_copy), as a step. */
 void sched_unpack(sched_t *s, const struct coll_unpack *u);
+/* Steps added from now on talk on comm (NULL: the schedule's) with tag offset tagx. */
+void sched_use(sched_t *s, struct MPI_ABI_Comm *comm, int tagx);
 /* Holds a user op until the schedule ends. */
 void sched_hold_op(sched_t *s, struct MPI_ABI_Op *op);
 
@@ -128,6 +130,7 @@ typedef struct coll_args {
     int root;
     /* v and w variants: bytes and byte displacements per rank (NULL if unused) */
     const size_t *scb, *sdb, *rcb, *rdb;
+    int inter; /* intercommunicator form (root: MPI_ROOT, MPI_PROC_NULL or remote rank) */
     reducer_t red;
     /* non-contiguous derived types travel packed: input copies the schedule
      * frees at its end, and the packed result it unpacks into the user's buffer */
@@ -138,6 +141,10 @@ typedef struct coll_args {
         int64_t n;
     } out;
 } coll_args_t;
+
+/* Intercommunicator forms (inter.c): barrier, bcast, reduce, allreduce,
+ * gather, scatter, allgather, alltoall. */
+void coll_build_inter(sched_t *s, struct MPI_ABI_Comm *c, const coll_args_t *a);
 
 /* Build the schedule of a collective (algorithm chosen by size and ranks). */
 sched_t *coll_build(struct MPI_ABI_Comm *c, const coll_args_t *a);

@@ -24,6 +24,7 @@ enum step_kind { S_SEND, S_RECV, S_FENCE, S_COPY, S_REDUCE, S_UNPACK };
 typedef struct step {
     uint8_t kind;
     int peer, tagx;  /* send, recv: peer; tag = schedule tag + tagx */
+    struct MPI_ABI_Comm *comm; /* send, recv: NULL = the schedule's */
     const void *src; /* send, copy, reduce (in)        */
     void *dst;       /* recv, copy, reduce (inout)     */
     size_t bytes;    /* send, recv, copy               */
@@ -51,6 +52,8 @@ struct sched {
     struct MPI_ABI_Op *held;
     void *adopted[3];
     struct MPI_ABI_Datatype *types[1]; /* held while an unpack step waits */
+    struct MPI_ABI_Comm *use_comm; /* sched_use */
+    int use_tagx;
     mpid_req_t *req; /* nonblocking: completes with the schedule */
     sched_t *prev, *next;
 };
@@ -89,6 +92,8 @@ static step_t *add(sched_t *s, int kind)
     step_t *t = &s->steps[s->n++];
     memset(t, 0, sizeof *t);
     t->kind = (uint8_t)kind;
+    t->comm = s->use_comm;
+    t->tagx = s->use_tagx;
     return t;
 }
 
@@ -111,13 +116,13 @@ void sched_recv(sched_t *s, void *buf, size_t bytes, int peer)
 void sched_send_tag(sched_t *s, const void *buf, size_t bytes, int peer, int tagx)
 {
     sched_send(s, buf, bytes, peer);
-    s->steps[s->n - 1].tagx = tagx;
+    s->steps[s->n - 1].tagx += tagx;
 }
 
 void sched_recv_tag(sched_t *s, void *buf, size_t bytes, int peer, int tagx)
 {
     sched_recv(s, buf, bytes, peer);
-    s->steps[s->n - 1].tagx = tagx;
+    s->steps[s->n - 1].tagx += tagx;
 }
 
 void sched_fence(sched_t *s)
@@ -145,6 +150,12 @@ void sched_reduce(sched_t *s, const void *in, void *inout, size_t count, const r
     t->dst = inout;
     t->count = count;
     t->red = *r;
+}
+
+void sched_use(sched_t *s, struct MPI_ABI_Comm *comm, int tagx)
+{
+    s->use_comm = comm;
+    s->use_tagx = tagx;
 }
 
 void sched_adopt(sched_t *s, void *p)
@@ -204,10 +215,11 @@ static int advance(sched_t *s)
         step_t *t = &s->steps[s->cur];
         switch (t->kind) {
         case S_SEND:
-            t->req = mpid_isend(t->src, t->bytes, t->peer, s->tag + t->tagx, s->comm, MODE_STD);
+            t->req = mpid_isend(t->src, t->bytes, t->peer, s->tag + t->tagx, t->comm ? t->comm : s->comm,
+                                MODE_STD);
             break;
         case S_RECV:
-            t->req = mpid_irecv(t->dst, t->bytes, t->peer, s->tag + t->tagx, s->comm);
+            t->req = mpid_irecv(t->dst, t->bytes, t->peer, s->tag + t->tagx, t->comm ? t->comm : s->comm);
             break;
         case S_FENCE:
             if (!fence_passed(s))

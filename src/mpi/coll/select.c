@@ -80,6 +80,10 @@ sched_t *coll_build(struct MPI_ABI_Comm *c, const coll_args_t *a)
     if (a->red.op)
         sched_hold_op(s, a->red.op);
     size_t rbytes = a->count * a->red.extent;
+    if (a->inter) {
+        coll_build_inter(s, c, a);
+        return s;
+    }
     switch (a->kind) {
     case C_BARRIER:
         algo_barrier_dissemination(s, rank, size);
