@@ -1,6 +1,7 @@
 /* mpi_dtype_bw — non-contiguous point-to-point bandwidth for any MPI:
  * ping-pong between ranks 0 and 1 of
  *   vec-small  vector of doubles, 1 every 2 (8-byte blocks)
+ *   vec-mid    vector of doubles, 128 every 256 (1 KiB blocks)
  *   vec-large  vector of doubles, 1024 every 2048 (8 KiB blocks)
  *   struct     array of struct {double; char; int} (13 data bytes in 16)
  * at data sizes from 64 B to 4 MiB.  Prints "kind bytes MB/s" (data bytes,
@@ -47,7 +48,7 @@ int main(int argc, char **argv)
     const char *only = argc > 1 ? argv[1] : NULL;
     size_t maxb = 4 << 20;
     void *buf = calloc(1, 4 * maxb + 65536);
-    MPI_Datatype elem[3];
+    MPI_Datatype elem[4];
     MPI_Type_create_resized(MPI_DOUBLE, 0, 16, &elem[0]); /* 1 double every 2 */
     MPI_Datatype blk;
     MPI_Type_contiguous(1024, MPI_DOUBLE, &blk);
@@ -57,10 +58,13 @@ int main(int argc, char **argv)
     MPI_Type_create_struct(3, (int[]){1, 1, 1}, disp, (MPI_Datatype[]){MPI_DOUBLE, MPI_CHAR, MPI_INT},
                            &st);
     MPI_Type_create_resized(st, 0, sizeof(struct rec), &elem[2]);
-    const char *names[3] = {"vec-small", "vec-large", "struct"};
-    for (int k = 0; k < 3; k++)
+    MPI_Datatype mid;
+    MPI_Type_contiguous(128, MPI_DOUBLE, &mid);
+    MPI_Type_create_resized(mid, 0, 256 * 8, &elem[3]); /* 128 doubles every 256 */
+    const char *names[4] = {"vec-small", "vec-large", "struct", "vec-mid"};
+    for (int k = 0; k < 4; k++)
         MPI_Type_commit(&elem[k]);
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < 4; k++) {
         if (only && strcmp(only, names[k]) != 0)
             continue;
         int esize;

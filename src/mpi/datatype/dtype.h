@@ -135,7 +135,7 @@ int mpir_dt_start(const char *fn, struct MPI_ABI_Request *r, struct MPI_ABI_Requ
 int mpir_attr_type_copy(struct MPI_ABI_Datatype *from, struct MPI_ABI_Datatype *to);
 int mpir_attr_type_free(struct MPI_ABI_Datatype *d);
 /* Rendezvous into a typed receive: get the n message bytes straight into the
- * user's layout when its pieces are large (SKIFF_MPI_DTYPE_PULL_MIN); returns
+ * user's layout when its pieces are large (SKIFF_MPI_DTYPE_PULL_MIN, 4K); returns
  * 0 when done, a negative errno on failure, 1 to take the bounce path. */
 int mpir_dt_pull(struct MPI_ABI_Request *r, size_t n);
 /* Device hooks: a request with ->dtp completes (unpack) / is released. */

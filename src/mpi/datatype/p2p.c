@@ -22,15 +22,68 @@ typedef struct dt_pending {
     int count;
     struct MPI_ABI_Datatype *d;
     char *packed;
+    size_t cap;    /* bytes allocated at packed */
     int delivered; /* the data went straight into ubuf (mpir_dt_pull) */
+    int is_send;   /* packed holds an outgoing message: nothing to unpack */
 } dt_pending_t;
 
-static char *pack_copy(const void *buf, int count, struct MPI_ABI_Datatype *d, size_t *n)
+/* ---- bounce buffers ----------------------------------------------------------------
+ * Large ones are kept for reuse: a fresh multi-megabyte malloc is an mmap
+ * whose pages fault in (and are zeroed) on every message. */
+#define BOUNCE_KEEP 2
+#define BOUNCE_CACHE_MIN (64 * 1024)
+static struct {
+    char *p;
+    size_t cap;
+} cache[BOUNCE_KEEP];
+
+static char *bounce_get(size_t n, size_t *cap)
+{
+    if (n >= BOUNCE_CACHE_MIN)
+        for (int i = 0; i < BOUNCE_KEEP; i++)
+            if (cache[i].p && cache[i].cap >= n && cache[i].cap / 4 <= n) {
+                char *p = cache[i].p;
+                *cap = cache[i].cap;
+                cache[i].p = NULL;
+                return p;
+            }
+    *cap = n ? n : 1;
+    char *p = malloc(*cap);
+    if (!p)
+        mpir_fatal("out of memory for a %zu-byte datatype bounce buffer", n);
+    return p;
+}
+
+static void bounce_put(char *p, size_t cap)
+{
+    if (cap >= BOUNCE_CACHE_MIN) {
+        int s = 0;
+        for (int i = 0; i < BOUNCE_KEEP; i++)
+            if (!cache[i].p || cache[i].cap < cache[s].cap)
+                s = i;
+        if (!cache[s].p || cache[s].cap < cap) { /* keep the largest ones */
+            free(cache[s].p);
+            cache[s].p = p;
+            cache[s].cap = cap;
+            return;
+        }
+    }
+    free(p);
+}
+
+__attribute__((destructor)) static void bounce_drop(void)
+{
+    for (int i = 0; i < BOUNCE_KEEP; i++) {
+        free(cache[i].p);
+        cache[i].p = NULL;
+    }
+}
+
+static char *pack_copy(const void *buf, int count, struct MPI_ABI_Datatype *d, size_t *n,
+                       size_t *cap)
 {
     *n = dt_packed_size(d, count);
-    char *tmp = malloc(*n ? *n : 1);
-    if (!tmp)
-        mpir_fatal("out of memory packing a %zu-byte message", *n);
+    char *tmp = bounce_get(*n, cap);
     dt_copy(d, buf, count, 0, tmp, *n, 0);
     return tmp;
 }
@@ -48,33 +101,21 @@ int mpir_dt_send(const char *fn, const void *buf, int count, struct MPI_ABI_Data
         dt_copy(d, buf, count, 0, small, n, 0);
         return mpid_send(small, n, dest, tag, c, mode); /* returns once the data is taken */
     }
-    char *tmp = pack_copy(buf, count, d, &n);
+    size_t cap;
+    char *tmp = pack_copy(buf, count, d, &n, &cap);
     int rc = mpid_send(tmp, n, dest, tag, c, mode);
-    free(tmp);
+    bounce_put(tmp, cap);
     return rc;
-}
-
-mpid_req_t *mpir_dt_isend(const void *buf, int count, struct MPI_ABI_Datatype *d, int dest,
-                          int tag, struct MPI_ABI_Comm *c, int mode)
-{
-    if (d->contiguous)
-        return mpid_isend(buf, dtype_bytes(d, count), dest, tag, c, mode);
-    size_t n;
-    char *tmp = pack_copy(buf, count, d, &n);
-    mpid_req_t *r = mpid_isend(tmp, n, dest, tag, c, mode);
-    r->tmp = tmp; /* a send request's tmp is free: released with the request */
-    return r;
 }
 
 static dt_pending_t *pending_new(void *buf, int count, struct MPI_ABI_Datatype *d, int with_buf)
 {
     dt_pending_t *p = malloc(sizeof *p);
-    size_t n = dt_packed_size(d, count);
-    if (!p || (with_buf && !(p->packed = malloc(n ? n : 1))))
-        mpir_fatal("out of memory for a %zu-byte typed receive", n);
-    if (!with_buf)
-        p->packed = NULL;
+    if (!p)
+        mpir_fatal("out of memory for a typed operation");
+    p->packed = with_buf ? bounce_get(dt_packed_size(d, count), &p->cap) : NULL;
     p->delivered = 0;
+    p->is_send = 0;
     p->ubuf = buf;
     p->count = count;
     p->d = d;
@@ -85,8 +126,32 @@ static dt_pending_t *pending_new(void *buf, int count, struct MPI_ABI_Datatype *
 static void pending_free(dt_pending_t *p)
 {
     dt_release(p->d);
-    free(p->packed);
+    if (p->packed)
+        bounce_put(p->packed, p->cap);
     free(p);
+}
+
+/* Send packed bytes; the bounce buffer goes back when the send completes. */
+static mpid_req_t *send_packed(dt_pending_t *p, size_t n, int dest, int tag,
+                               struct MPI_ABI_Comm *c, int mode)
+{
+    mpid_req_t *r = mpid_isend(p->packed, n, dest, tag, c, mode);
+    r->dtp = p;
+    if (r->done)
+        mpir_dt_complete(r);
+    return r;
+}
+
+mpid_req_t *mpir_dt_isend(const void *buf, int count, struct MPI_ABI_Datatype *d, int dest,
+                          int tag, struct MPI_ABI_Comm *c, int mode)
+{
+    if (d->contiguous)
+        return mpid_isend(buf, dtype_bytes(d, count), dest, tag, c, mode);
+    dt_pending_t *p = pending_new((void *)buf, count, d, 0);
+    size_t n;
+    p->packed = pack_copy(buf, count, d, &n, &p->cap);
+    p->is_send = 1;
+    return send_packed(p, n, dest, tag, c, mode);
 }
 
 void mpir_dt_complete(mpid_req_t *r)
@@ -94,6 +159,11 @@ void mpir_dt_complete(mpid_req_t *r)
     dt_pending_t *p = r->dtp;
     if (!p->packed) /* a persistent request's template: nothing arrived here */
         return;
+    if (p->is_send) { /* the message is out: the bounce buffer can go */
+        r->dtp = NULL;
+        pending_free(p);
+        return;
+    }
     size_t n = r->msg_len < r->cap ? r->msg_len : r->cap;
     if (!r->cancelled && !p->delivered)
         dt_copy(p->d, p->ubuf, p->count, 0, p->packed, n, 1);
@@ -132,14 +202,12 @@ int mpir_dt_recv(const char *fn, void *buf, int count, struct MPI_ABI_Datatype *
 {
     size_t cap = dt_packed_size(d, count), sent = 0;
     char small[SMALL_BOUNCE];
-    char *tmp = cap <= sizeof small ? small : malloc(cap);
-    if (!tmp)
-        return mpir_error(c, MPI_ERR_NO_MEM, "%s: no memory for a %zu-byte typed receive", fn,
-                          cap);
+    size_t tcap = 0;
+    char *tmp = cap <= sizeof small ? small : bounce_get(cap, &tcap);
     int rc = mpid_recv(tmp, cap, src, tag, c, st, &sent);
     dt_copy(d, buf, count, 0, tmp, sent < cap ? sent : cap, 1);
     if (tmp != small)
-        free(tmp);
+        bounce_put(tmp, tcap);
     if (rc)
         return mpir_recv_error(fn, c, rc, st->MPI_SOURCE, st->MPI_TAG, sent, cap);
     return MPI_SUCCESS;
@@ -162,20 +230,20 @@ int mpir_dt_start(const char *fn, mpid_req_t *r, mpid_req_t **op)
         *op = mpir_dt_isend(p->ubuf, p->count, p->d, r->peer, r->tag, r->comm, r->p_mode);
         return MPI_SUCCESS;
     }
-    size_t n;
-    char *tmp = pack_copy(p->ubuf, p->count, p->d, &n);
+    size_t n, cap;
+    char *tmp = pack_copy(p->ubuf, p->count, p->d, &n, &cap);
     int rc = mpir_bsend_start(fn, tmp, n, r->peer, r->tag, r->comm, op);
-    free(tmp);
+    bounce_put(tmp, cap);
     return rc;
 }
 
 int mpir_dt_bsend(const char *fn, const void *buf, int count, struct MPI_ABI_Datatype *d,
                   int dest, int tag, struct MPI_ABI_Comm *c, mpid_req_t **out)
 {
-    size_t n;
-    char *tmp = pack_copy(buf, count, d, &n);
+    size_t n, cap;
+    char *tmp = pack_copy(buf, count, d, &n, &cap);
     int rc = mpir_bsend_start(fn, tmp, n, dest, tag, c, out);
-    free(tmp);
+    bounce_put(tmp, cap);
     return rc;
 }
 
@@ -220,13 +288,14 @@ int mpir_dt_sendrecv_replace(const char *fn, void *buf, int count, struct MPI_AB
                              MPI_Status *status)
 {
     /* the outgoing data is packed first, so receiving into buf cannot spoil it */
-    size_t n;
-    char *tmp = pack_copy(buf, count, d, &n);
-    mpid_req_t *s = dest == MPI_PROC_NULL ? NULL : mpid_isend(tmp, n, dest, stag, c, MODE_STD);
-    if (s)
-        s->tmp = tmp;
-    else
-        free(tmp);
+    mpid_req_t *s = NULL;
+    if (dest != MPI_PROC_NULL) {
+        dt_pending_t *p = pending_new(buf, count, d, 0);
+        size_t n;
+        p->packed = pack_copy(buf, count, d, &n, &p->cap);
+        p->is_send = 1;
+        s = send_packed(p, n, dest, stag, c, MODE_STD);
+    }
     MPI_Status st;
     int err = MPI_SUCCESS;
     if (src == MPI_PROC_NULL)
