@@ -3,9 +3,9 @@
  * segment per node per channel.
  *
  * Every local rank owns, inside the segment, a receive area:
- *   - a control line: the ready bitmap (bit i: ring i may hold messages), the
- *     futex doorbell word it sleeps on, and the bitmap of senders waiting for
- *     room in its rings;
+ *   - a control line: the ready bitmap (bit i: ring i had a message since the
+ *     owner last slept), the futex doorbell word it sleeps on, and the bitmap
+ *     of senders waiting for room in its rings;
  *   - a mapping table map[sender] -> ring (0 = the shared multi-producer
  *     ring, 1..D = dedicated single-producer rings), written only by the owner;
  *   - the shared ring and a pool of D dedicated rings.
