@@ -22,6 +22,8 @@ const skf_param_t skf_params[] = {
     {"SKIFF_TCP_TIMEOUT", "10000", "tcp: ms before a silent or unreachable peer counts as gone (keepalive, user timeout, handshake)"},
     {"SKIFF_MPI_EAGER_MAX", "8K",
      "MPI: largest payload sent eagerly (copied through the ring); larger ones use rendezvous"},
+    {"SKIFF_MPI_DTYPE_IOV_MIN", "1K",
+     "MPI: an eager send of a derived type goes out as an iovec of its pieces (no packing) when they average this size"},
     {"SKIFF_MPI_DTYPE_PULL_MIN", "4K",
      "MPI: a rendezvous into a derived type gets the data straight into its pieces when they average this size"},
     {"SKIFF_COLL_NODE", "1", "MPI collectives: 0 turns off the node shared-memory path (barrier/bcast/reduce/allreduce)"},

@@ -138,6 +138,13 @@ int mpir_attr_type_free(struct MPI_ABI_Datatype *d);
  * user's layout when its pieces are large (SKIFF_MPI_DTYPE_PULL_MIN, 4K); returns
  * 0 when done, a negative errno on failure, 1 to take the bounce path. */
 int mpir_dt_pull(struct MPI_ABI_Request *r, size_t n);
+/* Eager sends of a derived type with at most this many pieces, each large
+ * enough (SKIFF_MPI_DTYPE_IOV_MIN), go to the channel as an iovec of the
+ * pieces themselves instead of being packed first. */
+#define MPIR_DT_IOV_MAX 32
+/* Fill iov with the pieces of r's payload from stream offset off on (at most
+ * MPIR_DT_IOV_MAX); returns how many. */
+int mpir_dt_iov(struct MPI_ABI_Request *r, size_t off, struct iovec *iov);
 /* Device hooks: a request with ->dtp completes (unpack) / is released. */
 void mpir_dt_complete(struct MPI_ABI_Request *r);
 void mpir_dt_forget(struct MPI_ABI_Request *r);

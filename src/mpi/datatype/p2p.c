@@ -88,6 +88,51 @@ static char *pack_copy(const void *buf, int count, struct MPI_ABI_Datatype *d, s
     return tmp;
 }
 
+static long long iov_min = -1;
+
+/* Few pieces, each large: send them as an iovec (eager sizes only). */
+static int iov_ok(const struct MPI_ABI_Datatype *d, int count)
+{
+    const struct dtype_rep *t = d->rep;
+    int64_t pieces = (int64_t)count * t->reps * t->nruns;
+    size_t n = dt_packed_size(d, count);
+    if (iov_min < 0)
+        iov_min = skf_param_ll("SKIFF_MPI_DTYPE_IOV_MIN");
+    return pieces <= MPIR_DT_IOV_MAX && n <= mpid.eager_max &&
+           (int64_t)n >= pieces * iov_min;
+}
+
+int mpir_dt_iov(mpid_req_t *r, size_t off, struct iovec *iov)
+{
+    dt_pending_t *p = r->dtp;
+    if (p->packed) {
+        iov[0].iov_base = p->packed + off;
+        iov[0].iov_len = r->cap - off;
+        return 1;
+    }
+    const struct MPI_ABI_Datatype *d = p->d;
+    const struct dtype_rep *t = d->rep;
+    int n = 0;
+    for (int64_t e = 0; e < p->count; e++) {
+        uintptr_t base = (uintptr_t)p->ubuf + (uintptr_t)(e * d->extent);
+        for (int64_t k = 0; k < t->reps; k++)
+            for (int64_t j = 0; j < t->nruns; j++) {
+                size_t len = (size_t)t->runs[j].len;
+                if (off >= len) { /* already sent */
+                    off -= len;
+                    continue;
+                }
+                if (n == MPIR_DT_IOV_MAX)
+                    return n;
+                iov[n].iov_base = (char *)(base + (uintptr_t)(k * t->rep_stride + t->runs[j].off)) + off;
+                iov[n].iov_len = len - off;
+                off = 0;
+                n++;
+            }
+    }
+    return n;
+}
+
 /* Blocking calls bounce small messages through the stack: no allocation. */
 #define SMALL_BOUNCE 4096
 
@@ -97,6 +142,12 @@ int mpir_dt_send(const char *fn, const void *buf, int count, struct MPI_ABI_Data
     (void)fn;
     char small[SMALL_BOUNCE];
     size_t n = dt_packed_size(d, count);
+    if (iov_ok(d, count)) {
+        mpid_req_t *r = mpir_dt_isend(buf, count, d, dest, tag, c, mode);
+        mpid_wait(r);
+        req_release(r);
+        return MPI_SUCCESS;
+    }
     if (n <= sizeof small) {
         dt_copy(d, buf, count, 0, small, n, 0);
         return mpid_send(small, n, dest, tag, c, mode); /* returns once the data is taken */
@@ -149,6 +200,11 @@ mpid_req_t *mpir_dt_isend(const void *buf, int count, struct MPI_ABI_Datatype *d
         return mpid_isend(buf, dtype_bytes(d, count), dest, tag, c, mode);
     dt_pending_t *p = pending_new((void *)buf, count, d, 0);
     size_t n;
+    if (iov_ok(d, count)) { /* the channel copies straight from the pieces */
+        p->is_send = 1;
+        /* the device knows p from the start and completes it itself */
+        return mpid_isend_dt(NULL, p, dt_packed_size(d, count), dest, tag, c, mode);
+    }
     p->packed = pack_copy(buf, count, d, &n, &p->cap);
     p->is_send = 1;
     return send_packed(p, n, dest, tag, c, mode);
@@ -157,13 +213,13 @@ mpid_req_t *mpir_dt_isend(const void *buf, int count, struct MPI_ABI_Datatype *d
 void mpir_dt_complete(mpid_req_t *r)
 {
     dt_pending_t *p = r->dtp;
-    if (!p->packed) /* a persistent request's template: nothing arrived here */
-        return;
-    if (p->is_send) { /* the message is out: the bounce buffer can go */
+    if (p->is_send) { /* the message is out: the bounce buffer (if any) can go */
         r->dtp = NULL;
         pending_free(p);
         return;
     }
+    if (!p->packed) /* a persistent request's template: nothing arrived here */
+        return;
     size_t n = r->msg_len < r->cap ? r->msg_len : r->cap;
     if (!r->cancelled && !p->delivered)
         dt_copy(p->d, p->ubuf, p->count, 0, p->packed, n, 1);

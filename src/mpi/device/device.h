@@ -149,6 +149,10 @@ void mpid_finalize(void);
 int mpid_send(const void *buf, size_t len, int dest, int tag, struct MPI_ABI_Comm *c, int mode);
 mpid_req_t *mpid_isend(const void *buf, size_t len, int dest, int tag, struct MPI_ABI_Comm *c,
                        int mode);
+/* The same with a typed send (datatype/p2p.c) whose payload pieces
+ * mpir_dt_iov supplies; eager sizes only when buf is NULL. */
+mpid_req_t *mpid_isend_dt(const void *buf, void *dtp, size_t len, int dest, int tag,
+                          struct MPI_ABI_Comm *c, int mode);
 void mpid_send_ctl(int world, int kind, uint64_t sreq);
 int mpid_progress_sends(void);
 void mpid_send_pushed(mpid_req_t *r);

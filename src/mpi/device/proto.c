@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "datatype/dtype.h"
 #include "device/device.h"
 
 static const wire_cont_t cont_hdr = {.kind = W_CONT};
@@ -41,7 +42,7 @@ static int push(mpid_req_t *r)
     skf_addr_t dst = mpid.addr[r->world];
     size_t total = r->hdr_len + r->cap;
     while (r->sent < total) {
-        struct iovec iov[2];
+        struct iovec iov[1 + MPIR_DT_IOV_MAX];
         size_t off;
         int first = r->sent == 0;
         if (first) {
@@ -54,7 +55,9 @@ static int push(mpid_req_t *r)
             off = r->sent - r->hdr_len;
         }
         int n = 1;
-        if (off < r->cap) {
+        if (unlikely(r->dtp != NULL) && off < r->cap) {
+            n = 1 + mpir_dt_iov(r, off, iov + 1); /* pieces of a derived type */
+        } else if (off < r->cap) {
             iov[1].iov_base = (char *)r->buf + off;
             iov[1].iov_len = r->cap - off;
             n = 2;
@@ -141,7 +144,14 @@ static void fill_envelope(wire_hdr_t *h, int kind, struct MPI_ABI_Comm *c, int t
 mpid_req_t *mpid_isend(const void *buf, size_t len, int dest, int tag, struct MPI_ABI_Comm *c,
                        int mode)
 {
+    return mpid_isend_dt(buf, NULL, len, dest, tag, c, mode);
+}
+
+mpid_req_t *mpid_isend_dt(const void *buf, void *dtp, size_t len, int dest, int tag,
+                          struct MPI_ABI_Comm *c, int mode)
+{
     mpid_req_t *r = req_alloc(REQ_SEND);
+    r->dtp = dtp; /* before the first push: it supplies the payload pieces */
     r->comm = c;
     r->peer = dest;
     r->tag = tag;
