@@ -480,42 +480,47 @@ int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
     return MPI_SUCCESS;
 }
 
+/* lb and extent, or (true_ != 0) true lb and true extent, of a datatype. */
+static int bounds(const char *fn, MPI_Datatype h, int true_, const void *a, const void *b,
+                  int64_t *lb, int64_t *extent)
+{
+    struct MPI_ABI_Datatype *d;
+    int rc = dt_check(fn, h, &d);
+    if (rc)
+        return rc;
+    if (!a || !b)
+        return null_arg(fn, "output argument");
+    const struct dtype_rep *t = d->rep;
+    *lb = true_ ? t->true_lb : t->lb;
+    *extent = true_ ? t->true_ub - t->true_lb : d->extent;
+    return MPI_SUCCESS;
+}
+
 int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
 {
-    QUERY("MPI_Type_get_extent", datatype, d);
-    if (!lb || !extent)
-        return null_arg("MPI_Type_get_extent", "lb or extent");
-    *lb = (MPI_Aint)d->rep->lb;
-    *extent = (MPI_Aint)d->extent;
-    return MPI_SUCCESS;
+    int64_t l = 0, e = 0;
+    int rc = bounds("MPI_Type_get_extent", datatype, 0, lb, extent, &l, &e);
+    if (!rc)
+        *lb = (MPI_Aint)l, *extent = (MPI_Aint)e;
+    return rc;
 }
 
 int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
 {
-    QUERY("MPI_Type_get_extent_x", datatype, d);
-    if (!lb || !extent)
-        return null_arg("MPI_Type_get_extent_x", "lb or extent");
-    *lb = d->rep->lb;
-    *extent = d->extent;
-    return MPI_SUCCESS;
+    return bounds("MPI_Type_get_extent_x", datatype, 0, lb, extent, lb, extent);
 }
 
 int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent)
 {
-    QUERY("MPI_Type_get_true_extent", datatype, d);
-    if (!true_lb || !true_extent)
-        return null_arg("MPI_Type_get_true_extent", "true_lb or true_extent");
-    *true_lb = (MPI_Aint)d->rep->true_lb;
-    *true_extent = (MPI_Aint)(d->rep->true_ub - d->rep->true_lb);
-    return MPI_SUCCESS;
+    int64_t l = 0, e = 0;
+    int rc = bounds("MPI_Type_get_true_extent", datatype, 1, true_lb, true_extent, &l, &e);
+    if (!rc)
+        *true_lb = (MPI_Aint)l, *true_extent = (MPI_Aint)e;
+    return rc;
 }
 
 int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
 {
-    QUERY("MPI_Type_get_true_extent_x", datatype, d);
-    if (!true_lb || !true_extent)
-        return null_arg("MPI_Type_get_true_extent_x", "true_lb or true_extent");
-    *true_lb = d->rep->true_lb;
-    *true_extent = d->rep->true_ub - d->rep->true_lb;
-    return MPI_SUCCESS;
+    return bounds("MPI_Type_get_true_extent_x", datatype, 1, true_lb, true_extent, true_lb,
+                  true_extent);
 }
