@@ -2,7 +2,7 @@
  * halves with reversed rank order (node shared-memory and point-to-point
  * sizes, blocking and nonblocking), a duplicate running nonblocking
  * collectives at the same time as WORLD, an intercommunicator (evens/odds:
- * barrier, bcast, reduce, allreduce, gather, scatter, allgather, alltoall;
+ * every collective with an intercommunicator form, v variants included;
  * scan refused with MPI_ERR_COMM); neighbourhood collectives on a periodic ring (also of 1 and
  * 2 ranks, where both neighbours are the same rank), a non-periodic 2-D grid
  * (MPI_PROC_NULL neighbours leave their blocks alone), a graph and a
@@ -144,10 +144,47 @@ static void inter(void)
     CHECK_EQ_INT(MPI_Scatter(to, 1, MPI_INT, &got, 1, MPI_INT, root, ic), MPI_SUCCESS);
     if (inB)
         CHECK_EQ_INT(got, 0 * 100 + me); /* A's rank 0 is world rank 0 */
-    /* what has no intercommunicator form here */
+    /* v forms with one int per rank equal the plain forms */
+    int *ones = malloc((size_t)R * sizeof *ones), *disp = malloc((size_t)R * sizeof *disp);
+    for (int i = 0; i < R; i++)
+        ones[i] = 1, disp[i] = i;
+    CHECK_EQ_INT(MPI_Allgatherv(&v, 1, MPI_INT, all, ones, disp, MPI_INT, ic), MPI_SUCCESS);
+    for (int i = 0; i < R; i++)
+        CHECK_EQ_INT(all[i], rw0 + 2 * i);
+    CHECK_EQ_INT(MPI_Ialltoallv(to, ones, disp, MPI_INT, all, ones, disp, MPI_INT, ic, &rq), MPI_SUCCESS);
+    MPI_Wait(&rq, MPI_STATUS_IGNORE);
+    for (int i = 0; i < R; i++)
+        CHECK_EQ_INT(all[i], (rw0 + 2 * i) * 100 + me);
+    CHECK_EQ_INT(MPI_Gatherv(&v, 1, MPI_INT, all, ones, disp, MPI_INT, root, ic), MPI_SUCCESS);
+    if (!inB && me == 0)
+        for (int i = 0; i < R; i++)
+            CHECK_EQ_INT(all[i], rw0 + 2 * i);
+    got = -1;
+    CHECK_EQ_INT(MPI_Scatterv(to, ones, disp, MPI_INT, &got, 1, MPI_INT, root, ic), MPI_SUCCESS);
+    if (inB)
+        CHECK_EQ_INT(got, me);
+    /* reduce_scatter_block: vectors of T = L*rc; each side gets the other side's sum */
+    int rc = R, T = L * rc; /* L_A * L_B on both sides */
+    int *vec = malloc((size_t)T * sizeof *vec), *res = malloc((size_t)rc * sizeof *res);
+    for (int j = 0; j < T; j++)
+        vec[j] = T_rank + j;
+    CHECK_EQ_INT(MPI_Reduce_scatter_block(vec, res, rc, MPI_INT, MPI_SUM, ic), MPI_SUCCESS);
+    for (int k = 0; k < rc; k++)
+        CHECK_EQ_INT(res[k], want + R * (me * rc + k));
+    int *rcs = malloc((size_t)L * sizeof *rcs);
+    for (int q = 0; q < L; q++)
+        rcs[q] = rc;
+    CHECK_EQ_INT(MPI_Reduce_scatter(vec, res, rcs, MPI_INT, MPI_SUM, ic), MPI_SUCCESS);
+    for (int k = 0; k < rc; k++)
+        CHECK_EQ_INT(res[k], want + R * (me * rc + k));
+    free(vec);
+    free(res);
+    free(rcs);
+    free(ones);
+    free(disp);
+    /* no intercommunicator form */
     MPI_Comm_set_errhandler(ic, MPI_ERRORS_RETURN);
     CHECK_EQ_INT(MPI_Scan(&v, &sum, 1, MPI_INT, MPI_SUM, ic), MPI_ERR_COMM);
-    CHECK_EQ_INT(MPI_Reduce_scatter_block(&v, &sum, 1, MPI_INT, MPI_SUM, ic), MPI_ERR_COMM);
     free(all);
     free(out);
     free(to);

@@ -45,6 +45,10 @@ static int check_inter_root(const char *fn, struct MPI_ABI_Comm *c, int root)
 
 static int check_cbuf(const char *fn, struct MPI_ABI_Comm *c, const char *what, const void *buf,
                       size_t bytes);
+static int side_bytes(const char *fn, struct MPI_ABI_Comm *c, const char *what, const int *counts,
+                      const int *displs, MPI_Datatype type, const MPI_Datatype *types, int w,
+                      size_t *cb, size_t *db);
+static size_t *arrays(struct MPI_ABI_Comm *c, int n);
 
 /* One side (count elements of dt, n blocks) of an intercommunicator collective. */
 static int inter_side(const char *fn, struct MPI_ABI_Comm *c, const char *what, const void *buf,
@@ -331,11 +335,37 @@ static int side_bytes(const char *fn, struct MPI_ABI_Comm *c, const char *what, 
 int prep_v(const char *fn, int kind, const vspec_t *v, MPI_Comm comm, struct MPI_ABI_Comm **c,
            coll_args_t *a)
 {
-    int rc;
+    int rc, inter;
     memset(a, 0, sizeof *a);
-    if ((rc = prep_comm(fn, comm, c)))
+    if ((rc = prep_comm_any(fn, comm, c, &inter)))
         return rc;
     int rooted = kind == C_GATHERV || kind == C_SCATTERV;
+    if (inter) {
+        if (v->sbuf == MPI_IN_PLACE || v->rbuf == MPI_IN_PLACE)
+            return mpir_error(*c, MPI_ERR_BUFFER, "%s: MPI_IN_PLACE is not allowed on intercommunicators", fn);
+        if (rooted && (rc = check_inter_root(fn, *c, v->root)))
+            return rc;
+        a->inter = 1;
+    }
+    if (inter && rooted) { /* the root's side has one block per remote rank */
+        int n = (*c)->size, gv = kind == C_GATHERV;
+        size_t *arr = arrays(*c, n), ext = 0;
+        a->kind = kind;
+        a->root = v->root;
+        a->rcb = arr, a->rdb = arr + n, a->scb = arr + 2 * n, a->sdb = arr + 3 * n;
+        a->sbuf = v->sbuf;
+        a->rbuf = v->rbuf;
+        if (v->root == MPI_ROOT)
+            rc = gv ? side_bytes(fn, *c, "receive", v->rcounts, v->rdispls, v->rtype, NULL, 0, arr, arr + n)
+                    : side_bytes(fn, *c, "send", v->scounts, v->sdispls, v->stype, NULL, 0, arr + 2 * n, arr + 3 * n);
+        else if (v->root != MPI_PROC_NULL)
+            rc = gv ? inter_side(fn, *c, "send buffer", v->sbuf, v->scount, v->stype, 1, &a->sbytes)
+                    : inter_side(fn, *c, "receive buffer", v->rbuf, v->rcount, v->rtype, 1, &a->rbytes);
+        (void)ext;
+        if (rc)
+            coll_args_free(a);
+        return rc;
+    }
     if (rooted && (rc = check_root(fn, *c, v->root)))
         return rc;
     int n = (*c)->size, is_root = !rooted || (*c)->rank == v->root, w = kind == C_ALLTOALLW;
@@ -375,6 +405,8 @@ int prep_v(const char *fn, int kind, const vspec_t *v, MPI_Comm comm, struct MPI
         if (!in_place && ((rc = check_count(fn, *c, v->scount)) ||
                           (rc = check_ctype(fn, *c, v->stype, &ext, NULL))))
             break;
+        if (!in_place)
+            a->sbytes = (size_t)v->scount * ext;
         rc = side_bytes(fn, *c, "receive", v->rcounts, v->rdispls, v->rtype, NULL, 0, rcb, rdb);
         break;
     default: /* alltoallv, alltoallw */
@@ -396,8 +428,6 @@ int prep_v(const char *fn, int kind, const vspec_t *v, MPI_Comm comm, struct MPI
     a->rbuf = in_place && kind == C_SCATTERV ? NULL : v->rbuf;
     if (kind == C_GATHERV && is_root && in_place)
         a->sbytes = rcb[(*c)->rank];
-    if (kind == C_ALLGATHERV && !in_place && a->sbuf)
-        a->sbytes = rcb[(*c)->rank];
     return 0;
 }
 
@@ -405,13 +435,18 @@ int prep_reduce_scatter(const char *fn, int kind, const void *sbuf, void *rbuf, 
                         const int *rcounts, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
                         struct MPI_ABI_Comm **c, coll_args_t *a)
 {
-    size_t ext;
-    int rc;
+    size_t ext = 0;
+    int rc, inter;
     memset(a, 0, sizeof *a);
-    if ((rc = prep_comm(fn, comm, c)) || (rc = check_ctype(fn, *c, dt, &ext, NULL)) ||
+    if ((rc = prep_comm_any(fn, comm, c, &inter)) || (rc = check_ctype(fn, *c, dt, &ext, NULL)) ||
         (rc = op_reducer(fn, *c, op, dt, &a->red)))
         return rc;
-    int n = (*c)->size;
+    /* intercommunicator: counts are over the local group, which receives the
+     * reduction of the remote group's vectors */
+    int n = inter ? mpir_comm_local_size(*c) : (*c)->size;
+    a->inter = inter;
+    if (inter && (sbuf == MPI_IN_PLACE || rbuf == MPI_IN_PLACE))
+        return mpir_error(*c, MPI_ERR_BUFFER, "%s: MPI_IN_PLACE is not allowed on intercommunicators", fn);
     if (kind == C_REDUCE_SCATTER && !rcounts)
         return mpir_error(*c, MPI_ERR_ARG, "%s: NULL recvcounts", fn);
     if (kind == C_REDUCE_SCATTER_BLOCK && (rc = check_count(fn, *c, rcount)))

@@ -144,7 +144,61 @@ void coll_build_inter(sched_t *s, struct MPI_ABI_Comm *c, const coll_args_t *a)
             if (a->sbytes)
                 sched_send(s, sb + (size_t)i * a->sbytes, a->sbytes, i);
         }
+        break;    case C_GATHERV:
+        if (a->root == MPI_ROOT) {
+            for (int i = 0; i < R; i++)
+                if (a->rcb[i])
+                    sched_recv(s, rb + a->rdb[i], a->rcb[i], i);
+        } else if (a->root != MPI_PROC_NULL && a->sbytes) {
+            sched_send(s, sb, a->sbytes, a->root);
+        }
         break;
+    case C_SCATTERV:
+        if (a->root == MPI_ROOT) {
+            for (int i = 0; i < R; i++)
+                if (a->scb[i])
+                    sched_send(s, sb + a->sdb[i], a->scb[i], i);
+        } else if (a->root != MPI_PROC_NULL && a->rbytes) {
+            sched_recv(s, rb, a->rbytes, a->root);
+        }
+        break;
+    case C_ALLGATHERV: /* my block to every remote rank, theirs from each */
+    case C_ALLTOALLV:
+    case C_ALLTOALLW:
+        for (int i = 0; i < R; i++) {
+            if (a->rcb[i])
+                sched_recv(s, rb + a->rdb[i], a->rcb[i], i);
+            size_t n = a->kind == C_ALLGATHERV ? a->sbytes : a->scb[i];
+            if (n)
+                sched_send(s, sb + (a->kind == C_ALLGATHERV ? 0 : a->sdb[i]), n, i);
+        }
+        break;
+    case C_REDUCE_SCATTER:
+    case C_REDUCE_SCATTER_BLOCK: { /* reduce my group's vectors at the leader, leaders
+                                    * swap, each leader scatters what it got */
+        size_t total = a->rdb[L - 1] + a->rcb[L - 1];
+        if (!total)
+            break;
+        char *mine = leader ? sched_tmp(s, total) : NULL, *theirs = leader ? sched_tmp(s, total) : NULL;
+        coll_args_t r = *a;
+        r.count = total / a->red.extent;
+        local_reduce(s, loc, &r, mine);
+        across(s);
+        if (leader) {
+            sched_send(s, mine, total, 0);
+            sched_recv(s, theirs, total, 0);
+            sched_fence(s);
+        }
+        coll_args_t sc = *a;
+        sc.root = 0;
+        sc.sbuf = theirs;
+        sc.scb = a->rcb;
+        sc.sdb = a->rdb;
+        sc.rbytes = a->rcb[me];
+        local(s, loc);
+        algo_scatterv_linear(s, me, L, &sc);
+        break;
+    }
     }
     across(s);
     sched_fence(s);
