@@ -300,18 +300,31 @@ void node_free(struct node_coll *n)
 
 /* ---- the collectives ------------------------------------------------------------------ */
 
-int node_barrier(struct MPI_ABI_Comm *c)
+/* All-ranks step: everyone publishes 'bytes' from 'mine' and waits for all
+ * (NULL: the communicator cannot use the node path). */
+static struct node_coll *exchange(struct MPI_ABI_Comm *c, const void *mine, size_t bytes,
+                                  uint32_t *sp)
 {
-    coll_tune_init();
-    struct node_coll *n = node_get(c, 0);
+    struct node_coll *n = node_get(c, bytes);
     if (!n)
-        return 0;
+        return NULL;
     uint32_t s = begin(n);
-    publish(n, s, NULL, 0);
+    publish(n, s, mine, bytes);
     wake_if_complete(n, s, -1);
     if (!all_arrived(n, s, -1))
         wait_for(n, &n->hdr->arrive, all_arrived, s, -1);
-    n->min_done = s - 1; /* everyone arrived, so everyone finished s - 1 */
+    n->min_done = s - 1;
+    *sp = s;
+    return n;
+}
+
+int node_barrier(struct MPI_ABI_Comm *c)
+{
+    coll_tune_init();
+    uint32_t s;
+    struct node_coll *n = exchange(c, NULL, 0, &s);
+    if (!n)
+        return 0;
     finish(n, s);
     return 1;
 }
@@ -341,16 +354,10 @@ int node_allreduce(struct MPI_ABI_Comm *c, const coll_args_t *a)
 {
     coll_tune_init();
     size_t bytes = a->count * a->red.extent;
-    struct node_coll *n = bytes ? node_get(c, bytes) : NULL;
+    uint32_t s;
+    struct node_coll *n = bytes ? exchange(c, a->sbuf ? a->sbuf : a->rbuf, bytes, &s) : NULL;
     if (!n)
         return 0;
-    const void *own = a->sbuf ? a->sbuf : a->rbuf;
-    uint32_t s = begin(n);
-    publish(n, s, own, bytes);
-    wake_if_complete(n, s, -1);
-    if (!all_arrived(n, s, -1))
-        wait_for(n, &n->hdr->arrive, all_arrived, s, -1);
-    n->min_done = s - 1;
     reduce_slots(n, s, a, data_of(slot(n, n->me, s)));
     finish(n, s);
     return 1;
@@ -379,23 +386,6 @@ int node_reduce(struct MPI_ABI_Comm *c, const coll_args_t *a)
     }
     finish(n, s);
     return 1;
-}
-
-/* Everyone publishes 'bytes' from 'mine', waits for all, calls take(). */
-static struct node_coll *exchange(struct MPI_ABI_Comm *c, const void *mine, size_t bytes,
-                                  uint32_t *sp)
-{
-    struct node_coll *n = node_get(c, bytes);
-    if (!n)
-        return NULL;
-    uint32_t s = begin(n);
-    publish(n, s, mine, bytes);
-    wake_if_complete(n, s, -1);
-    if (!all_arrived(n, s, -1))
-        wait_for(n, &n->hdr->arrive, all_arrived, s, -1);
-    n->min_done = s - 1;
-    *sp = s;
-    return n;
 }
 
 int node_allgather(struct MPI_ABI_Comm *c, const coll_args_t *a)
