@@ -138,6 +138,11 @@ int mpir_attr_type_free(struct MPI_ABI_Datatype *d);
  * user's layout when its pieces are large (SKIFF_MPI_DTYPE_PULL_MIN, 4K); returns
  * 0 when done, a negative errno on failure, 1 to take the bounce path. */
 int mpir_dt_pull(struct MPI_ABI_Request *r, size_t n);
+/* Eager bytes [at, at+n) of a typed receive arrived in the ring pieces at
+ * offset off: unpack them straight into the user's layout (1) or leave them
+ * to the bounce buffer (0: only a message delivered from its start goes direct). */
+int mpir_dt_deliver(struct MPI_ABI_Request *r, const struct iovec *cont, int ncont, size_t off,
+                    size_t at, size_t n);
 /* Eager sends of a derived type with at most this many pieces, each large
  * enough (SKIFF_MPI_DTYPE_IOV_MIN), go to the channel as an iovec of the
  * pieces themselves instead of being packed first. */

@@ -24,6 +24,7 @@ typedef struct dt_pending {
     char *packed;
     size_t cap;    /* bytes allocated at packed */
     int delivered; /* the data went straight into ubuf (mpir_dt_pull) */
+    size_t direct; /* eager bytes unpacked straight from the ring so far */
     int is_send;   /* packed holds an outgoing message: nothing to unpack */
 } dt_pending_t;
 
@@ -166,6 +167,7 @@ static dt_pending_t *pending_new(void *buf, int count, struct MPI_ABI_Datatype *
         mpir_fatal("out of memory for a typed operation");
     p->packed = with_buf ? bounce_get(dt_packed_size(d, count), &p->cap) : NULL;
     p->delivered = 0;
+    p->direct = 0;
     p->is_send = 0;
     p->ubuf = buf;
     p->count = count;
@@ -221,7 +223,7 @@ void mpir_dt_complete(mpid_req_t *r)
     if (!p->packed) /* a persistent request's template: nothing arrived here */
         return;
     size_t n = r->msg_len < r->cap ? r->msg_len : r->cap;
-    if (!r->cancelled && !p->delivered)
+    if (!r->cancelled && !p->delivered && p->direct < n)
         dt_copy(p->d, p->ubuf, p->count, 0, p->packed, n, 1);
     r->dtp = NULL;
     pending_free(p);
@@ -397,4 +399,26 @@ int mpir_dt_pull(mpid_req_t *r, size_t n)
     }
     p->delivered = 1;
     return 0;
+}
+
+/* ---- eager data straight from the ring ------------------------------------------ */
+int mpir_dt_deliver(mpid_req_t *r, const struct iovec *cont, int ncont, size_t off, size_t at,
+                    size_t n)
+{
+    dt_pending_t *p = r->dtp;
+    if (p->is_send || !p->packed || p->direct != at)
+        return 0; /* earlier bytes went to the bounce buffer: keep them together */
+    for (int i = 0; i < ncont && n; i++) {
+        size_t len = cont[i].iov_len;
+        if (off >= len) {
+            off -= len;
+            continue;
+        }
+        size_t k = len - off < n ? len - off : n;
+        dt_copy(p->d, p->ubuf, p->count, p->direct, (char *)cont[i].iov_base + off, k, 1);
+        p->direct += k;
+        n -= k;
+        off = 0;
+    }
+    return 1;
 }

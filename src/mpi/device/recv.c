@@ -47,8 +47,9 @@ static void deliver(mpid_req_t *r, const struct iovec *cont, int ncont, size_t o
                     size_t n)
 {
     if (r->attached) {
-        if (at < r->cap)
-            mpid_copy_out((char *)r->buf + at, cont, ncont, off, n < r->cap - at ? n : r->cap - at);
+        size_t m = n < r->cap - at ? n : r->cap - at;
+        if (at < r->cap && !(unlikely(r->dtp != NULL) && mpir_dt_deliver(r, cont, ncont, off, at, m)))
+            mpid_copy_out((char *)r->buf + at, cont, ncont, off, m);
     } else {
         mpid_copy_out(r->tmp + at, cont, ncont, off, n);
     }
