@@ -178,6 +178,7 @@ typedef struct coll_tune {
     size_t allgather_long;   /* allgather: recursive doubling/Bruck below, ring above  */
     size_t alltoall_short;   /* alltoall: Bruck below (per-rank block), pairwise above */
     size_t node_max;         /* node shared-memory path for messages up to this       */
+    size_t node_long_max;    /* allreduce: chunked node path up to this (above node_max) */
     int node_on;             /* SKIFF_COLL_NODE                                         */
     long spin;               /* polls before a node waiter yields/sleeps (SKIFF_SPIN)   */
     int yields;              /* sched_yield rounds before it sleeps (SKIFF_YIELDS)      */

@@ -350,10 +350,57 @@ int node_bcast(struct MPI_ABI_Comm *c, void *buf, size_t bytes, int root)
 
 /* Reductions go through shared memory only with an op the slots can feed
  * (kernels and user functions alike take plain arrays). */
+/* Long vectors, one slot-sized chunk at a time, as a reduce-scatter inside
+ * the node: everyone publishes its chunk; rank q reduces part q of it (slots
+ * P-1 .. 0, rank order) into its next-generation slot; once all parts are
+ * published everyone copies all of them out.  Two synchronisations per
+ * chunk, and each rank reads the chunk twice instead of P times. */
+static void allreduce_chunked(struct node_coll *n, const coll_args_t *a)
+{
+    size_t ext = a->red.extent, per = n->max / ext; /* elements per chunk */
+    const char *in = a->sbuf ? a->sbuf : a->rbuf;
+    char *out = a->rbuf;
+    for (size_t done = 0; done < a->count; done += per) {
+        size_t cnt = a->count - done < per ? a->count - done : per;
+        uint32_t s1 = begin(n);
+        publish(n, s1, in + done * ext, cnt * ext);
+        wake_if_complete(n, s1, -1);
+        if (!all_arrived(n, s1, -1))
+            wait_for(n, &n->hdr->arrive, all_arrived, s1, -1);
+        n->min_done = s1 - 1;
+        uint32_t s2 = begin(n);
+        size_t lo = cnt * (size_t)n->me / (size_t)n->P, hi = cnt * (size_t)(n->me + 1) / (size_t)n->P;
+        char *part = data_of(slot(n, n->me, s2)) + lo * ext;
+        if (hi > lo) {
+            memcpy(part, data_of(slot(n, n->P - 1, s1)) + lo * ext, (hi - lo) * ext);
+            for (int r = n->P - 2; r >= 0; r--)
+                op_apply(&a->red, data_of(slot(n, r, s1)) + lo * ext, part, hi - lo);
+        }
+        publish(n, s2, NULL, 0);
+        wake_if_complete(n, s2, -1);
+        if (!all_arrived(n, s2, -1))
+            wait_for(n, &n->hdr->arrive, all_arrived, s2, -1);
+        n->min_done = s2 - 1;
+        for (int q = 0; q < n->P; q++) {
+            size_t qlo = cnt * (size_t)q / (size_t)n->P, qhi = cnt * (size_t)(q + 1) / (size_t)n->P;
+            memcpy(out + (done + qlo) * ext, data_of(slot(n, q, s2)) + qlo * ext, (qhi - qlo) * ext);
+        }
+        finish(n, s2);
+    }
+}
+
 int node_allreduce(struct MPI_ABI_Comm *c, const coll_args_t *a)
 {
     coll_tune_init();
     size_t bytes = a->count * a->red.extent;
+    if (bytes > coll_tune.node_max) {
+        struct node_coll *n = bytes <= coll_tune.node_long_max && a->red.extent <= coll_tune.node_max
+                                  ? node_get(c, 0) : NULL;
+        if (!n)
+            return 0;
+        allreduce_chunked(n, a);
+        return 1;
+    }
     uint32_t s;
     struct node_coll *n = bytes ? exchange(c, a->sbuf ? a->sbuf : a->rbuf, bytes, &s) : NULL;
     if (!n)

@@ -35,6 +35,8 @@ void coll_tune_init(void)
     long long nm = skf_param_ll("SKIFF_COLL_NODE_MAX");
     coll_tune.node_max = nm > 0 ? (size_t)nm : 0;
     coll_tune.node_on = skf_param_ll("SKIFF_COLL_NODE") != 0 && nm > 0;
+    long long nl = skf_param_ll("SKIFF_COLL_NODE_ALLREDUCE_MAX");
+    coll_tune.node_long_max = nl > 0 ? (size_t)nl : 0;
     long long spin = skf_param_ll("SKIFF_SPIN");
     int over = mpid.size > 0 && skf_local_size(mpid.ctx) > sysconf(_SC_NPROCESSORS_ONLN);
     coll_tune.spin = spin > 0 ? (long)spin : spin < 0 ? 0 : over ? 4 : 20000;
