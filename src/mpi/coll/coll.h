@@ -13,6 +13,8 @@
  *               one node reduce/broadcast/synchronise through a shared
  *               segment (one copy in, one copy out, sequence flags, futex
  *               sleep after a short poll)
+ *   inter.c     intercommunicator forms (local groups + leaders)
+ *   (neighbourhood collectives: binding/coll_neighbor.c, on the same engine)
  *
  * Collective messages travel on the communicator's collective context
  * (c->coll, context id ctx+1), tagged with the collective's sequence number
