@@ -156,7 +156,7 @@ struct comm_ext *comm_ext_get(struct MPI_ABI_Comm *c)
 {
     if (!c->ext)
         c->ext = calloc(1, sizeof *c->ext);
-    if (c->ext && !c->ext->name[0] && c->name)
+    if (c->ext && c->name && c->name != c->ext->name) /* WORLD/SELF: keep their name */
         strncpy(c->ext->name, c->name, sizeof c->ext->name - 1);
     if (c->ext)
         c->name = c->ext->name;
