@@ -54,6 +54,16 @@ int main(int argc, char **argv)
         if (me != root)
             for (int i = 0; i < N; i++)
                 CHECK_EQ_INT(plain[i], V(root, i));
+        /* blocking, the same mix: ranks with different types take the same path */
+        for (int i = 0; i < N; i++)
+            plain[i] = -1;
+        if (me == root)
+            CHECK_EQ_INT(MPI_Bcast(src, 1, blk, root, MPI_COMM_WORLD), MPI_SUCCESS);
+        else
+            CHECK_EQ_INT(MPI_Bcast(plain, N, MPI_INT, root, MPI_COMM_WORLD), MPI_SUCCESS);
+        if (me != root)
+            for (int i = 0; i < N; i++)
+                CHECK_EQ_INT(plain[i], V(root, i));
         free(src);
         /* gather: strided blocks in, strided blocks out at the root */
         int *mine = strided(1, me, 1), *all = strided(P, 0, 0);
@@ -78,6 +88,23 @@ int main(int argc, char **argv)
     CHECK_EQ_INT(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all, 1, blk, MPI_COMM_WORLD),
                  MPI_SUCCESS);
     check_strided(all, P, 0);
+    /* allgather: odd ranks receive plain ints, even ranks strided blocks */
+    int mine5[N], *plain_all = malloc((size_t)P * N * sizeof *plain_all);
+    for (int i = 0; i < N; i++)
+        mine5[i] = V(me, i);
+    int *sall = strided(P, 0, 0);
+    for (int k = 1; k < 2 * N * P; k += 2)
+        sall[k] = GAP;
+    if (me % 2) {
+        CHECK_EQ_INT(MPI_Allgather(mine5, N, MPI_INT, plain_all, N, MPI_INT, MPI_COMM_WORLD), MPI_SUCCESS);
+        for (int k = 0; k < P * N; k++)
+            CHECK_EQ_INT(plain_all[k], V(k / N, k % N));
+    } else {
+        CHECK_EQ_INT(MPI_Allgather(mine5, N, MPI_INT, sall, 1, blk, MPI_COMM_WORLD), MPI_SUCCESS);
+        check_strided(sall, P, 0);
+    }
+    free(sall);
+    free(plain_all);
     /* alltoall: block q of my send goes to q; received strided */
     int *s = malloc((size_t)P * N * sizeof *s), *r = strided(P, 0, 0);
     for (int k = 0; k < P * N; k++)

@@ -38,8 +38,11 @@ int MPI_Bcast(void *buf, int count, MPI_Datatype datatype, int root, MPI_Comm co
         free(a.out.packed);
         return MPI_SUCCESS;
     }
-    if (!a.out.d && !a.own[0] && node_bcast(c, buf, a.rbytes, root))
+    /* the choice may not depend on this rank's datatype (the root's may differ) */
+    if (node_bcast(c, a.rbuf, a.rbytes, root)) {
+        coll_local_done(&a);
         return MPI_SUCCESS;
+    }
     return coll_run(fn, c, &a);
 }
 
@@ -103,8 +106,10 @@ int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
                              recvtype, root_val, comm, &c, &a);                                \
         if (rc)                                                                                 \
             return rc;                                                                          \
-        if (!a.inter && c->size > 1 && node_path(c, &a))                                                    \
+        if (!a.inter && c->size > 1 && node_path(c, &a)) {                                      \
+            coll_local_done(&a);                                                                \
             return MPI_SUCCESS;                                                                 \
+        }                                                                                       \
         return coll_run(fn, c, &a);                                                             \
     }
 #define NO_NODE_PATH(c, a) 0

@@ -480,6 +480,17 @@ int prep_reduce_scatter(const char *fn, int kind, const void *sbuf, void *rbuf, 
     return 0;
 }
 
+void coll_local_done(coll_args_t *a)
+{
+    if (a->out.d)
+        dt_copy(a->out.d, a->out.user, a->out.n, 0, a->out.packed,
+                (size_t)a->out.n * a->out.d->size, 1);
+    free(a->out.packed);
+    free(a->own[0]);
+    free(a->own[1]);
+    coll_args_free(a);
+}
+
 void coll_args_free(coll_args_t *a)
 {
     free((void *)a->rcb);

@@ -51,6 +51,9 @@ int prep_v(const char *fn, int kind, const vspec_t *v, MPI_Comm comm, struct MPI
 int prep_reduce_scatter(const char *fn, int kind, const void *sbuf, void *rbuf, int rcount,
                         const int *rcounts, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
                         struct MPI_ABI_Comm **c, coll_args_t *a);
+/* A collective done without a schedule (node path): unpack a derived-type
+ * result, free the packed copies and the byte arrays. */
+void coll_local_done(coll_args_t *a);
 /* Free the byte arrays a prep_* allocated (after the schedule is built). */
 void coll_args_free(coll_args_t *a);
 

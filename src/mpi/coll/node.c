@@ -442,7 +442,7 @@ int node_allgather(struct MPI_ABI_Comm *c, const coll_args_t *a)
     char *r = a->rbuf;
     const void *mine = a->sbuf ? a->sbuf : r + (size_t)c->rank * blk;
     uint32_t s;
-    struct node_coll *n = blk && !a->out.d && !a->own[0] ? exchange(c, mine, blk, &s) : NULL;
+    struct node_coll *n = blk ? exchange(c, mine, blk, &s) : NULL;
     if (!n)
         return 0;
     for (int q = 0; q < n->P; q++)
@@ -458,7 +458,7 @@ int node_alltoall(struct MPI_ABI_Comm *c, const coll_args_t *a)
     size_t blk = a->rbytes, all = blk * (size_t)c->size;
     char *r = a->rbuf;
     uint32_t s;
-    struct node_coll *n = blk && !a->out.d && !a->own[0] ? exchange(c, a->sbuf ? a->sbuf : r, all, &s) : NULL;
+    struct node_coll *n = blk ? exchange(c, a->sbuf ? a->sbuf : r, all, &s) : NULL;
     if (!n)
         return 0;
     for (int q = 0; q < n->P; q++)
