@@ -352,7 +352,8 @@ static ssize_t shm_send(void *tpv, int dst, const struct iovec *iov, int iovcnt)
         uint64_t off = (pos & x->ring.mask) << SHM_LINE_SHIFT;
         if (len <= x->ring.max_payload && pos + n - x->head_cache <= x->ring.lines &&
             off + SHM_META + len <= (x->ring.lines << SHM_LINE_SHIFT)) {
-            memcpy(x->ring.data + off + SHM_META, iov[0].iov_base, len);
+            if (len) /* an empty message may come with a NULL base */
+                memcpy(x->ring.data + off + SHM_META, iov[0].iov_base, len);
             shm_own_pad(&x->ring, pos, len);
             x->tail = pos + n;
             shm_prepare_next_sp(&x->ring, len, x->tail, &x->head_cache, &x->stale_until);
