@@ -163,6 +163,19 @@ struct comm_ext *comm_ext_get(struct MPI_ABI_Comm *c)
     return c->ext;
 }
 
+void comm_ext_drop(struct MPI_ABI_Comm *c, const char *name)
+{
+    struct comm_ext *x = c->ext;
+    if (!x)
+        return;
+    mpir_comm_free_ext(c);
+    if (x->group)
+        group_release(x->group);
+    free(x);
+    c->ext = NULL;
+    c->name = name;
+}
+
 int mpir_comm_local_size(const struct MPI_ABI_Comm *c)
 {
     return comm_is_inter(c) ? c->ext->group->size : c->size;

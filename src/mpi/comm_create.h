@@ -58,6 +58,10 @@ void ctx_put(int ctx);
 struct MPI_ABI_Comm *comm_build(int ctx, int rank, int size, int *world_of,
                                 struct MPI_ABI_Group *group, struct MPI_ABI_Group *remote,
                                 struct MPI_ABI_Errhandler *eh);
+/* Release the extension of WORLD/SELF at MPI_Finalize (name: its own again). */
+void comm_ext_drop(struct MPI_ABI_Comm *c, const char *name);
+/* Topology and info of a communicator (binding/comm_mgmt.c). */
+void mpir_comm_free_ext(struct MPI_ABI_Comm *c);
 /* Free a communicator built here (attributes must be gone already). */
 void comm_destroy(struct MPI_ABI_Comm *c);
 /* A message arrived for a context nobody here has created yet (comm.c). */

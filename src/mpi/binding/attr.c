@@ -104,6 +104,8 @@ int mpir_attr_finalize(void)
         rc = attr_delete_all("MPI_Finalize", ATTR_COMM, MPI_COMM_SELF, &self->ext->attrs);
     if (!rc && world->ext)
         rc = attr_delete_all("MPI_Finalize", ATTR_COMM, MPI_COMM_WORLD, &world->ext->attrs);
+    comm_ext_drop(self, "MPI_COMM_SELF");
+    comm_ext_drop(world, "MPI_COMM_WORLD");
     return rc;
 }
 
