@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# bench_netns.sh BUILD_DIR [REPS] — TCP between two namespaced "hosts", one
+# rank each, pinned to CPU 0 and CPU 1: bench/mpi_pt2pt.c built with Skiff's,
+# MPICH's and Open MPI's mpicc, run interleaved REPS times (default 3).
+#   Skiff:    skiffrun --hosts h1,h2 --launch-agent 'ip netns exec {host}'
+#   MPICH:    mpiexec.mpich inside h1, -launcher ssh -launcher-exec WRAPPER,
+#             UCX_TLS=tcp,self (else UCX uses shared memory between namespaces)
+#   Open MPI: mpirun.openmpi inside h1, plm_rsh_agent WRAPPER, btl self,tcp, pml ob1
+# (the commands of /work/shared/baselines.md section 6).  Prints
+# "impl,bench,size,value,unit" lines and the medians; raw output in $OUT.
+set -eu
+B=$(cd "$1" && pwd)
+REPS=${2:-3}
+SRC=$(cd "$(dirname "$0")/../../bench" && pwd)
+. "$(dirname "$0")/netns-lib.sh"
+netns_skip_unless_able
+netns_up 2
+H1=${NETNS_PREFIX}h1 H2=${NETNS_PREFIX}h2
+OUT=${OUT:-$(mktemp -d /tmp/skiff-netns-bench.XXXXXX)}
+"$B/bin/mpicc" -O2 -o "$OUT/pt_skiff" "$SRC/mpi_pt2pt.c"
+mpicc.mpich -O2 -w -o "$OUT/pt_mpich" "$SRC/mpi_pt2pt.c"
+mpicc.openmpi -O2 -w -o "$OUT/pt_openmpi" "$SRC/mpi_pt2pt.c"
+cat >"$OUT/agent" <<WRAP
+#!/bin/sh
+while [ "\${1#-}" != "\$1" ]; do shift; done
+case \$1 in $(netns_addr 1)) ns=$H1;; *) ns=$H2;; esac
+shift
+exec ip netns exec \$ns env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 BENCH_PIN=1 sh -c "\$*"
+WRAP
+chmod +x "$OUT/agent"
+A1=$(netns_addr 1) A2=$(netns_addr 2)
+LAT=8,1024,65536,1048576,4194304
+BW=8,1024,65536,1048576,4194304
+run() { # impl mode sizes
+    case $1 in
+    skiff) timeout 300 "$B/bin/skiffrun" --hosts "$H1,$H2" --launch-agent 'ip netns exec {host}' \
+               --launcher-addr "$(netns_launcher_addr)" -x BENCH_PIN=1 "$OUT/pt_skiff" "$2" --sizes "$3" ;;
+    mpich) timeout 300 ip netns exec "$H1" mpiexec.mpich -launcher ssh -launcher-exec "$OUT/agent" \
+               -hosts "$A1,$A2" -ppn 1 -n 2 -genv UCX_TLS tcp,self -genv BENCH_PIN 1 \
+               "$OUT/pt_mpich" "$2" --sizes "$3" ;;
+    openmpi) timeout 300 ip netns exec "$H1" env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+               mpirun.openmpi -H "$A1,$A2" --map-by node --bind-to none --mca plm_rsh_agent "$OUT/agent" \
+               --mca btl self,tcp --mca pml ob1 -x BENCH_PIN=1 -n 2 "$OUT/pt_openmpi" "$2" --sizes "$3" ;;
+    esac
+}
+: >"$OUT/raw"
+for rep in $(seq "$REPS"); do
+    for mode in latency bw msgrate; do
+        sizes=$([ $mode = latency ] && echo $LAT || { [ $mode = bw ] && echo $BW || echo 8; })
+        for impl in skiff mpich openmpi; do
+            run $impl $mode "$sizes" 2>>"$OUT/err" | sed "s/^/$impl,/" >>"$OUT/raw" || echo "$impl $mode failed" >>"$OUT/err"
+        done
+    done
+done
+echo "impl,bench,size,median,unit (n=$REPS)  raw: $OUT/raw"
+python3 - "$OUT/raw" <<'PY'
+import collections, sys
+vals, unit = collections.defaultdict(list), {}
+for line in open(sys.argv[1]):
+    f = line.strip().split(",")
+    if len(f) == 5:
+        k = (f[1], int(f[2]), f[0])
+        vals[k].append(float(f[3]))
+        unit[k] = f[4]
+for k in sorted(vals):
+    v = sorted(vals[k])
+    print(f"{k[2]},{k[0]},{k[1]},{v[len(v) // 2]:g} [{v[0]:g}-{v[-1]:g}],{unit[k]}")
+PY
