@@ -225,6 +225,54 @@ static void churn(void)
         MPI_Comm_free(&keep[i]);
 }
 
+/* Two communicators created at the same time on overlapping groups (the
+ * middle rank belongs to both and creates them one after the other), then
+ * used at once with equal tags. */
+static void overlapping(void)
+{
+    if (T_size < 3)
+        return;
+    int k = T_size / 2, a[64], b[64], na = 0, nb = 0;
+    for (int i = 0; i <= k; i++)
+        a[na++] = i;
+    for (int i = k; i < T_size; i++)
+        b[nb++] = i;
+    MPI_Group world, ga, gb;
+    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    MPI_Group_incl(world, na, a, &ga);
+    MPI_Group_incl(world, nb, b, &gb);
+    for (int round = 0; round < 10; round++) {
+        MPI_Comm ca = MPI_COMM_NULL, cb = MPI_COMM_NULL;
+        if (T_rank <= k)
+            MPI_Comm_create_group(MPI_COMM_WORLD, ga, 1, &ca);
+        if (T_rank >= k)
+            MPI_Comm_create_group(MPI_COMM_WORLD, gb, 2, &cb);
+        if (ca != MPI_COMM_NULL)
+            all_to_all(ca, 4, 100 + round);
+        if (cb != MPI_COMM_NULL)
+            all_to_all(cb, 4, 200 + round);
+        if (ca != MPI_COMM_NULL && cb != MPI_COMM_NULL) { /* rank k: both, same tag */
+            int x = 1, y = 2, gx = 0, gy = 0, ra, rb;
+            MPI_Comm_rank(ca, &ra);
+            MPI_Comm_rank(cb, &rb);
+            MPI_Request rq[4];
+            MPI_Irecv(&gx, 1, MPI_INT, MPI_ANY_SOURCE, 6, ca, &rq[0]);
+            MPI_Irecv(&gy, 1, MPI_INT, MPI_ANY_SOURCE, 6, cb, &rq[1]);
+            MPI_Isend(&y, 1, MPI_INT, rb, 6, cb, &rq[2]);
+            MPI_Isend(&x, 1, MPI_INT, ra, 6, ca, &rq[3]);
+            MPI_Waitall(4, rq, MPI_STATUSES_IGNORE);
+            CHECK(gx == 1 && gy == 2);
+        }
+        if (ca != MPI_COMM_NULL)
+            MPI_Comm_free(&ca);
+        if (cb != MPI_COMM_NULL)
+            MPI_Comm_free(&cb);
+    }
+    MPI_Group_free(&ga);
+    MPI_Group_free(&gb);
+    MPI_Group_free(&world);
+}
+
 static void shared(void)
 {
     MPI_Comm node;
@@ -322,6 +370,7 @@ int main(int argc, char **argv)
     groups();
     comms();
     churn();
+    overlapping();
     shared();
     intercomms();
     errors();
