@@ -93,7 +93,8 @@ int main(int argc, char **argv)
         MPI_Request two[2];
         MPI_Status sts[2];
         MPI_Irecv(in, n, MPI_INT, peer, 70 + k, MPI_COMM_WORLD, &two[0]);
-        MPI_Irecv(in + n, 1, MPI_INT, peer, 71 + k, MPI_COMM_WORLD, &two[1]);
+        int one;
+        MPI_Irecv(&one, 1, MPI_INT, peer, 71 + k, MPI_COMM_WORLD, &two[1]);
         MPI_Send(big, n, MPI_INT, peer, 70 + k, MPI_COMM_WORLD);
         MPI_Send(big, 2, MPI_INT, peer, 71 + k, MPI_COMM_WORLD);
         EXPECT_ERR(MPI_Waitall(2, two, sts), MPI_ERR_IN_STATUS, "MPI_Waitall");
