@@ -47,8 +47,10 @@ int main(int argc, char **argv)
     printf("Skiff %s\n", SKIFF_VERSION_STRING);
     printf("  MPI API level %d.%d (standard-ABI handle values), thread level up to "
            "MPI_THREAD_SERIALIZED\n", MPI_VERSION, MPI_SUBVERSION);
-    printf("\nTransports:\n  %-6s same node: receiver-managed rings in shared memory, CMA for bulk\n",
+    printf("\nTransports (in order of preference; SKIFF_TRANSPORTS chooses):\n");
+    printf("  %-6s same node: receiver-managed rings in shared memory, CMA for bulk\n",
            skf_shm_ops.name);
+    printf("  %-6s other nodes: framed streams with job-key authentication\n", skf_tcp_ops.name);
     if (probe)
         limits();
     printf("\nEnvironment variables:\n");
