@@ -294,7 +294,7 @@ int mpid_recv(void *buf, size_t cap, int src, int tag, struct MPI_ABI_Comm *c, M
               size_t *sent)
 {
     int err;
-    if (mpid.n_posted == 0 && !coll_n_active && !match_find_unexp(c, src, tag, 0) &&
+    if (mpid.n_posted == 0 && !coll_n_active && (c->n_unexp == 0 || !match_find_unexp(c, src, tag, 0)) &&
         recv_in_place(buf, cap, src, tag, c, st, sent, &err))
         return err;
     mpid_req_t *r = mpid_irecv(buf, cap, src, tag, c);

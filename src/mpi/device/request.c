@@ -67,7 +67,6 @@ void req_complete(mpid_req_t *r)
     if (unlikely(r->dtp))
         mpir_dt_complete(r); /* unpack a non-contiguous receive */
     if (r->bsend_block) {
-        extern void mpir_bsend_release(void *block);
         mpir_bsend_release(r->bsend_block);
         r->bsend_block = NULL;
     }
