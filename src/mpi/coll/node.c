@@ -8,12 +8,13 @@
  * once all have attached):
  *   header line   two futex "bells" with sleeper counts (arrivals, done)
  *   P ctl lines   done[r]: the last collective rank r finished reading for
- *   P x NGEN slots  slot[r][g]: a sequence word and then the data, so a small
- *                 payload shares the cache line of its flag
- * Collective number s uses slot generation s % NGEN.  A rank writes its slot
- * for s only after every rank's done >= s - NGEN, i.e. nobody still reads
- * what the slot held NGEN collectives ago (a root can run that far ahead of
- * slow readers in a series of bcasts).  An all-ranks collective (barrier,
+ *   P x ngen slots  slot[r][g]: a sequence word and then the data, so a small
+ *                 payload shares the cache line of its flag (ngen: 16, fewer
+ *                 when P x 16 slots would pass 4 MiB; at least 4)
+ * Collective number s uses slot generation s % ngen.  A rank writes its slot
+ * for s only after every rank's done >= s - ngen, i.e. nobody still reads
+ * what the slot held ngen collectives ago (a root can run that far ahead of
+ * slow readers in a series of bcasts, which pipelines them).  An all-ranks collective (barrier,
  * allreduce) proves by itself that everyone finished the one before, so it
  * never has to read the done lines.
  *
@@ -53,7 +54,9 @@
 
 #define LINE 64
 #define DATA_OFF 16 /* data after the slot's sequence word, 16-byte aligned */
-#define NGEN 4      /* slot generations (a power of two) */
+#define NGEN_MIN 4          /* slot generations: a power of two in [4, 16], as many as */
+#define NGEN_MAX 16         /* fit SEG_BUDGET (more: a bcast root runs further ahead)  */
+#define SEG_BUDGET (4u << 20)
 
 typedef struct bell {
     _Atomic uint32_t ring;     /* futex word: bumped to wake sleepers */
@@ -71,6 +74,7 @@ struct node_coll {
     int P, me;
     uint32_t seq;      /* collectives done through the segment */
     uint32_t min_done; /* smallest done[] seen last time       */
+    uint32_t ngen;     /* slot generations                     */
     size_t stride, max;
     struct node_hdr *hdr;
     char *ctl, *slots;
@@ -82,7 +86,7 @@ static inline _Atomic uint32_t *done_of(struct node_coll *n, int r)
 }
 static inline char *slot(struct node_coll *n, int r, uint32_t s)
 {
-    return n->slots + ((size_t)r * NGEN + (s & (NGEN - 1))) * n->stride;
+    return n->slots + ((size_t)r * n->ngen + (s & (n->ngen - 1))) * n->stride;
 }
 static inline _Atomic uint32_t *seq_of(char *slot) { return (_Atomic uint32_t *)slot; }
 static inline char *data_of(char *slot) { return slot + DATA_OFF; }
@@ -156,11 +160,11 @@ static int rank_arrived(struct node_coll *n, uint32_t s, int r)
     return atomic_load_explicit(seq_of(slot(n, r, s)), memory_order_acquire) == s;
 }
 
-/* Every rank finished collective s - NGEN (whose slots generation s reuses). */
+/* Every rank finished collective s - ngen (whose slots generation s reuses). */
 static int slots_free(struct node_coll *n, uint32_t s, int unused)
 {
     (void)unused;
-    if (n->min_done + NGEN >= s)
+    if (n->min_done + n->ngen >= s)
         return 1;
     uint32_t m = UINT32_MAX;
     for (int r = 0; r < n->P; r++) {
@@ -168,7 +172,7 @@ static int slots_free(struct node_coll *n, uint32_t s, int unused)
         m = d < m ? d : m;
     }
     n->min_done = m;
-    return m + NGEN >= s;
+    return m + n->ngen >= s;
 }
 
 /* ---- steps of a collective -------------------------------------------------------- */
@@ -233,7 +237,10 @@ static void setup(struct MPI_ABI_Comm *c, coll_comm_t *cc)
         return;
     int P = c->size, me = c->rank, tag = coll_next_tag(c);
     size_t stride = (DATA_OFF + coll_tune.node_max + LINE - 1) / LINE * LINE;
-    size_t bytes = LINE + (size_t)P * LINE + (size_t)P * NGEN * stride;
+    uint32_t ngen = NGEN_MAX;
+    while (ngen > NGEN_MIN && (size_t)P * ngen * stride > SEG_BUDGET)
+        ngen /= 2;
+    size_t bytes = LINE + (size_t)P * LINE + (size_t)P * ngen * stride;
     char name[SKF_NODE_SHM_NAME] = "";
     void *base = NULL;
     struct MPI_ABI_Comm *cl = c->coll;
@@ -274,6 +281,7 @@ static void setup(struct MPI_ABI_Comm *c, coll_comm_t *cc)
     n->P = P;
     n->me = me;
     n->stride = stride;
+    n->ngen = ngen;
     n->max = coll_tune.node_max;
     n->hdr = base;
     n->ctl = (char *)base + LINE;
