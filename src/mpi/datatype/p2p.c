@@ -371,6 +371,7 @@ int mpir_dt_sendrecv_replace(const char *fn, void *buf, int count, struct MPI_AB
 
 /* ---- rendezvous straight into the receive layout ------------------------------ */
 static long long pull_min = -1;
+#define PULL_WINDOW (64 * 1024) /* fits L2 beside the data it is unpacked to */
 
 int mpir_dt_pull(mpid_req_t *r, size_t n)
 {
@@ -379,9 +380,22 @@ int mpir_dt_pull(mpid_req_t *r, size_t n)
     const struct dtype_rep *t = d->rep;
     if (pull_min < 0)
         pull_min = skf_param_ll("SKIFF_MPI_DTYPE_PULL_MIN");
-    /* one get per piece: worth it only when pieces are large */
-    if (!p->packed || (int64_t)d->size < pull_min * t->reps * t->nruns)
+    if (!p->packed)
         return 1;
+    if ((int64_t)d->size < pull_min * t->reps * t->nruns) {
+        /* small pieces: pull a window at a time and unpack it while it is
+         * still in cache, instead of the whole message into memory first */
+        for (size_t off = 0; off < n; off += PULL_WINDOW) {
+            size_t w = n - off < PULL_WINDOW ? n - off : PULL_WINDOW;
+            int rc = skf_get(mpid.ch, &r->key, off, p->packed, w);
+            if (rc < 0)
+                return rc;
+            dt_copy(d, p->ubuf, p->count, off, p->packed, w, 1);
+        }
+        p->delivered = 1;
+        return 0;
+    }
+    /* large pieces: one get straight into each */
     size_t off = 0;
     for (int64_t e = 0; e < p->count && off < n; e++) {
         uintptr_t base = (uintptr_t)p->ubuf + (uintptr_t)(e * d->extent);
