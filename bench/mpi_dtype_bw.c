@@ -74,7 +74,7 @@ int main(int argc, char **argv)
             if (count == 0)
                 continue;
             int iters = bytes < 65536 ? 2000 : bytes < (1 << 20) ? 200 : 30;
-            run(elem[k], count, buf, rank, iters / 10 + 1); /* warm up */
+            run(elem[k], count, buf, rank, iters / 2 + 1); /* warm up (rings, waiters) */
             double t = run(elem[k], count, buf, rank, iters);
             if (rank == 0)
                 printf("%s %zu %.1f\n", names[k], (size_t)count * (size_t)esize,
