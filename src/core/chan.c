@@ -291,8 +291,11 @@ int skf_wait(skf_chan_t *ch, int events, int timeout_ms)
             return 0;
         int ev = events & (SKF_READABLE | (turn == ch->blocked_tp ? SKF_WRITABLE : 0));
         int r = ev ? ch->tops[turn]->wait(ch->tp[turn], ev, 1) : 0;
-        if (r < 0)
+        if (r != 0) {
+            if (r > 0 && (r & SKF_WRITABLE))
+                ch->blocked_tp = -1;
             return r;
+        }
         turn = turn + 1 < ch->ntp ? turn + 1 : 0;
         waited++;
     }
