@@ -27,7 +27,7 @@ const skf_param_t skf_params[] = {
     {"SKIFF_MPI_DTYPE_PULL_MIN", "4K",
      "MPI: a rendezvous into a derived type gets the data straight into its pieces when they average this size"},
     {"SKIFF_COLL_NODE", "1", "MPI collectives: 0 turns off the node shared-memory path (barrier, bcast, reduce, allreduce, allgather, alltoall)"},
-    {"SKIFF_COLL_NODE_MAX", "16K", "MPI collectives: largest message sent through the node shared-memory path"},
+    {"SKIFF_COLL_NODE_MAX", "64K", "MPI collectives: largest message sent through the node shared-memory path (halved while ranks x 4 slots pass 4 MiB)"},
     {"SKIFF_COLL_NODE_ALLREDUCE_MAX", "0", "MPI_Allreduce: vectors longer than SKIFF_COLL_NODE_MAX and up to this go through shared memory in chunks (0: off; measured slower than Rabenseifner over CMA at 2 and 4 ranks)"},
     {"SKIFF_COLL_BCAST_LONG", "128K", "MPI_Bcast: binomial tree below, scatter + ring allgather from this size (> 2 ranks)"},
     {"SKIFF_COLL_ALLREDUCE_LONG", "16K", "MPI_Allreduce: recursive doubling below, Rabenseifner from this size (commutative ops)"},

@@ -236,7 +236,10 @@ static void setup(struct MPI_ABI_Comm *c, coll_comm_t *cc)
     if (!on_one_node(c))
         return;
     int P = c->size, me = c->rank, tag = coll_next_tag(c);
-    size_t stride = (DATA_OFF + coll_tune.node_max + LINE - 1) / LINE * LINE;
+    size_t max = coll_tune.node_max; /* many ranks: smaller slots, within the budget */
+    while (max > 4096 && (size_t)P * NGEN_MIN * (DATA_OFF + max) > SEG_BUDGET)
+        max /= 2;
+    size_t stride = (DATA_OFF + max + LINE - 1) / LINE * LINE;
     uint32_t ngen = NGEN_MAX;
     while (ngen > NGEN_MIN && (size_t)P * ngen * stride > SEG_BUDGET)
         ngen /= 2;
@@ -282,7 +285,7 @@ static void setup(struct MPI_ABI_Comm *c, coll_comm_t *cc)
     n->me = me;
     n->stride = stride;
     n->ngen = ngen;
-    n->max = coll_tune.node_max;
+    n->max = max;
     n->hdr = base;
     n->ctl = (char *)base + LINE;
     n->slots = n->ctl + (size_t)P * LINE;
@@ -297,7 +300,7 @@ static struct node_coll *node_get(struct MPI_ABI_Comm *c, size_t bytes)
     coll_comm_t *cc = coll_comm_get(c);
     if (unlikely(cc->node_state == 0))
         setup(c, cc);
-    return cc->node_state > 0 ? cc->node : NULL;
+    return cc->node_state > 0 && bytes <= cc->node->max ? cc->node : NULL;
 }
 
 void node_free(struct node_coll *n)
@@ -401,13 +404,12 @@ int node_allreduce(struct MPI_ABI_Comm *c, const coll_args_t *a)
 {
     coll_tune_init();
     size_t bytes = a->count * a->red.extent;
-    if (bytes > coll_tune.node_max) {
-        struct node_coll *n = bytes <= coll_tune.node_long_max && a->red.extent <= coll_tune.node_max
-                                  ? node_get(c, 0) : NULL;
-        if (!n)
-            return 0;
-        allreduce_chunked(n, a);
-        return 1;
+    if (bytes && bytes <= coll_tune.node_long_max) { /* chunked, if it does not fit a slot */
+        struct node_coll *n = node_get(c, 0);
+        if (n && bytes > n->max && a->red.extent <= n->max) {
+            allreduce_chunked(n, a);
+            return 1;
+        }
     }
     uint32_t s;
     struct node_coll *n = bytes ? exchange(c, a->sbuf ? a->sbuf : a->rbuf, bytes, &s) : NULL;
