@@ -26,6 +26,7 @@ int prep_comm(const char *fn, MPI_Comm comm, struct MPI_ABI_Comm **c)
 /* Communicator of a collective that has an intercommunicator form: *inter says which. */
 int prep_comm_any(const char *fn, MPI_Comm comm, struct MPI_ABI_Comm **c, int *inter)
 {
+    *inter = 0;
     CHECK_INIT(fn);
     int rc = check_comm(fn, comm, c);
     *inter = !rc && comm_is_inter(*c);
@@ -133,7 +134,7 @@ int prep_bcast(const char *fn, void *buf, int count, MPI_Datatype dt, int root, 
 {
     size_t ext;
     struct MPI_ABI_Datatype *pk;
-    int rc, inter;
+    int rc, inter = 0;
     memset(a, 0, sizeof *a);
     if ((rc = prep_comm_any(fn, comm, c, &inter)))
         return rc;
@@ -171,7 +172,7 @@ int prep_reduce(const char *fn, int kind, const void *sbuf, void *rbuf, int coun
                 coll_args_t *a)
 {
     size_t ext = 0; /* set by check_ctype; initialised for -O3 -Werror */
-    int rc, inter;
+    int rc, inter = 0;
     memset(a, 0, sizeof *a);
     if ((rc = prep_comm_any(fn, comm, c, &inter)))
         return rc;
@@ -223,7 +224,7 @@ int prep_blocks(const char *fn, int kind, const void *sbuf, int scount, MPI_Data
                 void *rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm,
                 struct MPI_ABI_Comm **c, coll_args_t *a)
 {
-    int rc, inter;
+    int rc, inter = 0;
     memset(a, 0, sizeof *a);
     if ((rc = prep_comm_any(fn, comm, c, &inter)))
         return rc;
@@ -335,7 +336,7 @@ static int side_bytes(const char *fn, struct MPI_ABI_Comm *c, const char *what, 
 int prep_v(const char *fn, int kind, const vspec_t *v, MPI_Comm comm, struct MPI_ABI_Comm **c,
            coll_args_t *a)
 {
-    int rc, inter;
+    int rc, inter = 0;
     memset(a, 0, sizeof *a);
     if ((rc = prep_comm_any(fn, comm, c, &inter)))
         return rc;
@@ -436,7 +437,7 @@ int prep_reduce_scatter(const char *fn, int kind, const void *sbuf, void *rbuf, 
                         struct MPI_ABI_Comm **c, coll_args_t *a)
 {
     size_t ext = 0;
-    int rc, inter;
+    int rc, inter = 0;
     memset(a, 0, sizeof *a);
     if ((rc = prep_comm_any(fn, comm, c, &inter)) || (rc = check_ctype(fn, *c, dt, &ext, NULL)) ||
         (rc = op_reducer(fn, *c, op, dt, &a->red)))
