@@ -122,7 +122,9 @@ static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 /* n consecutive copies of t at disp join the type. */
 static void acc_block(acc_t *a, const struct dtype_rep *t, int64_t disp, int64_t n)
 {
-    if (n <= 0)
+    /* copies of a type without data add no entries to the type map; only
+     * explicitly set bounds (resized) still count, like MPICH */
+    if (n <= 0 || (!t->nbasic && !t->explicit_bounds))
         return;
     int64_t last = disp + (n - 1) * extent_of(t);
     int64_t lo = min64(disp, last), hi = max64(disp, last);
