@@ -341,19 +341,25 @@ static __attribute__((noinline)) ssize_t send_general(struct shm_tp *t, struct s
     return (ssize_t)take;
 }
 
-/* The common case first: one iovec entry to a dedicated ring, room known
- * from the cached head, no wrap: one memcpy and the publish. */
+/* The common case first: one or two iovec entries (MPI's header + payload)
+ * to a dedicated ring, room known from the cached head, no wrap: the copies
+ * and the publish.  Measured (callgrind, MPI 8-byte stream): the general
+ * path cost ~230 instructions per 2-piece message, this one ~60. */
 static ssize_t shm_send(void *tpv, int dst, const struct iovec *iov, int iovcnt)
 {
     struct shm_tp *t = tpv;
     struct shm_tx *x = &t->tx[dst];
-    if (__builtin_expect(x->dedicated && iovcnt == 1, 1)) {
-        uint64_t len = iov[0].iov_len, pos = x->tail, n = shm_lines_for(len);
+    if (__builtin_expect(x->dedicated && (unsigned)(iovcnt - 1) < 2, 1)) {
+        uint64_t len0 = iov[0].iov_len, len1 = iovcnt == 2 ? iov[1].iov_len : 0;
+        uint64_t len = len0 + len1, pos = x->tail, n = shm_lines_for(len);
         uint64_t off = (pos & x->ring.mask) << SHM_LINE_SHIFT;
-        if (len <= x->ring.max_payload && pos + n - x->head_cache <= x->ring.lines &&
+        if (len <= x->ring.max_payload && len >= len0 && pos + n - x->head_cache <= x->ring.lines &&
             off + SHM_META + len <= (x->ring.lines << SHM_LINE_SHIFT)) {
-            if (len) /* an empty message may come with a NULL base */
-                memcpy(x->ring.data + off + SHM_META, iov[0].iov_base, len);
+            uint8_t *d = x->ring.data + off + SHM_META;
+            if (len0) /* an empty piece may come with a NULL base */
+                memcpy(d, iov[0].iov_base, len0);
+            if (len1)
+                memcpy(d + len0, iov[1].iov_base, len1);
             shm_own_pad(&x->ring, pos, len);
             x->tail = pos + n;
             shm_prepare_next_sp(&x->ring, len, x->tail, &x->head_cache, &x->stale_until);
