@@ -267,12 +267,14 @@ int skf_wait(skf_chan_t *ch, int events, int timeout_ms)
         return ch->tops[0]->wait(ch->tp[0], events, timeout_ms);
     /* Several transports, or one-sided requests to serve.  WRITABLE is asked
      * only of the transport whose send said -EAGAIN.  Poll them all
-     * (SKIFF_SPIN rounds), then sleep in 1 ms slices, taking turns between
-     * the transports' own sleeps (shm's futex doorbell, tcp's epoll): a
-     * message on the other transport waits at most one slice. */
+     * (SKIFF_SPIN rounds), then sleep in 1 ms slices in the own sleep of one
+     * transport (shm's futex doorbell, tcp's epoll): the one a blocked send
+     * waits for, else the one that delivered last (it keeps serving its
+     * traffic, e.g. tcp answering gets, at full speed); the others are
+     * looked at between slices, so their messages wait at most one slice. */
     if ((events & SKF_WRITABLE) && ch->blocked_tp < 0)
         return SKF_WRITABLE;
-    int turn = ch->last_tp;
+    int turn = (events & SKF_WRITABLE) ? ch->blocked_tp : ch->last_tp;
     for (long polls = 0, waited = 0;; polls++) {
         if (ch->serve_fb)
             skf_fallback_progress(ctx);
@@ -296,7 +298,6 @@ int skf_wait(skf_chan_t *ch, int events, int timeout_ms)
                 ch->blocked_tp = -1;
             return r;
         }
-        turn = turn + 1 < ch->ntp ? turn + 1 : 0;
         waited++;
     }
 }

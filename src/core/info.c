@@ -15,7 +15,8 @@ int skf_info_get(const skf_ctx_t *ctx, struct skf_info *out)
     int nlocal = ctx->boot->local_size;
     int ded = c->dedicated_max < nlocal - 1 ? c->dedicated_max : nlocal - 1;
     memset(out, 0, sizeof *out);
-    out->transports = "shm";
+    out->transports = skf_tcp_for_all() ? "tcp (SKIFF_TRANSPORTS=tcp; shm for the internal port)"
+                      : ctx->boot->num_nodes > 1 ? "shm (my node), tcp (other nodes)" : "shm";
     out->cma_usable = ctx->cma_usable;
     out->cma_forced_off = ctx->cma_forced_off;
     out->fallback_active = ctx->fallback_needed;

@@ -30,7 +30,7 @@ WRAP
 chmod +x "$OUT/agent"
 A1=$(netns_addr 1) A2=$(netns_addr 2)
 LAT=8,1024,65536,1048576,4194304
-BW=8,1024,65536,1048576,4194304
+BW=1024,65536,1048576,4194304
 run() { # impl mode sizes
     case $1 in
     skiff) timeout 300 "$B/bin/skiffrun" --hosts "$H1,$H2" --launch-agent 'ip netns exec {host}' \
