@@ -670,6 +670,7 @@ static void on_hello(struct tcp_conn *c)
         drop(c, bad);
         return;
     }
+    c->kind = c->hello.kind;
     if (skf_auth_nonce(c->nonce_acceptor) || tcp_hs_mac(t->key, 1, &c->hello, c->nonce_acceptor, ch.mac)) {
         drop(c, "cannot make a challenge");
         return;
@@ -1038,10 +1039,8 @@ static void on_event(struct tcp_conn *c, uint32_t ev)
             on_challenge(c);
         return;
     case A_WAIT_HELLO:
-        if (hs_read(c) == 1) {
-            c->kind = ((struct tcp_hello *)c->hs)->kind;
+        if (hs_read(c) == 1)
             on_hello(c);
-        }
         return;
     case A_WAIT_PROOF:
         if (hs_read(c) == 1)
