@@ -61,6 +61,7 @@ void ic_bcast(const ic_set_t *s, int root, void *buf, size_t len)
 
 /* ---- context ids ------------------------------------------------------------ */
 static ctx_mask_t free_ctx;
+static ctx_mask_t offered; /* ids offered by pending nonblocking creations */
 static int free_ctx_ready;
 
 static void ctx_init(void)
@@ -75,7 +76,31 @@ static void ctx_init(void)
 void ctx_local_mask(ctx_mask_t *m)
 {
     ctx_init();
-    *m = free_ctx;
+    for (int i = 0; i < CTX_MASK_WORDS; i++)
+        m->w[i] = free_ctx.w[i] & ~offered.w[i];
+}
+
+void ctx_offer(ctx_mask_t *m)
+{
+    ctx_mask_t avail;
+    ctx_local_mask(&avail);
+    int total = 0, taken = 0;
+    for (int i = 0; i < CTX_MASK_WORDS; i++)
+        total += __builtin_popcountll(avail.w[i]);
+    memset(m, 0, sizeof *m);
+    for (int i = 0; i < CTX_MASK_WORDS && 2 * taken < total; i++)
+        for (uint64_t w = avail.w[i]; w && 2 * taken < total; w &= w - 1) {
+            m->w[i] |= w & -w; /* the lowest half: what the other members offer too */
+            taken++;
+        }
+    for (int i = 0; i < CTX_MASK_WORDS; i++)
+        offered.w[i] |= m->w[i];
+}
+
+void ctx_unoffer(const ctx_mask_t *m)
+{
+    for (int i = 0; i < CTX_MASK_WORDS; i++)
+        offered.w[i] &= ~m->w[i];
 }
 
 void ctx_and(ctx_mask_t *acc, const ctx_mask_t *m)
@@ -190,7 +215,15 @@ struct MPI_ABI_Comm *comm_build(int ctx, int rank, int size, int *world_of,
                                 struct MPI_ABI_Group *group, struct MPI_ABI_Group *remote,
                                 struct MPI_ABI_Errhandler *eh)
 {
-    struct MPI_ABI_Comm *c = calloc(1, sizeof *c), *shadow = calloc(1, sizeof *shadow);
+    return comm_build_into(NULL, ctx, rank, size, world_of, group, remote, eh);
+}
+
+struct MPI_ABI_Comm *comm_build_into(struct MPI_ABI_Comm *into, int ctx, int rank, int size,
+                                     int *world_of, struct MPI_ABI_Group *group,
+                                     struct MPI_ABI_Group *remote, struct MPI_ABI_Errhandler *eh)
+{
+    struct MPI_ABI_Comm *c = into ? into : calloc(1, sizeof *c);
+    struct MPI_ABI_Comm *shadow = calloc(1, sizeof *shadow);
     struct comm_ext *x = calloc(1, sizeof *x);
     if (!c || !shadow || !x)
         mpir_fatal("out of memory creating a communicator");

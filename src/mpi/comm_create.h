@@ -48,6 +48,10 @@ typedef struct ctx_mask {
 } ctx_mask_t;
 void ctx_local_mask(ctx_mask_t *m);
 void ctx_and(ctx_mask_t *acc, const ctx_mask_t *m);
+/* A nonblocking creation offers part of the free ids (the lower half) and
+ * nothing else here takes them until it gives them back. */
+void ctx_offer(ctx_mask_t *m);
+void ctx_unoffer(const ctx_mask_t *m);
 /* Lowest free context in m (even, p2p; +1 is its collective twin), or -1. */
 int ctx_first(const ctx_mask_t *m, int skip_ctx);
 void ctx_take(int ctx);
@@ -62,6 +66,10 @@ struct MPI_ABI_Comm *comm_build(int ctx, int rank, int size, int *world_of,
 void comm_ext_drop(struct MPI_ABI_Comm *c, const char *name);
 /* Topology and info of a communicator (binding/comm_mgmt.c). */
 void mpir_comm_free_ext(struct MPI_ABI_Comm *c);
+/* The same into a zeroed communicator object handed out earlier (idup). */
+struct MPI_ABI_Comm *comm_build_into(struct MPI_ABI_Comm *into, int ctx, int rank, int size,
+                                     int *world_of, struct MPI_ABI_Group *group,
+                                     struct MPI_ABI_Group *remote, struct MPI_ABI_Errhandler *eh);
 /* Free a communicator built here (attributes must be gone already). */
 void comm_destroy(struct MPI_ABI_Comm *c);
 /* A message arrived for a context nobody here has created yet (comm.c). */

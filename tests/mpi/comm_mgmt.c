@@ -273,6 +273,47 @@ static void overlapping(void)
     MPI_Group_free(&world);
 }
 
+/* MPI_Comm_idup does not wait for the other ranks: rank 0 starts it, then
+ * sends what rank 1 must receive before rank 1 starts its own.  A dup made
+ * while an idup is pending gets a different context. */
+static void idup(void)
+{
+    MPI_Comm a, b;
+    MPI_Request rq;
+    int token = 7;
+    if (T_rank == 0) {
+        MPI_Comm_idup(MPI_COMM_WORLD, &a, &rq);
+        if (T_size > 1)
+            MPI_Send(&token, 1, MPI_INT, 1, 12, MPI_COMM_WORLD);
+    } else {
+        if (T_rank == 1)
+            MPI_Recv(&token, 1, MPI_INT, 0, 12, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Comm_idup(MPI_COMM_WORLD, &a, &rq);
+    }
+    MPI_Comm_dup(MPI_COMM_WORLD, &b); /* while the idup may still be pending */
+    MPI_Wait(&rq, MPI_STATUS_IGNORE);
+    CHECK(rq == MPI_REQUEST_NULL);
+    int res;
+    MPI_Comm_compare(a, MPI_COMM_WORLD, &res);
+    CHECK_EQ_INT(res, MPI_CONGRUENT);
+    /* same tag on both: traffic must not cross */
+    all_to_all(a, 3, 40);
+    all_to_all(b, 3, 41);
+    MPI_Comm_free(&a);
+    MPI_Comm_free(&b);
+    /* two idups in flight at once, completed in the other order */
+    MPI_Request r2[2];
+    MPI_Comm c2[2];
+    MPI_Comm_idup(MPI_COMM_WORLD, &c2[0], &r2[0]);
+    MPI_Comm_idup(MPI_COMM_WORLD, &c2[1], &r2[1]);
+    MPI_Wait(&r2[1], MPI_STATUS_IGNORE);
+    MPI_Wait(&r2[0], MPI_STATUS_IGNORE);
+    all_to_all(c2[1], 3, 42);
+    all_to_all(c2[0], 3, 43);
+    MPI_Comm_free(&c2[0]);
+    MPI_Comm_free(&c2[1]);
+}
+
 static void shared(void)
 {
     MPI_Comm node;
@@ -371,6 +412,7 @@ int main(int argc, char **argv)
     comms();
     churn();
     overlapping();
+    idup();
     shared();
     intercomms();
     errors();

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "binding/check.h"
+#include "coll/coll.h"
 #include "comm_create.h"
 #include "info/info.h"
 #include "topo/topo.h"
@@ -230,19 +231,110 @@ int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
     return MPI_SUCCESS;
 }
 
+/* ---- idup: the agreement as a nonblocking collective ------------------------------
+ * The masks travel in a ring allgather scheduled on the collectives engine;
+ * when the schedule completes (request hook, datatype/p2p.c dispatch) the
+ * communicator object handed out at the call is built.  While it runs, the
+ * ids this process offered are reserved (ctx_offer), so nothing else created
+ * meanwhile can take the id the idup will agree on. */
+typedef struct idup_state {
+    int kind; /* DTP_IDUP: shares the request's ->dtp slot */
+    struct MPI_ABI_Comm *parent, *newc;
+    MPI_Comm parent_h;
+    ctx_mask_t offer;
+    ctx_mask_t *all; /* [parent size] */
+} idup_state_t;
+
+static void idup_free(idup_state_t *st)
+{
+    ctx_unoffer(&st->offer);
+    free(st->all);
+    free(st);
+}
+
+void mpir_idup_forget(mpid_req_t *r)
+{
+    idup_free(r->dtp);
+    r->dtp = NULL;
+}
+
+void mpir_idup_complete(mpid_req_t *r)
+{
+    static const char fn[] = "MPI_Comm_idup";
+    idup_state_t *st = r->dtp;
+    struct MPI_ABI_Comm *c = st->parent, *n = st->newc;
+    r->dtp = NULL;
+    ctx_mask_t acc = st->all[0];
+    for (int i = 1; i < c->size; i++)
+        ctx_and(&acc, &st->all[i]);
+    ctx_unoffer(&st->offer); /* the id taken below leaves the free mask itself */
+    st->offer = (ctx_mask_t){{0}};
+    int ctx = ctx_first(&acc, -1);
+    int *w = ctx < 0 ? NULL : world_list(c, c->size, c->world_of);
+    struct MPI_ABI_Group *g = w ? group_new(c->size, w) : NULL;
+    if (!g) {
+        free(w);
+        r->st_error = ctx < 0 ? no_ctx(fn, c) : no_mem(fn, c);
+        idup_free(st);
+        return;
+    }
+    comm_build_into(n, ctx, c->rank, c->size, w, g, NULL, c->eh);
+    int rc = inherit(fn, c, st->parent_h, n, 1);
+    if (rc)
+        r->st_error = rc;
+    idup_free(st);
+}
+
 int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 {
     static const char fn[] = "MPI_Comm_idup";
-    if (!newcomm || !request)
-        return mpir_error(NULL, MPI_ERR_ARG, "%s: NULL newcomm or request", fn);
-    struct MPI_ABI_Comm *n;
-    int rc = dup_comm(fn, comm, &n, 1); /* completes at once (see docs) */
-    if (rc)
+    CHECK_INIT(fn);
+    struct MPI_ABI_Comm *c;
+    int rc;
+    if ((rc = check_comm(fn, comm, &c)))
         return rc;
-    *newcomm = (MPI_Comm)n;
-    mpid_req_t *r = req_alloc(REQ_DONE);
-    r->done = 1;
-    r->comm = n;
+    if (!newcomm || !request)
+        return mpir_error(c, MPI_ERR_ARG, "%s: NULL newcomm or request", fn);
+    if (comm_is_inter(c)) { /* intercommunicators: a blocking dup, complete at once */
+        struct MPI_ABI_Comm *n;
+        if ((rc = dup_comm(fn, comm, &n, 1)))
+            return rc;
+        *newcomm = (MPI_Comm)n;
+        mpid_req_t *r = req_alloc(REQ_DONE);
+        r->done = 1;
+        r->comm = n;
+        *request = (MPI_Request)r;
+        return MPI_SUCCESS;
+    }
+    idup_state_t *st = calloc(1, sizeof *st);
+    struct MPI_ABI_Comm *n = calloc(1, sizeof *n);
+    if (st)
+        st->all = malloc((size_t)c->size * sizeof *st->all);
+    if (!st || !n || !st->all) {
+        if (st)
+            free(st->all);
+        free(st);
+        free(n);
+        return no_mem(fn, c);
+    }
+    st->kind = DTP_IDUP;
+    st->parent = c;
+    st->parent_h = comm;
+    st->newc = n;
+    ctx_offer(&st->offer);
+    st->all[c->rank] = st->offer;
+    sched_t *s = sched_new(c);
+    int me = c->rank, p = c->size;
+    for (int k = 0; k < p - 1; k++) { /* ring: pass on the block received last */
+        sched_send(s, &st->all[(me - k + p) % p], sizeof *st->all, (me + 1) % p);
+        sched_recv(s, &st->all[(me - k - 1 + p) % p], sizeof *st->all, (me - 1 + p) % p);
+        sched_fence(s);
+    }
+    mpid_req_t *r = sched_start_req(s);
+    r->dtp = st;
+    if (r->done) /* a one-rank communicator: nothing to wait for */
+        mpir_idup_complete(r);
+    *newcomm = (MPI_Comm)n; /* usable once the request completes */
     *request = (MPI_Request)r;
     return MPI_SUCCESS;
 }

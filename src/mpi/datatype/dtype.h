@@ -150,6 +150,11 @@ int mpir_dt_deliver(struct MPI_ABI_Request *r, const struct iovec *cont, int nco
 /* Fill iov with the pieces of r's payload from stream offset off on (at most
  * MPIR_DT_IOV_MAX); returns how many. */
 int mpir_dt_iov(struct MPI_ABI_Request *r, size_t off, struct iovec *iov);
+/* What a request's ->dtp holds: typed data, or a nonblocking MPI_Comm_idup
+ * (binding/comm_mgmt.c) whose communicator is built when the request completes. */
+enum { DTP_TYPED = 0x7470, DTP_IDUP = 0x6964 };
+void mpir_idup_complete(struct MPI_ABI_Request *r);
+void mpir_idup_forget(struct MPI_ABI_Request *r);
 /* Device hooks: a request with ->dtp completes (unpack) / is released. */
 void mpir_dt_complete(struct MPI_ABI_Request *r);
 void mpir_dt_forget(struct MPI_ABI_Request *r);

@@ -18,6 +18,7 @@
 /* A receive whose bytes still have to be unpacked; or (persistent requests)
  * the typed arguments to start from. */
 typedef struct dt_pending {
+    int kind; /* DTP_TYPED (the ->dtp slot also carries idup states) */
     void *ubuf;
     int count;
     struct MPI_ABI_Datatype *d;
@@ -166,6 +167,7 @@ static dt_pending_t *pending_new(void *buf, int count, struct MPI_ABI_Datatype *
     if (!p)
         mpir_fatal("out of memory for a typed operation");
     p->packed = with_buf ? bounce_get(dt_packed_size(d, count), &p->cap) : NULL;
+    p->kind = DTP_TYPED;
     p->delivered = 0;
     p->direct = 0;
     p->is_send = 0;
@@ -215,6 +217,10 @@ mpid_req_t *mpir_dt_isend(const void *buf, int count, struct MPI_ABI_Datatype *d
 void mpir_dt_complete(mpid_req_t *r)
 {
     dt_pending_t *p = r->dtp;
+    if (p->kind == DTP_IDUP) {
+        mpir_idup_complete(r);
+        return;
+    }
     if (p->is_send) { /* the message is out: the bounce buffer (if any) can go */
         r->dtp = NULL;
         pending_free(p);
@@ -231,6 +237,10 @@ void mpir_dt_complete(mpid_req_t *r)
 
 void mpir_dt_forget(mpid_req_t *r)
 {
+    if (*(int *)r->dtp == DTP_IDUP) {
+        mpir_idup_forget(r);
+        return;
+    }
     pending_free(r->dtp);
     r->dtp = NULL;
 }
