@@ -367,6 +367,38 @@ static void intercomms(void)
             CHECK_EQ_INT(got, 2 * q + (color ? 0 : 1)); /* remote world rank */
         }
     MPI_Wait(&rq, MPI_STATUS_IGNORE);
+    /* split the intercommunicator by the parity of the local rank: each part
+     * faces the remote ranks of the same parity */
+    {
+        MPI_Comm part;
+        int x = r % 2, other = 1 - color, nrem = 0;
+        MPI_Comm_split(inter, x, -r, &part);
+        for (int w = 0; w < T_size; w++)
+            nrem += w % 2 == other && (w / 2) % 2 == x;
+        CHECK((part == MPI_COMM_NULL) == (nrem == 0));
+        if (part != MPI_COMM_NULL) {
+            int prs, pls, seen = 0;
+            MPI_Comm_remote_size(part, &prs);
+            MPI_Comm_size(part, &pls);
+            CHECK_EQ_INT(prs, nrem);
+            /* everyone sends its world rank to every remote rank */
+            MPI_Request *q = malloc(2 * (size_t)prs * sizeof *q);
+            int *in = malloc((size_t)prs * sizeof *in);
+            for (int i = 0; i < prs; i++)
+                MPI_Irecv(&in[i], 1, MPI_INT, i, 8, part, &q[i]);
+            for (int i = 0; i < prs; i++)
+                MPI_Isend(&T_rank, 1, MPI_INT, i, 8, part, &q[prs + i]);
+            MPI_Waitall(2 * prs, q, MPI_STATUSES_IGNORE);
+            for (int i = 0; i < prs; i++) {
+                CHECK(in[i] % 2 == other && (in[i] / 2) % 2 == x);
+                seen++;
+            }
+            CHECK_EQ_INT(seen, nrem);
+            free(q);
+            free(in);
+            MPI_Comm_free(&part);
+        }
+    }
     MPI_Comm_dup(inter, &inter2);
     MPI_Comm_compare(inter, inter2, &flag);
     CHECK_EQ_INT(flag, MPI_CONGRUENT);

@@ -352,13 +352,94 @@ static int by_key(const void *a, const void *b)
     return x->rank - y->rank;
 }
 
+/* Members of all[0..n) with colour color, ordered by key then index; world
+ * ranks into w, my position (index me) into *pos.  Returns how many. */
+static int pick(const agree_msg_t *all, int n, int color, int me, int *w, int *pos)
+{
+    member_key_t *m = malloc((size_t)(n ? n : 1) * sizeof *m);
+    if (!m)
+        return -1;
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (all[i].color == color)
+            m[k++] = (member_key_t){all[i].key, i, all[i].world};
+    qsort(m, (size_t)k, sizeof *m, by_key);
+    for (int i = 0; i < k; i++) {
+        w[i] = m[i].world;
+        if (m[i].rank == me && pos)
+            *pos = i;
+    }
+    free(m);
+    return k;
+}
+
+/* Split of an intercommunicator: each colour's local members face the remote
+ * members of the same colour; no remote member of my colour: MPI_COMM_NULL. */
+static int split_inter(const char *fn, struct MPI_ABI_Comm *c, int color, int key,
+                       MPI_Comm *newcomm)
+{
+    struct MPI_ABI_Comm *loc = c->ext->local;
+    ic_set_t s = whole(loc);
+    int ln = loc->size, rn = c->size;
+    agree_msg_t mine = {.color = color, .key = key}, *all, *remote = malloc((size_t)rn * sizeof *remote);
+    ctx_mask_t lmask;
+    if (!remote || gather(&s, &mine, &all, &lmask)) {
+        free(remote);
+        return no_mem(fn, c);
+    }
+    if (loc->rank == 0) { /* leaders swap their group's lists over the intercommunicator */
+        mpid_req_t *r = mpid_isend(all, (size_t)ln * sizeof *all, 0, TAG_CREATE, c->coll, MODE_STD);
+        MPI_Status st;
+        size_t sent;
+        mpid_recv(remote, (size_t)rn * sizeof *remote, 0, TAG_CREATE, c->coll, &st, &sent);
+        mpid_wait(r);
+        req_release(r);
+    }
+    ic_bcast(&s, 0, remote, (size_t)rn * sizeof *remote);
+    ctx_mask_t both = lmask;
+    for (int i = 0; i < rn; i++)
+        ctx_and(&both, &remote[i].mask);
+    int ctx = ctx_first(&both, -1), lctx = ctx_first(&lmask, ctx);
+    *newcomm = MPI_COMM_NULL;
+    int rc = MPI_SUCCESS;
+    int *lw = malloc((size_t)ln * sizeof *lw), *rw = malloc((size_t)rn * sizeof *rw);
+    int me = 0, nl, nr;
+    if (ctx < 0 || lctx < 0)
+        rc = no_ctx(fn, c);
+    else if (!lw || !rw)
+        rc = no_mem(fn, c);
+    else if (color != MPI_UNDEFINED && (nl = pick(all, ln, color, loc->rank, lw, &me)) > 0 &&
+             (nr = pick(remote, rn, color, -1, rw, NULL)) > 0) {
+        int *lw2 = world_list(c, nl, lw);
+        struct MPI_ABI_Group *g = group_new(nl, lw), *rg = group_new(nr, rw);
+        if (!lw2 || !g || !rg)
+            mpir_fatal("%s: out of memory", fn);
+        group_retain(g);
+        struct MPI_ABI_Comm *nloc = comm_build(lctx, me, nl, lw2, g, NULL, c->eh);
+        struct MPI_ABI_Comm *n = comm_build(ctx, me, nr, rw, g, rg, c->eh);
+        n->ext->local = nloc;
+        *newcomm = (MPI_Comm)n;
+        rw = NULL; /* taken by n */
+    }
+    free(lw);
+    free(rw);
+    free(all);
+    free(remote);
+    return rc;
+}
+
 static int split(const char *fn, MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
     CHECK_INIT(fn);
     struct MPI_ABI_Comm *c;
     int rc;
-    if ((rc = check_intra(fn, comm, &c)))
+    if ((rc = check_comm(fn, comm, &c)))
         return rc;
+    if (comm_is_inter(c)) {
+        if (!newcomm || (color < 0 && color != MPI_UNDEFINED))
+            return mpir_error(c, MPI_ERR_ARG, "%s: invalid color %d or NULL newcomm", fn, color);
+        return split_inter(fn, c, color, key, newcomm);
+    }
     if (!newcomm)
         return mpir_error(c, MPI_ERR_ARG, "%s: NULL newcomm", fn);
     if (color < 0 && color != MPI_UNDEFINED)
@@ -378,25 +459,13 @@ static int split(const char *fn, MPI_Comm comm, int color, int key, MPI_Comm *ne
         free(all);
         return MPI_SUCCESS;
     }
-    member_key_t *m = malloc((size_t)c->size * sizeof *m);
-    int *w = malloc((size_t)c->size * sizeof *w), n = 0, me = 0;
-    if (!m || !w) {
-        free(all);
-        free(m);
+    int *w = malloc((size_t)c->size * sizeof *w), me = 0;
+    int n = w ? pick(all, c->size, color, c->rank, w, &me) : -1;
+    free(all);
+    if (n < 0) {
         free(w);
         return no_mem(fn, c);
     }
-    for (int i = 0; i < c->size; i++)
-        if (all[i].color == color)
-            m[n++] = (member_key_t){all[i].key, i, all[i].world};
-    qsort(m, (size_t)n, sizeof *m, by_key);
-    for (int i = 0; i < n; i++) {
-        w[i] = m[i].world;
-        if (m[i].rank == c->rank)
-            me = i;
-    }
-    free(all);
-    free(m);
     struct MPI_ABI_Group *g = group_new(n, w);
     if (!g) {
         free(w);
