@@ -399,6 +399,35 @@ static void intercomms(void)
             MPI_Comm_free(&part);
         }
     }
+    /* create from the local group reversed: every rank takes part */
+    {
+        MPI_Group lg, rev;
+        MPI_Comm part;
+        int ls, order[64];
+        MPI_Comm_group(inter, &lg);
+        MPI_Group_size(lg, &ls);
+        for (int i = 0; i < ls; i++)
+            order[i] = ls - 1 - i;
+        MPI_Group_incl(lg, ls, order, &rev);
+        MPI_Comm_create(inter, rev, &part);
+        int pr, prs;
+        MPI_Comm_rank(part, &pr);
+        MPI_Comm_remote_size(part, &prs);
+        CHECK_EQ_INT(pr, ls - 1 - r);
+        CHECK_EQ_INT(prs, rsize);
+        int v2 = T_rank, g2;
+        MPI_Request q;
+        MPI_Isend(&v2, 1, MPI_INT, 0, 9, part, &q);
+        if (pr == 0)
+            for (int i = 0; i < prs; i++) {
+                MPI_Recv(&g2, 1, MPI_INT, i, 9, part, MPI_STATUS_IGNORE);
+                CHECK(g2 % 2 == 1 - color);
+            }
+        MPI_Wait(&q, MPI_STATUS_IGNORE);
+        MPI_Comm_free(&part);
+        MPI_Group_free(&rev);
+        MPI_Group_free(&lg);
+    }
     MPI_Comm_dup(inter, &inter2);
     MPI_Comm_compare(inter, inter2, &flag);
     CHECK_EQ_INT(flag, MPI_CONGRUENT);

@@ -548,10 +548,17 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     struct MPI_ABI_Comm *c;
     struct MPI_ABI_Group *g;
     int rc, *idx;
-    if ((rc = check_intra(fn, comm, &c)) || (rc = group_check(fn, group, &g)))
+    if ((rc = check_comm(fn, comm, &c)) || (rc = group_check(fn, group, &g)))
         return rc;
     if (!newcomm)
         return mpir_error(c, MPI_ERR_ARG, "%s: NULL newcomm", fn);
+    if (comm_is_inter(c)) { /* group: part of the local group, in its order */
+        if ((rc = members_in(fn, c->ext->local, g, &idx)))
+            return rc;
+        free(idx);
+        return split_inter(fn, c, g->rank == MPI_UNDEFINED ? MPI_UNDEFINED : 0, g->rank,
+                           newcomm);
+    }
     if ((rc = members_in(fn, c, g, &idx)))
         return rc;
     free(idx);
