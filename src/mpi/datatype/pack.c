@@ -35,6 +35,49 @@ static char *strided(char *p, char *s, int64_t n, int64_t L, int64_t stride, int
     return s;
 }
 
+/* Copy L bytes; short lengths as two overlapping fixed-size moves (no call). */
+static inline void move(char *dst, const char *src, size_t L)
+{
+    if (L >= 8 && L <= 16) {
+        uint64_t a, b;
+        memcpy(&a, src, 8);
+        memcpy(&b, src + L - 8, 8);
+        memcpy(dst, &a, 8);
+        memcpy(dst + L - 8, &b, 8);
+    } else if (L >= 4 && L < 8) {
+        uint32_t a, b;
+        memcpy(&a, src, 4);
+        memcpy(&b, src + L - 4, 4);
+        memcpy(dst, &a, 4);
+        memcpy(dst + L - 4, &b, 4);
+    } else if (L < 4) {
+        for (size_t i = 0; i < L; i++)
+            dst[i] = src[i];
+    } else {
+        memcpy(dst, src, L);
+    }
+}
+
+/* A whole message of a type with several runs per repetition. */
+static void copy_runs(const struct MPI_ABI_Datatype *d, uintptr_t buf, int64_t count, char *s,
+                      int unpack)
+{
+    const struct dtype_rep *t = d->rep;
+    for (int64_t e = 0; e < count; e++, buf += (uintptr_t)d->extent)
+        for (int64_t r = 0; r < t->reps; r++) {
+            uintptr_t rb = buf + (uintptr_t)(r * t->rep_stride);
+            for (int64_t k = 0; k < t->nruns; k++) {
+                char *p = (char *)(rb + (uintptr_t)t->runs[k].off);
+                size_t L = (size_t)t->runs[k].len;
+                if (unpack)
+                    move(p, s, L);
+                else
+                    move(s, p, L);
+                s += L;
+            }
+        }
+}
+
 /* A whole message of a type with one run per repetition: two regular loops. */
 static void copy_regular(const struct MPI_ABI_Datatype *d, uintptr_t buf, int64_t count,
                          char *s, int unpack)
@@ -62,8 +105,11 @@ size_t dt_copy(const struct MPI_ABI_Datatype *d, const void *buf, int64_t count,
         return 0;
     if (len > total - skip)
         len = total - skip;
-    if (skip == 0 && len == total && t->nruns == 1) {
-        copy_regular(d, (uintptr_t)buf, count, stream, unpack);
+    if (skip == 0 && len == total) {
+        if (t->nruns == 1)
+            copy_regular(d, (uintptr_t)buf, count, stream, unpack);
+        else
+            copy_runs(d, (uintptr_t)buf, count, stream, unpack);
         return len;
     }
     int64_t e = (int64_t)(skip / size);
