@@ -17,9 +17,10 @@ static void mixed_round(int round)
     int P = T_size, me = T_rank;
     MPI_Request rq[16];
     int nr = 0;
-    int bc[N], ar_in[N], ar[N], ag[N * 8], sc[N], ex[N];
+    int bc[N], ar_in[N], ar[N], sc[N], ex[N];
+    int *ag = malloc((size_t)P * (N / 8) * sizeof(int));
     int *a2a_s = malloc((size_t)P * 4 * sizeof(int)), *a2a_r = malloc((size_t)P * 4 * sizeof(int));
-    CHECK(a2a_s && a2a_r && P <= 8);
+    CHECK(a2a_s && a2a_r && ag);
     int root = round % P;
     for (int i = 0; i < N; i++) {
         bc[i] = me == root ? V(round, i) : -1;
@@ -83,6 +84,7 @@ static void mixed_round(int round)
         CHECK_EQ_INT(a2a_r[i], V((i / 4) * P + me, round));
     free(a2a_s);
     free(a2a_r);
+    free(ag);
 }
 
 /* A request freed before completion still completes its part (the other ranks
