@@ -1014,13 +1014,15 @@ static int tcp_rma(void *tpv, int peer, int write, const skf_mr_key_t *key, uint
     s->out_left = write ? len : 0;
     s->in = write ? NULL : buf;
     s->hdr_in_need = sizeof(struct tcp_rma_resp);
-    while (!s->done) {
+    /* Poll first (SKIFF_SPIN rounds: the answer usually comes within a
+     * round trip, and a sleeper pays a wake-up per chunk), then sleep. */
+    for (long polls = 0; !s->done; polls++) {
         rma_request_progress(c);
         if (s->done)
             break;
         if (c->state == C_DEAD)
             return -EPIPE;
-        progress(t, TCP_SLEEP_SLICE_MS);
+        progress(t, polls < t->spin ? 0 : TCP_SLEEP_SLICE_MS);
     }
     s->busy = 0;
     return (int)s->status;
