@@ -43,18 +43,26 @@ static int make(const char *fn, int combiner, int ni, const int *ints, int na,
     return publish(fn, dt_create(combiner, ni, ints, na, aints, nd, types, &err), err, out);
 }
 
+/* What every constructor checks first: MPI is up, the old type, the output. */
+static int prologue(const char *fn, MPI_Datatype oldtype, struct MPI_ABI_Datatype **o,
+                    const MPI_Datatype *newtype)
+{
+    CHECK_INIT(fn);
+    int rc = old_type(fn, oldtype, o);
+    if (!rc && !newtype)
+        rc = null_arg(fn, "newtype");
+    return rc;
+}
+
 int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     static const char fn[] = "MPI_Type_contiguous";
-    CHECK_INIT(fn);
     struct MPI_ABI_Datatype *o;
     int rc;
-    if ((rc = old_type(fn, oldtype, &o)))
+    if ((rc = prologue(fn, oldtype, &o, newtype)))
         return rc;
     if (count < 0)
         return bad_count(fn, "count", count);
-    if (!newtype)
-        return null_arg(fn, "newtype");
     return make(fn, MPI_COMBINER_CONTIGUOUS, 1, &count, 0, NULL, 1, &o, newtype);
 }
 
@@ -62,15 +70,12 @@ int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype
                     MPI_Datatype *newtype)
 {
     static const char fn[] = "MPI_Type_vector";
-    CHECK_INIT(fn);
     struct MPI_ABI_Datatype *o;
     int rc;
-    if ((rc = old_type(fn, oldtype, &o)))
+    if ((rc = prologue(fn, oldtype, &o, newtype)))
         return rc;
     if (count < 0 || blocklength < 0)
         return bad_count(fn, count < 0 ? "count" : "blocklength", count < 0 ? count : blocklength);
-    if (!newtype)
-        return null_arg(fn, "newtype");
     int ints[3] = {count, blocklength, stride};
     return make(fn, MPI_COMBINER_VECTOR, 3, ints, 0, NULL, 1, &o, newtype);
 }
@@ -79,15 +84,12 @@ int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Dat
                             MPI_Datatype *newtype)
 {
     static const char fn[] = "MPI_Type_create_hvector";
-    CHECK_INIT(fn);
     struct MPI_ABI_Datatype *o;
     int rc;
-    if ((rc = old_type(fn, oldtype, &o)))
+    if ((rc = prologue(fn, oldtype, &o, newtype)))
         return rc;
     if (count < 0 || blocklength < 0)
         return bad_count(fn, count < 0 ? "count" : "blocklength", count < 0 ? count : blocklength);
-    if (!newtype)
-        return null_arg(fn, "newtype");
     int ints[2] = {count, blocklength};
     return make(fn, MPI_COMBINER_HVECTOR, 2, ints, 1, &stride, 1, &o, newtype);
 }
@@ -138,14 +140,11 @@ int MPI_Type_indexed(int count, const int blocklengths[], const int displacement
                      MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     static const char fn[] = "MPI_Type_indexed";
-    CHECK_INIT(fn);
     struct MPI_ABI_Datatype *o;
     int rc;
-    if ((rc = old_type(fn, oldtype, &o)) ||
+    if ((rc = prologue(fn, oldtype, &o, newtype)) ||
         (rc = check_blocks(fn, count, blocklengths, count, displacements)))
         return rc;
-    if (!newtype)
-        return null_arg(fn, "newtype");
     return make_indexed(fn, MPI_COMBINER_INDEXED, count, blocklengths, count, displacements, count,
                         NULL, 0, &o, 1, newtype);
 }
@@ -154,14 +153,11 @@ int MPI_Type_create_hindexed(int count, const int blocklengths[], const MPI_Aint
                              MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     static const char fn[] = "MPI_Type_create_hindexed";
-    CHECK_INIT(fn);
     struct MPI_ABI_Datatype *o;
     int rc;
-    if ((rc = old_type(fn, oldtype, &o)) ||
+    if ((rc = prologue(fn, oldtype, &o, newtype)) ||
         (rc = check_blocks(fn, count, blocklengths, count, displacements)))
         return rc;
-    if (!newtype)
-        return null_arg(fn, "newtype");
     return make_indexed(fn, MPI_COMBINER_HINDEXED, count, blocklengths, count, NULL, 0,
                         displacements, count, &o, 1, newtype);
 }
@@ -170,14 +166,11 @@ int MPI_Type_create_indexed_block(int count, int blocklength, const int displace
                                   MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     static const char fn[] = "MPI_Type_create_indexed_block";
-    CHECK_INIT(fn);
     struct MPI_ABI_Datatype *o;
     int rc;
-    if ((rc = old_type(fn, oldtype, &o)) ||
+    if ((rc = prologue(fn, oldtype, &o, newtype)) ||
         (rc = check_blocks(fn, count, &blocklength, 1, displacements)))
         return rc;
-    if (!newtype)
-        return null_arg(fn, "newtype");
     return make_indexed(fn, MPI_COMBINER_INDEXED_BLOCK, count, &blocklength, 1, displacements,
                         count, NULL, 0, &o, 1, newtype);
 }
@@ -186,14 +179,11 @@ int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint di
                                    MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     static const char fn[] = "MPI_Type_create_hindexed_block";
-    CHECK_INIT(fn);
     struct MPI_ABI_Datatype *o;
     int rc;
-    if ((rc = old_type(fn, oldtype, &o)) ||
+    if ((rc = prologue(fn, oldtype, &o, newtype)) ||
         (rc = check_blocks(fn, count, &blocklength, 1, displacements)))
         return rc;
-    if (!newtype)
-        return null_arg(fn, "newtype");
     return make_indexed(fn, MPI_COMBINER_HINDEXED_BLOCK, count, &blocklength, 1, NULL, 0,
                         displacements, count, &o, 1, newtype);
 }
@@ -228,13 +218,10 @@ int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
                             MPI_Datatype *newtype)
 {
     static const char fn[] = "MPI_Type_create_resized";
-    CHECK_INIT(fn);
     struct MPI_ABI_Datatype *o;
     int rc;
-    if ((rc = old_type(fn, oldtype, &o)))
+    if ((rc = prologue(fn, oldtype, &o, newtype)))
         return rc;
-    if (!newtype)
-        return null_arg(fn, "newtype");
     MPI_Aint a[2] = {lb, extent};
     return make(fn, MPI_COMBINER_RESIZED, 0, NULL, 2, a, 1, &o, newtype);
 }
@@ -242,13 +229,10 @@ int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
 int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     static const char fn[] = "MPI_Type_dup";
-    CHECK_INIT(fn);
     struct MPI_ABI_Datatype *o;
     int rc;
-    if ((rc = old_type(fn, oldtype, &o)))
+    if ((rc = prologue(fn, oldtype, &o, newtype)))
         return rc;
-    if (!newtype)
-        return null_arg(fn, "newtype");
     if ((rc = make(fn, MPI_COMBINER_DUP, 0, NULL, 0, NULL, 1, &o, newtype)))
         return rc;
     struct MPI_ABI_Datatype *d = (struct MPI_ABI_Datatype *)*newtype;
@@ -278,14 +262,11 @@ int MPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[],
                              MPI_Datatype *newtype)
 {
     static const char fn[] = "MPI_Type_create_subarray";
-    CHECK_INIT(fn);
     struct MPI_ABI_Datatype *o;
     int rc;
-    if ((rc = old_type(fn, oldtype, &o)) ||
+    if ((rc = prologue(fn, oldtype, &o, newtype)) ||
         (rc = check_array_args(fn, ndims, sizes, subsizes, starts, order)))
         return rc;
-    if (!newtype)
-        return null_arg(fn, "newtype");
     for (int i = 0; i < ndims; i++)
         if (sizes[i] <= 0 || subsizes[i] < 0 || subsizes[i] > sizes[i] || starts[i] < 0 ||
             starts[i] > sizes[i] - subsizes[i])
@@ -302,14 +283,13 @@ int MPI_Type_create_darray(int size, int rank, int ndims, const int gsizes[], co
                            MPI_Datatype *newtype)
 {
     static const char fn[] = "MPI_Type_create_darray";
-    CHECK_INIT(fn);
     struct MPI_ABI_Datatype *o;
     int rc;
-    if ((rc = old_type(fn, oldtype, &o)) ||
+    if ((rc = prologue(fn, oldtype, &o, newtype)) ||
         (rc = check_array_args(fn, ndims, gsizes, distribs, dargs, order)))
         return rc;
-    if (!psizes || !newtype)
-        return null_arg(fn, "psizes or newtype");
+    if (!psizes)
+        return null_arg(fn, "psizes");
     long long procs = 1;
     for (int i = 0; i < ndims; i++) {
         int dist = distribs[i], darg = dargs[i];
