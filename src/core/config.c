@@ -22,6 +22,8 @@ const skf_param_t skf_params[] = {
     {"SKIFF_TCP_TIMEOUT", "10000", "tcp: ms before a silent or unreachable peer counts as gone (keepalive, user timeout, handshake)"},
     {"SKIFF_MPI_EAGER_MAX", "8K",
      "MPI: largest payload sent eagerly (copied through the ring); larger ones use rendezvous"},
+    {"SKIFF_MPI_RNDV_SPLIT", "256K",
+     "MPI: from this size a same-node rendezvous is copied by both ranks (receiver reads half, sender writes half; 0: off)"},
     {"SKIFF_MPI_DTYPE_IOV_MIN", "1K",
      "MPI: an eager send of a derived type goes out as an iovec of its pieces (no packing) when they average this size"},
     {"SKIFF_MPI_DTYPE_PULL_MIN", "4K",

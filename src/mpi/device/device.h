@@ -22,6 +22,8 @@ enum wire_kind {
     W_CONT,      /* more payload of the eager message in progress          */
     W_ACK,       /* receiver matched a synchronous send                    */
     W_FIN,       /* receiver finished pulling a rendezvous payload         */
+    W_CTS,       /* split rendezvous: receiver's key, sender puts the tail  */
+    W_PUTDONE,   /* split rendezvous: sender's put of the tail is in place  */
 };
 #define W_FLAG_SYNC 1 /* sender waits for W_ACK; header is wire_sync_t */
 
@@ -45,6 +47,15 @@ typedef struct wire_ctl { /* W_ACK, W_FIN */
     uint8_t kind, pad[7];
     uint64_t sreq;
 } wire_ctl_t;
+/* W_CTS: the receiver pulls bytes [0, split) itself and lets the sender,
+ * which waits in MPI anyway, put [split, n) into key (both cores copy). */
+typedef struct wire_cts {
+    uint8_t kind, pad[3];
+    uint32_t split_kib; /* split offset / 1024 (split is page aligned) */
+    uint64_t sreq;      /* sender's request (its exposed buffer)       */
+    uint64_t rreq;      /* receiver's request, echoed in W_PUTDONE     */
+    skf_mr_key_t key;   /* receiver's buffer from split to the end      */
+} wire_cts_t;
 typedef struct wire_cont {
     uint8_t kind, pad[7];
 } wire_cont_t;
@@ -53,6 +64,7 @@ typedef union wire_any {
     wire_sync_t s;
     wire_rts_t r;
     wire_ctl_t c;
+    wire_cts_t cts;
 } wire_any_t;
 
 /* Short payload: the channel's 8-byte message word, a 16-byte header and this
@@ -63,6 +75,7 @@ typedef union wire_any {
 #define MPID_HDR_ATOMIC 56
 _Static_assert(sizeof(wire_rts_t) <= MPID_HDR_ATOMIC, "RTS header must fit one ring line");
 _Static_assert(sizeof(wire_sync_t) <= MPID_HDR_ATOMIC, "sync header must fit one ring line");
+_Static_assert(sizeof(wire_cts_t) <= MPID_HDR_ATOMIC, "CTS header must fit one ring line");
 
 /* ---- requests ----------------------------------------------------------- */
 enum req_kind { REQ_SEND = 1, REQ_RECV, REQ_PERSIST, REQ_CTL, REQ_DONE };
@@ -93,6 +106,7 @@ struct MPI_ABI_Request {
     char *tmp;         /* unexpected payload (inline_buf or malloc)       */
     uint64_t sreq;     /* receive: sender's request for ACK/FIN           */
     skf_mr_key_t key;  /* rendezvous memory key                           */
+    skf_mr_key_t rkey; /* receive: own buffer exposed for a split rendezvous  */
     /* status */
     int st_source, st_tag, st_error;
     /* send progress */
@@ -133,6 +147,8 @@ struct mpid_state {
     int rank, size;              /* world */
     skf_addr_t *addr;            /* [size] channel address of each world rank */
     size_t eager_max;            /* above: rendezvous (SKIFF_MPI_EAGER_MAX)    */
+    size_t rndv_split;           /* from here the sender puts half (0: never)  */
+    int node;                    /* my node (a split needs a same-node peer)   */
     req_list_t *sendq;           /* [size] send FIFO per destination          */
     int *active;                 /* destinations with a non-empty send FIFO   */
     int n_active;
@@ -154,6 +170,7 @@ mpid_req_t *mpid_isend(const void *buf, size_t len, int dest, int tag, struct MP
 mpid_req_t *mpid_isend_dt(const void *buf, void *dtp, size_t len, int dest, int tag,
                           struct MPI_ABI_Comm *c, int mode);
 void mpid_send_ctl(int world, int kind, uint64_t sreq);
+void mpid_send_cts(int world, uint64_t sreq, uint64_t rreq, size_t split, const skf_mr_key_t *key);
 int mpid_progress_sends(void);
 void mpid_send_pushed(mpid_req_t *r);
 

@@ -4,8 +4,10 @@
  * thresholds read from SKIFF_* variables.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/config.h"
+#include "core/info.h"
 #include "device/device.h"
 
 struct mpid_state mpid;
@@ -36,6 +38,14 @@ int mpid_init(void)
     if (eager > (1LL << 30))
         eager = 1LL << 30; /* wire_hdr_t.len is 32 bits */
     mpid.eager_max = (size_t)eager;
+    /* The split rendezvous needs CMA both ways (the copy pipeline would make
+     * the two copies wait for each other) and shm between the two ranks. */
+    struct skf_info info;
+    long long split = skf_param_ll("SKIFF_MPI_RNDV_SPLIT");
+    if (split > 0 && skf_info_get(mpid.ctx, &info) == 0 && info.cma_usable &&
+        !info.fallback_active && strcmp(skf_param_str("SKIFF_TRANSPORTS"), "tcp") != 0)
+        mpid.rndv_split = (size_t)(split < 8192 ? 8192 : split);
+    mpid.node = skf_node_id(mpid.ctx, mpid.rank);
     return comm_init_predefined(mpid.rank, mpid.size);
 }
 

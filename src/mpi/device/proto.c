@@ -131,6 +131,19 @@ void mpid_send_ctl(int world, int kind, uint64_t sreq)
     start(r);
 }
 
+void mpid_send_cts(int world, uint64_t sreq, uint64_t rreq, size_t split, const skf_mr_key_t *key)
+{
+    mpid_req_t *r = req_alloc(REQ_CTL);
+    r->world = world;
+    r->hdr.cts.kind = W_CTS;
+    r->hdr.cts.split_kib = (uint32_t)(split >> 10);
+    r->hdr.cts.sreq = sreq;
+    r->hdr.cts.rreq = rreq;
+    r->hdr.cts.key = *key;
+    r->hdr_len = sizeof(wire_cts_t);
+    start(r);
+}
+
 static void fill_envelope(wire_hdr_t *h, int kind, struct MPI_ABI_Comm *c, int tag, size_t len)
 {
     h->kind = (uint8_t)kind;

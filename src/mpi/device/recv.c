@@ -56,9 +56,34 @@ static void deliver(mpid_req_t *r, const struct iovec *cont, int ncont, size_t o
     r->got = at + n;
 }
 
+/* Split rendezvous (n >= SKIFF_MPI_RNDV_SPLIT, contiguous receive, another
+ * process on my node): expose the second half of my buffer and tell the
+ * sender (W_CTS); it process_vm_writev's that half while I read the first.
+ * My W_FIN follows the CTS on the same channel, so the sender has finished
+ * its put before it sees FIN and lets its buffer go; my receive completes on
+ * its W_PUTDONE.  Both cores copy: the sender is waiting in MPI anyway. */
+static int rndv_split(mpid_req_t *r, size_t n)
+{
+    size_t split = (n / 2 + 4095) & ~(size_t)4095;
+    int rc = skf_mr_expose(mpid.ctx, (char *)r->buf + split, n - split, &r->rkey);
+    if (rc < 0)
+        return 0; /* pull it all myself */
+    mpid_send_cts(r->world, r->sreq, (uint64_t)(uintptr_t)r, split, &r->rkey);
+    rc = skf_get(mpid.ch, &r->key, 0, r->buf, split);
+    if (rc < 0)
+        mpir_fatal("rendezvous get of %zu bytes from rank %d failed: %s", split, r->world,
+                   skf_strerror(rc));
+    r->got = split;
+    mpid_send_ctl(r->world, W_FIN, r->sreq);
+    return 1;
+}
+
 static void rndv_pull(mpid_req_t *r)
 {
     size_t n = r->msg_len < r->cap ? r->msg_len : r->cap;
+    if (mpid.rndv_split && n >= mpid.rndv_split && !r->dtp && r->world != mpid.rank &&
+        skf_node_id(mpid.ctx, r->world) == mpid.node && rndv_split(r, n))
+        return; /* completes on W_PUTDONE */
     if (n) {
         /* a typed receive with large pieces pulls straight into them */
         int rc = unlikely(r->dtp) ? mpir_dt_pull(r, n) : 1;
@@ -143,6 +168,27 @@ static void on_cont(int world, const struct iovec *cont, int ncont, size_t total
     }
 }
 
+/* Sender: put the tail the receiver asked for (before its FIN, which
+ * follows on the same channel, lets this request complete). */
+static void on_cts(int world, const wire_cts_t *m)
+{
+    mpid_req_t *s = (mpid_req_t *)(uintptr_t)m->sreq;
+    size_t split = (size_t)m->split_kib << 10;
+    int rc = skf_put(mpid.ch, &m->key, 0, (const char *)(uintptr_t)s->key.base + split, m->key.len);
+    if (rc < 0)
+        mpir_fatal("rendezvous put of %llu bytes to rank %d failed: %s",
+                   (unsigned long long)m->key.len, world, skf_strerror(rc));
+    mpid_send_ctl(world, W_PUTDONE, m->rreq);
+}
+
+/* Receiver: the sender's half is in place. */
+static void on_putdone(mpid_req_t *r)
+{
+    skf_mr_release(mpid.ctx, &r->rkey);
+    r->got = r->msg_len;
+    recv_complete(r);
+}
+
 static void on_ctl(const wire_ctl_t *m)
 {
     mpid_req_t *s = (mpid_req_t *)(uintptr_t)m->sreq;
@@ -185,6 +231,14 @@ void mpid_on_message(int world, struct iovec *cont, int ncont, size_t total)
     case W_FIN:
         skf_recv_done(mpid.ch);
         on_ctl(&m.c);
+        break;
+    case W_CTS:
+        skf_recv_done(mpid.ch); /* before the put, as for RTS */
+        on_cts(world, &m.cts);
+        break;
+    case W_PUTDONE:
+        skf_recv_done(mpid.ch);
+        on_putdone((mpid_req_t *)(uintptr_t)m.c.sreq);
         break;
     default:
         mpir_fatal("malformed message (kind %d) from rank %d", m.h.kind, world);
