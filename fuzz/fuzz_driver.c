@@ -32,7 +32,7 @@ static size_t seed_input(uint8_t *buf, size_t cap)
         while (n + 64 < cap && next() % 4) {
             struct tcp_frame_hdr h = {(uint32_t)(next() % 48), 16, TCP_FRAME_DATA, TCP_FRAME_MAGIC};
             memcpy(buf + n, &h, sizeof h);
-            n += sizeof h + h.len;
+            n += sizeof h + ((h.len + 7) & ~7u);
         }
         return n;
     }

@@ -39,9 +39,10 @@ static void frames(const uint8_t *d, size_t n)
             return; /* the connection would be dropped here */
         must(h.len <= MAX_LEN && h.port == PORT);
         must(h.kind != TCP_FRAME_BYE || h.len == 0);
-        if (n - pos - sizeof h < h.len)
+        size_t frame = sizeof h + ((h.len + 7) & ~(size_t)7); /* padded to 8 */
+        if (n - pos < frame)
             return; /* incomplete: wait for more */
-        pos += sizeof h + h.len;
+        pos += frame;
     }
 }
 

@@ -6,7 +6,8 @@
  * A connection starts with a handshake (hello, challenge, proof: the job-key
  * check of auth.h), then carries frames.  A data connection is one-way (the
  * side that connected sends messages, the other receives): each message is
- * one frame, an 8-byte header and the payload.  A one-sided (RMA) connection
+ * one frame: an 8-byte header, the payload, zero padding to a multiple of 8
+ * (so payloads lie 8-byte aligned in the receiver's ring).  A one-sided (RMA) connection
  * carries requests from the side that connected and responses back.
  * Integers are in the host's byte order: all ranks of a job run the same
  * build on one architecture (the hello's magic catches a mismatch).

@@ -54,6 +54,10 @@
 #include "transports/tcp/frame.h"
 
 #define TCP_HDR ((uint64_t)sizeof(struct tcp_frame_hdr))
+/* A frame on the wire and in the rings: header, payload, padding to 8 bytes,
+ * so every payload starts 8-byte aligned in the receive ring (MPI reads its
+ * headers in place, as from shm's 64-byte slots). */
+#define TCP_FRAME_BYTES(len) (TCP_HDR + (((uint64_t)(len) + 7) & ~7ull))
 #define TCP_MIN_TAKE 4096     /* a partial send takes at least this much (or all) */
 #define TCP_SLEEP_SLICE_MS 100 /* a sleeper re-checks deadlines this often        */
 #define TCP_EVENTS 32
@@ -405,32 +409,39 @@ static ssize_t tcp_send(void *tpv, int peer, const struct iovec *iov, int iovcnt
         want += iov[i].iov_len;
     uint64_t room = c->cap - (c->tail - c->head);
     uint64_t take = want < t->max_msg ? want : t->max_msg;
-    if (room < TCP_HDR + take) {
+    if (room < TCP_FRAME_BYTES(take)) {
         uint64_t least = take < TCP_MIN_TAKE ? take : TCP_MIN_TAKE;
         /* Full: let the sockets move bytes (a few passes while they do). */
-        for (int pass = 0; pass < 4 && room < TCP_HDR + least && progress(t, 0); pass++)
+        for (int pass = 0; pass < 4 && room < TCP_FRAME_BYTES(least) && progress(t, 0); pass++)
             room = c->cap - (c->tail - c->head);
         if (c->state == C_DEAD)
             return -EPIPE;
-        if (room < TCP_HDR + least) {
+        if (room < TCP_FRAME_BYTES(least)) {
             t->blocked = peer;
             return -EAGAIN;
         }
-        take = room - TCP_HDR < take ? room - TCP_HDR : take;
+        uint64_t fits = (room - TCP_HDR) & ~7ull;
+        take = fits < take ? fits : take;
     }
-    struct tcp_frame_hdr h = {(uint32_t)take, t->port, TCP_FRAME_DATA, TCP_FRAME_MAGIC};
-    /* The iovec cut to `take` bytes, behind the header. */
+    /* header, the iovec cut to `take` bytes (and to what one writev takes),
+     * padding */
+    static const uint8_t zeros[8];
+    struct tcp_frame_hdr h = {0, t->port, TCP_FRAME_DATA, TCP_FRAME_MAGIC};
     struct iovec v[IOV_MAX];
     int nv = 0;
     v[nv++] = (struct iovec){&h, TCP_HDR};
     uint64_t left = take;
-    for (int i = 0; i < iovcnt && left && nv < IOV_MAX; i++) {
+    for (int i = 0; i < iovcnt && left && nv < IOV_MAX - 1; i++) {
         size_t n = iov[i].iov_len < left ? iov[i].iov_len : left;
         if (n)
             v[nv++] = (struct iovec){iov[i].iov_base, n};
         left -= n;
     }
-    uint64_t written = 0, total = TCP_HDR + take - left;
+    take -= left;
+    h.len = (uint32_t)take;
+    if (TCP_FRAME_BYTES(take) > TCP_HDR + take)
+        v[nv++] = (struct iovec){(void *)zeros, TCP_FRAME_BYTES(take) - TCP_HDR - take};
+    uint64_t written = 0, total = TCP_FRAME_BYTES(take);
     if (c->tail == c->head && c->state == C_OPEN) { /* straight from the caller's memory */
         ssize_t w;
         do
@@ -458,7 +469,7 @@ static ssize_t tcp_send(void *tpv, int peer, const struct iovec *iov, int iovcnt
     else if (c->state == C_OPEN && c->tail != c->head)
         set_interest(c, EPOLLIN | EPOLLRDHUP | EPOLLOUT);
     t->blocked = -1;
-    return (ssize_t)(take - left);
+    return (ssize_t)take;
 }
 
 /* ---- data: receiving ------------------------------------------------------ */
@@ -482,9 +493,9 @@ static int scan_frames(struct tcp_conn *c)
             c->scan += TCP_HDR;
             continue;
         }
-        if (c->tail - c->scan < TCP_HDR + h.len)
+        if (c->tail - c->scan < TCP_FRAME_BYTES(h.len))
             break;
-        c->scan += TCP_HDR + h.len;
+        c->scan += TCP_FRAME_BYTES(h.len);
         c->nframes++;
     }
     if (c->nframes)
@@ -550,7 +561,7 @@ static void tcp_recv_done(void *tpv)
 {
     struct tcp_tp *t = tpv;
     struct tcp_conn *c = t->out;
-    c->head += TCP_HDR + t->out_len;
+    c->head += TCP_FRAME_BYTES(t->out_len);
     c->nframes--;
     t->out = NULL;
     unqueue(t, c);
