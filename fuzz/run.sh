@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # fuzz/run.sh [seconds] — fuzz Skiff's tcp/PMI parsers for a short while.
-# With clang: libFuzzer + ASan/UBSan on tcp_parsers_fuzz.c (corpus in
+# With clang (Debian: clang libclang-rt-14-dev): libFuzzer + ASan/UBSan on
+# tcp_parsers_fuzz.c (corpus in
 # fuzz/corpus-tcp, kept out of git).  Without clang: the standalone driver
 # (also run by ctest as tcp_parsers_fuzz).  Exit status != 0 on a finding.
 set -euo pipefail
