@@ -75,6 +75,7 @@ case_linkdown() { cut_off linkdown; }
 
 case_strangers() {
     local out rc
+    command -v python3 >/dev/null || { echo "strangers: python3 not installed, skipped"; return; }
     out=$(mktemp)
     # The launcher's PMI port: one connection of garbage, one with a wrong key.
     skiffrun --hosts "$H1,$H2" sh -c 'sleep 2; echo rank $PMI_RANK done' >"$out" 2>&1 &
