@@ -303,6 +303,12 @@ int MPI_Request_free(MPI_Request *request)
         return mpir_error(NULL, MPI_ERR_REQUEST, "%s: request is MPI_REQUEST_NULL", fn);
     if ((rc = check_request(fn, *request, &r)))
         return rc;
+    /* MPI 3.1 section 5.12: freeing an active nonblocking collective is erroneous
+     * (its buffers would be touched after the user can know they are free). */
+    if (r->kind == REQ_COLL && !r->done)
+        return mpir_error(r->comm, MPI_ERR_REQUEST,
+                          "%s: request of an active nonblocking collective cannot be freed; "
+                          "complete it with MPI_Wait or MPI_Test", fn);
     if (r->kind == REQ_PERSIST) {
         mpid_req_t *op = r->active;
         if (op) {
@@ -359,6 +365,9 @@ int MPI_Cancel(MPI_Request *request)
         return mpir_error(NULL, MPI_ERR_REQUEST, "%s: request is MPI_REQUEST_NULL", fn);
     if ((rc = check_request(fn, *request, &r)))
         return rc;
+    if (r->kind == REQ_COLL && !r->done)
+        return mpir_error(r->comm, MPI_ERR_REQUEST,
+                          "%s: a nonblocking collective cannot be cancelled", fn);
     if (r->kind == REQ_PERSIST)
         r = r->active;
     if (r && !r->done)

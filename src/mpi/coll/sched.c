@@ -55,6 +55,7 @@ struct sched {
     struct MPI_ABI_Comm *use_comm; /* sched_use */
     int use_tagx;
     mpid_req_t *req; /* nonblocking: completes with the schedule */
+    struct MPI_ABI_Comm *user_comm; /* the communicator the user called with (errors) */
     sched_t *prev, *next;
 };
 
@@ -67,6 +68,7 @@ sched_t *sched_new(struct MPI_ABI_Comm *c)
     if (!s)
         mpir_fatal("out of memory for a collective schedule");
     s->comm = c->coll;
+    s->user_comm = c;
     s->tag = coll_next_tag(c);
     return s;
 }
@@ -330,8 +332,8 @@ int sched_run(sched_t *s)
 
 mpid_req_t *sched_start_req(sched_t *s)
 {
-    mpid_req_t *r = req_alloc(REQ_DONE);
-    r->comm = s->comm;
+    mpid_req_t *r = req_alloc(REQ_COLL);
+    r->comm = s->user_comm; /* errors on the request go to the user's handler */
     s->req = r;
     sched_fence(s);
     start(s);

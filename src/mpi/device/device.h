@@ -78,7 +78,8 @@ _Static_assert(sizeof(wire_sync_t) <= MPID_HDR_ATOMIC, "sync header must fit one
 _Static_assert(sizeof(wire_cts_t) <= MPID_HDR_ATOMIC, "CTS header must fit one ring line");
 
 /* ---- requests ----------------------------------------------------------- */
-enum req_kind { REQ_SEND = 1, REQ_RECV, REQ_PERSIST, REQ_CTL, REQ_DONE };
+/* REQ_COLL: a nonblocking collective, completed by its schedule (coll/sched.c). */
+enum req_kind { REQ_SEND = 1, REQ_RECV, REQ_PERSIST, REQ_CTL, REQ_DONE, REQ_COLL };
 enum send_mode { MODE_STD, MODE_SYNC, MODE_READY, MODE_BUFFERED };
 enum send_need { NEED_PUSH = 1, NEED_ACK = 2, NEED_FIN = 4 };
 
