@@ -150,6 +150,7 @@ struct mpid_state {
     size_t eager_max;            /* above: rendezvous (SKIFF_MPI_EAGER_MAX)    */
     size_t rndv_split;           /* from here the sender puts half (0: never)  */
     int node;                    /* my node (a split needs a same-node peer)   */
+    int *rndv_out;               /* [size] my rendezvous sends awaiting FIN    */
     req_list_t *sendq;           /* [size] send FIFO per destination          */
     int *active;                 /* destinations with a non-empty send FIFO   */
     int n_active;

@@ -28,7 +28,8 @@ int mpid_init(void)
     mpid.sendq = calloc((size_t)n, sizeof *mpid.sendq);
     mpid.active = calloc((size_t)n, sizeof *mpid.active);
     mpid.inflight = calloc((size_t)n, sizeof *mpid.inflight);
-    if (!mpid.addr || !mpid.sendq || !mpid.active || !mpid.inflight)
+    mpid.rndv_out = calloc((size_t)n, sizeof *mpid.rndv_out);
+    if (!mpid.addr || !mpid.sendq || !mpid.active || !mpid.inflight || !mpid.rndv_out)
         mpir_fatal("out of memory for %d peers", n);
     for (int i = 0; i < n; i++)
         mpid.addr[i] = skf_addr(mpid.ctx, i, SKF_PORT_MPI);
@@ -63,6 +64,7 @@ void mpid_finalize(void)
     free(mpid.sendq);
     free(mpid.active);
     free(mpid.inflight);
+    free(mpid.rndv_out);
     mpid.ch = NULL;
     mpid.ctx = NULL;
 }

@@ -195,6 +195,7 @@ mpid_req_t *mpid_isend_dt(const void *buf, void *dtp, size_t len, int dest, int 
         r->hdr_len = sizeof(wire_rts_t);
         r->cap = 0; /* the payload is pulled, not pushed */
         r->need |= NEED_FIN;
+        mpid.rndv_out[r->world]++;
     }
     start(r);
     return r;

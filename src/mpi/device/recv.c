@@ -81,8 +81,11 @@ static int rndv_split(mpid_req_t *r, size_t n)
 static void rndv_pull(mpid_req_t *r)
 {
     size_t n = r->msg_len < r->cap ? r->msg_len : r->cap;
+    /* Not when I send rendezvous data to that peer too (bidirectional): its
+     * core is then busy pulling from me, and splitting measured slower. */
     if (mpid.rndv_split && n >= mpid.rndv_split && !r->dtp && r->world != mpid.rank &&
-        skf_node_id(mpid.ctx, r->world) == mpid.node && rndv_split(r, n))
+        !mpid.rndv_out[r->world] && skf_node_id(mpid.ctx, r->world) == mpid.node &&
+        rndv_split(r, n))
         return; /* completes on W_PUTDONE */
     if (n) {
         /* a typed receive with large pieces pulls straight into them */
@@ -194,6 +197,7 @@ static void on_ctl(const wire_ctl_t *m)
     mpid_req_t *s = (mpid_req_t *)(uintptr_t)m->sreq;
     if (m->kind == W_FIN) {
         skf_mr_release(mpid.ctx, &s->key);
+        mpid.rndv_out[s->world]--;
         s->need &= (uint8_t)~NEED_FIN;
     } else {
         s->need &= (uint8_t)~NEED_ACK;
