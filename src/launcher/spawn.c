@@ -15,7 +15,7 @@
 extern char **environ;
 
 /* Variables the launcher sets per rank; the user cannot override them, and
- * inherited PMI_xxx and PMIX_xxx ones (an outer launcher's) are dropped, since they
+ * inherited PMI_* and PMIX_* ones (an outer launcher's) are dropped, since they
  * would point the rank's PMI client at the wrong server. */
 #define NRESERVED 4
 static int reserved_name(const char *var)

@@ -292,23 +292,32 @@ int MPI_Testsome(int incount, MPI_Request reqs[], int *outcount, int indices[],
     return some("MPI_Testsome", incount, reqs, outcount, indices, statuses, 0);
 }
 
-int MPI_Request_free(MPI_Request *request)
+/* The request behind *request for Request_free and Cancel: not NULL, not
+ * MPI_REQUEST_NULL, and not an active nonblocking collective, which MPI 3.1
+ * section 5.12 forbids freeing or cancelling (its buffers would be touched
+ * after the user can no longer know when they are free). */
+static int own_request(const char *fn, MPI_Request *request, mpid_req_t **r)
 {
-    static const char fn[] = "MPI_Request_free";
-    mpid_req_t *r = NULL;
     int rc;
     if ((rc = check_req_ptr(fn, NULL, request)))
         return rc;
     if (IS_NULL(*request))
         return mpir_error(NULL, MPI_ERR_REQUEST, "%s: request is MPI_REQUEST_NULL", fn);
-    if ((rc = check_request(fn, *request, &r)))
+    if ((rc = check_request(fn, *request, r)))
         return rc;
-    /* MPI 3.1 section 5.12: freeing an active nonblocking collective is erroneous
-     * (its buffers would be touched after the user can know they are free). */
-    if (r->kind == REQ_COLL && !r->done)
-        return mpir_error(r->comm, MPI_ERR_REQUEST,
-                          "%s: request of an active nonblocking collective cannot be freed; "
+    if ((*r)->kind == REQ_COLL && !(*r)->done)
+        return mpir_error((*r)->comm, MPI_ERR_REQUEST,
+                          "%s: not allowed on an active nonblocking collective; "
                           "complete it with MPI_Wait or MPI_Test", fn);
+    return MPI_SUCCESS;
+}
+
+int MPI_Request_free(MPI_Request *request)
+{
+    mpid_req_t *r = NULL;
+    int rc;
+    if ((rc = own_request("MPI_Request_free", request, &r)))
+        return rc;
     if (r->kind == REQ_PERSIST) {
         mpid_req_t *op = r->active;
         if (op) {
@@ -356,18 +365,10 @@ int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 
 int MPI_Cancel(MPI_Request *request)
 {
-    static const char fn[] = "MPI_Cancel";
     mpid_req_t *r = NULL;
     int rc;
-    if ((rc = check_req_ptr(fn, NULL, request)))
+    if ((rc = own_request("MPI_Cancel", request, &r)))
         return rc;
-    if (IS_NULL(*request))
-        return mpir_error(NULL, MPI_ERR_REQUEST, "%s: request is MPI_REQUEST_NULL", fn);
-    if ((rc = check_request(fn, *request, &r)))
-        return rc;
-    if (r->kind == REQ_COLL && !r->done)
-        return mpir_error(r->comm, MPI_ERR_REQUEST,
-                          "%s: a nonblocking collective cannot be cancelled", fn);
     if (r->kind == REQ_PERSIST)
         r = r->active;
     if (r && !r->done)
