@@ -39,12 +39,17 @@ struct skf_transport_ops {
     ssize_t (*send)(void *tp, int peer, const struct iovec *iov, int iovcnt);
     /* Hand out the oldest deliverable message as pieces in cont (at most
      * SKF_CONT_SIZE) and its sender's world rank.  Returns its length or
-     * -EAGAIN.  The memory stays the transport's until recv_done.  Must not block. */
+     * -EAGAIN.  The first piece of every message starts 8-byte aligned (the
+     * MPI layer reads its headers in place).  The memory stays the
+     * transport's until recv_done.  Must not block. */
     ssize_t (*recv)(void *tp, struct iovec *cont, int *ncont, int *src_rank);
     /* Give back the message recv handed out last.  Must not block. */
     void (*recv_done)(void *tp);
     /* Which of events (SKF_READABLE|SKF_WRITABLE) are true now; WRITABLE refers
-     * to the peer the last send returned -EAGAIN for.  Must not block. */
+     * to the peer the last send returned -EAGAIN for (always true when no send
+     * failed) and turns true only when that peer has taken messages, never
+     * by buffering elsewhere (a full ring stays full while nobody reads).
+     * Must not block. */
     int (*ready)(void *tp, int events);
     /* Sleep until ready(events) would be non-zero, timeout_ms passes (-1 =
      * forever) or a peer dies.  Returns ready events, 0 on timeout, -EPIPE. */

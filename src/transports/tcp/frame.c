@@ -53,6 +53,19 @@ const char *tcp_frame_check(const struct tcp_frame_hdr *h, uint16_t port, uint32
     return NULL;
 }
 
+const char *tcp_back_check(uint64_t rec, uint64_t released, uint64_t sent)
+{
+    uint64_t pos = rec & TCP_BACK_POS_MASK;
+    switch (rec >> 56) {
+    case TCP_BACK_BYE:
+        return pos ? "malformed goodbye" : NULL;
+    case TCP_BACK_CREDIT:
+        return pos < released || pos > sent ? "credit for bytes never sent" : NULL;
+    default:
+        return "bytes on a send-only connection";
+    }
+}
+
 const char *tcp_rma_req_check(const struct tcp_rma_req *r, uint64_t max_len)
 {
     if (r->op != TCP_RMA_GET && r->op != TCP_RMA_PUT)

@@ -65,7 +65,17 @@ struct tcp_frame_hdr {
 };
 #define TCP_FRAME_DATA 1
 #define TCP_FRAME_BYE 2 /* empty, last on a data connection: its sender closed the channel */
-#define TCP_BYE_BYTE 0x42 /* the receiving side's goodbye, on the connector's socket */
+
+/* Back the other way on a data connection (receiver -> sender): 8-byte
+ * records, kind in the top byte, a stream position in the low 56 bits.
+ * CREDIT: "I have released your stream up to here" — the sender keeps at most
+ * SKIFF_TCP_BUF bytes unreleased, so its room (and skf_wait WRITABLE) moves
+ * only when the receiver takes messages, as with shm's ring, never with the
+ * kernel's buffering.  BYE (position 0): the receiver closes its channel. */
+#define TCP_BACK_BYE 0x42
+#define TCP_BACK_CREDIT 0x43
+#define TCP_BACK_POS_MASK ((1ull << 56) - 1)
+#define TCP_BACK_RECORD(kind, pos) (((uint64_t)(kind) << 56) | ((pos) & TCP_BACK_POS_MASK))
 
 /* RMA request (requester -> owner); a PUT's payload follows it. */
 struct tcp_rma_req {
@@ -91,6 +101,8 @@ const char *tcp_hello_check(const struct tcp_hello *h, uint16_t port, int me, in
 const char *tcp_challenge_check(const struct tcp_challenge *c);
 const char *tcp_proof_check(const struct tcp_proof *p);
 const char *tcp_frame_check(const struct tcp_frame_hdr *h, uint16_t port, uint32_t max_len);
+/* A back record, given the sender's state: released so far and bytes sent. */
+const char *tcp_back_check(uint64_t rec, uint64_t released, uint64_t sent);
 const char *tcp_rma_req_check(const struct tcp_rma_req *r, uint64_t max_len);
 const char *tcp_rma_resp_check(const struct tcp_rma_resp *r, uint32_t id, uint32_t op, uint64_t len);
 

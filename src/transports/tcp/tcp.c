@@ -18,7 +18,8 @@
  *    back on the sender.
  *  - send: a message is written straight from the caller's iovec (writev);
  *    only what the socket did not take is copied into the connection's send
- *    ring, bounded by SKIFF_TCP_BUF.  No room: -EAGAIN.
+ *    ring.  The window: at most SKIFF_TCP_BUF bytes the receiver has not
+ *    released (credits come back on the connection, frame.h).  No room: -EAGAIN.
  *  - one-sided: the owner answers a GET by writev from the exposed memory,
  *    the requester reads the data straight into its buffer; a PUT goes the
  *    other way.  Nothing is staged, whatever the size.
@@ -110,6 +111,15 @@ struct tcp_conn {
     int queued;
     int eof;         /* acceptor: the peer closed; deliver what is left */
     int bye;         /* the peer said goodbye (closed its channel) before its EOF */
+    /* flow control (frame.h, back records): a connector counts the stream
+     * bytes it took (sent) and the receiver's last credit (released); an
+     * acceptor the position it last credited and the record being written */
+    uint64_t sent, released;
+    uint64_t credited, cred_rec;
+    size_t cred_left;
+    int cred_broken;  /* acceptor: the back direction failed; reads will tell why */
+    uint8_t back[8];  /* connector: back record being read */
+    size_t back_have;
     struct tcp_conn *next_ready;
     struct tcp_conn *next_hs; /* connections still in the handshake */
     struct rma_state rma;
@@ -151,6 +161,7 @@ struct tcp_tp {
     struct tcp_conn *out; /* frame handed out by recv, not yet done */
     uint64_t out_len;
     int blocked;          /* peer of the last -EAGAIN, or -1 */
+    uint64_t blocked_need; /* window bytes that send needed */
     int any_gone;
     uint64_t buf_bytes, max_msg;
     int timeout_ms;
@@ -293,6 +304,9 @@ static void data_eof(struct tcp_conn *c)
     }
     if (c->role == ROLE_CONNECTOR)
         c->tp->peer[c->peer].closed = 1;
+    static const uint64_t back_bye = TCP_BACK_RECORD(TCP_BACK_BYE, 0);
+    if (c->role == ROLE_ACCEPTOR && !c->cred_left) /* a clean end for the sender's close, too */
+        send(c->fd, &back_bye, sizeof back_bye, MSG_NOSIGNAL | MSG_DONTWAIT);
     close_fd(c);
     c->state = C_DEAD;
     c->eof = 1;
@@ -392,6 +406,7 @@ static int flush_tx(struct tcp_conn *c)
 
 static struct tcp_conn *connect_peer(struct tcp_tp *t, int rank, int kind);
 static int progress(struct tcp_tp *t, int timeout_ms);
+static void read_back(struct tcp_conn *c);
 
 static ssize_t tcp_send(void *tpv, int peer, const struct iovec *iov, int iovcnt)
 {
@@ -407,17 +422,21 @@ static ssize_t tcp_send(void *tpv, int peer, const struct iovec *iov, int iovcnt
     uint64_t want = 0;
     for (int i = 0; i < iovcnt; i++)
         want += iov[i].iov_len;
-    uint64_t room = c->cap - (c->tail - c->head);
+    /* The window: bytes the receiver has not released yet (in my send ring,
+     * in the kernels, in its receive ring) stay below its ring's size.  The
+     * send ring only ever holds part of them, so it cannot overflow. */
+    uint64_t room = c->cap - (c->sent - c->released);
     uint64_t take = want < t->max_msg ? want : t->max_msg;
     if (room < TCP_FRAME_BYTES(take)) {
         uint64_t least = take < TCP_MIN_TAKE ? take : TCP_MIN_TAKE;
-        /* Full: let the sockets move bytes (a few passes while they do). */
+        /* Full: read credits that may have come (a few passes while sockets move). */
         for (int pass = 0; pass < 4 && room < TCP_FRAME_BYTES(least) && progress(t, 0); pass++)
-            room = c->cap - (c->tail - c->head);
+            room = c->cap - (c->sent - c->released);
         if (c->state == C_DEAD)
             return -EPIPE;
         if (room < TCP_FRAME_BYTES(least)) {
             t->blocked = peer;
+            t->blocked_need = TCP_FRAME_BYTES(least);
             return -EAGAIN;
         }
         uint64_t fits = (room - TCP_HDR) & ~7ull;
@@ -464,6 +483,7 @@ static ssize_t tcp_send(void *tpv, int peer, const struct iovec *iov, int iovcnt
         ring_write(c, (const uint8_t *)v[i].iov_base + skip, n - skip);
         skip = 0;
     }
+    c->sent += total;
     if (c->state == C_OPEN && c->tail - c->head > total - written)
         flush_tx(c); /* older bytes were waiting: push them along */
     else if (c->state == C_OPEN && c->tail != c->head)
@@ -503,12 +523,53 @@ static int scan_frames(struct tcp_conn *c)
     return 0;
 }
 
+/* A receiving connection's epoll interest: data while its ring has room
+ * (else the reader must make room first), writability while a credit waits. */
+static void rx_interest(struct tcp_conn *c)
+{
+    if (c->state == C_OPEN)
+        set_interest(c, (c->tail - c->head < c->cap ? EPOLLIN | EPOLLRDHUP : 0) |
+                            (c->cred_left ? EPOLLOUT : 0));
+}
+
+/* Receiver: tell the sender how far its stream is released, once a quarter
+ * of the ring has been freed since the last credit (one small write per
+ * SKIFF_TCP_BUF/4 bytes taken, never per message).  Whatever is left (and
+ * so whatever the sender waits for) is below a quarter: a sender whose
+ * messages were all taken always has room for a cut message. */
+static void send_credit(struct tcp_conn *c)
+{
+    while (c->state == C_OPEN && !c->cred_broken) {
+        if (!c->cred_left) {
+            /* after its goodbye frame the sender sends nothing more */
+            if (c->bye || c->head - c->credited < c->cap / 4)
+                break;
+            c->credited = c->head;
+            c->cred_rec = TCP_BACK_RECORD(TCP_BACK_CREDIT, c->head);
+            c->cred_left = sizeof c->cred_rec;
+        }
+        ssize_t w = send(c->fd, (uint8_t *)&c->cred_rec + sizeof c->cred_rec - c->cred_left,
+                         c->cred_left, MSG_DONTWAIT | MSG_NOSIGNAL);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            break; /* EPOLLOUT brings me back */
+        if (w < 0) { /* the sender went away: reading its EOF or reset decides */
+            c->cred_broken = 1;
+            c->cred_left = 0;
+            break;
+        }
+        c->cred_left -= (size_t)w;
+    }
+    rx_interest(c);
+}
+
 static void fill_rx(struct tcp_conn *c)
 {
     for (;;) {
         uint64_t room = c->cap - (c->tail - c->head);
         if (!room) {
-            set_interest(c, 0); /* the reader must make room first */
+            rx_interest(c);
             return;
         }
         struct iovec v[2];
@@ -567,8 +628,10 @@ static void tcp_recv_done(void *tpv)
     unqueue(t, c);
     if (c->nframes)
         enqueue(t, c); /* to the back: senders take turns */
-    if (c->state == C_OPEN && c->interest != (EPOLLIN | EPOLLRDHUP))
-        set_interest(c, EPOLLIN | EPOLLRDHUP); /* there is room again */
+    if (c->head - c->credited >= c->cap / 4)
+        send_credit(c); /* also restores the interest */
+    else if (c->state == C_OPEN && !(c->interest & EPOLLIN))
+        rx_interest(c); /* there is room again */
 }
 
 static size_t tcp_max_msg(void *tpv, int peer)
@@ -1065,32 +1128,54 @@ static void on_event(struct tcp_conn *c, uint32_t ev)
         return;
     }
     if (c->kind == TCP_CONN_DATA && c->role == ROLE_ACCEPTOR) {
-        fill_rx(c);
+        if (ev & EPOLLOUT)
+            send_credit(c);
+        if (c->state == C_OPEN && (ev & ~(uint32_t)EPOLLOUT))
+            fill_rx(c);
         return;
     }
-    if (c->kind == TCP_CONN_DATA) { /* my sending side: nothing may arrive */
+    if (c->kind == TCP_CONN_DATA) { /* my sending side: only back records arrive */
         if (ev & EPOLLOUT)
             flush_tx(c);
-        while (c->state == C_OPEN && (ev & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))) {
-            char b;
-            ssize_t r = recv(c->fd, &b, 1, MSG_DONTWAIT);
-            if (r == 0)
-                data_eof(c);
-            else if (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
-                peer_gone(c->tp, c->peer, strerror(errno));
-            else if (r > 0 && b == TCP_BYE_BYTE && !c->bye)
-                c->bye = 1; /* the receiver closes its channel; EOF follows */
-            else if (r > 0)
-                drop(c, "bytes on a send-only connection");
-            if (r <= 0)
-                break;
-        }
+        if (ev & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
+            read_back(c);
         return;
     }
     if (c->role == ROLE_ACCEPTOR)
         rma_serve(c);
     else
         rma_request_progress(c);
+}
+
+/* Sender: read the receiver's back records (credits, goodbye). */
+static void read_back(struct tcp_conn *c)
+{
+    while (c->state == C_OPEN) {
+        ssize_t r = recv(c->fd, c->back + c->back_have, sizeof c->back - c->back_have, MSG_DONTWAIT);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r == 0)
+            data_eof(c);
+        else if (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+            peer_gone(c->tp, c->peer, strerror(errno));
+        if (r <= 0)
+            return;
+        c->back_have += (size_t)r;
+        if (c->back_have < sizeof c->back)
+            continue;
+        c->back_have = 0;
+        uint64_t rec;
+        memcpy(&rec, c->back, sizeof rec);
+        const char *bad = c->bye ? "bytes after the goodbye" : tcp_back_check(rec, c->released, c->sent);
+        if (bad) {
+            drop(c, bad);
+            return;
+        }
+        if (rec >> 56 == TCP_BACK_BYE)
+            c->bye = 1; /* the receiver closes its channel; EOF follows */
+        else
+            c->released = rec & TCP_BACK_POS_MASK;
+    }
 }
 
 /* Handshakes that take too long (a silent stranger, an unreachable host). */
@@ -1130,7 +1215,7 @@ static int writable(struct tcp_tp *t)
     if (p->gone || p->closed)
         return 0; /* wait reports -EPIPE */
     struct tcp_conn *c = p->tx;
-    return c && c->cap - (c->tail - c->head) >= TCP_HDR + TCP_MIN_TAKE;
+    return c && c->cap - (c->sent - c->released) >= t->blocked_need;
 }
 
 static int tcp_ready(void *tpv, int events)
@@ -1337,11 +1422,12 @@ static void drain_sends(struct tcp_tp *t)
 }
 
 /* Tell every peer this is a clean close: a goodbye frame on my sending
- * connections, a goodbye byte on my receiving ones. */
+ * connections, a goodbye record on my receiving ones (after a credit still
+ * being written; a record never interleaves with another). */
 static void say_goodbye(struct tcp_tp *t)
 {
     static const struct tcp_frame_hdr bye = {0, 0, TCP_FRAME_BYE, TCP_FRAME_MAGIC};
-    static const char byte = TCP_BYE_BYTE;
+    static const uint64_t back_bye = TCP_BACK_RECORD(TCP_BACK_BYE, 0);
     for (int r = 0; r < t->size; r++) {
         struct tcp_peer *p = &t->peer[r];
         if (p->tx && p->tx->state == C_OPEN && p->tx->tail == p->tx->head) {
@@ -1349,8 +1435,41 @@ static void say_goodbye(struct tcp_tp *t)
             h.port = t->port;
             send(p->tx->fd, &h, sizeof h, MSG_NOSIGNAL | MSG_DONTWAIT);
         }
-        if (p->rx && p->rx->state == C_OPEN)
-            send(p->rx->fd, &byte, 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (p->rx && p->rx->state == C_OPEN) {
+            send_credit(p->rx);
+            if (!p->rx->cred_left)
+                send(p->rx->fd, &back_bye, sizeof back_bye, MSG_NOSIGNAL | MSG_DONTWAIT);
+        }
+    }
+}
+
+/* After the goodbyes: stop receiving (my receive connections close), then
+ * half-close my sending connections and read their back records until each
+ * receiver has read my goodbye and closed its side.  Closing at once would
+ * answer a credit still on its way with a reset, which a receiver that is
+ * still taking my last messages would take for my death.  Bounded by
+ * SKIFF_TCP_TIMEOUT (a receiver outside Skiff that long is not waited for). */
+static void await_receivers(struct tcp_tp *t)
+{
+    int waiting = 0;
+    for (int r = 0; r < t->size; r++) {
+        struct tcp_peer *p = &t->peer[r];
+        if (p->rx) {
+            free_conn(p->rx);
+            p->rx = NULL;
+        }
+        struct tcp_conn *c = p->tx;
+        if (c && c->state == C_OPEN && c->tail == c->head && !shutdown(c->fd, SHUT_WR)) {
+            set_interest(c, EPOLLIN | EPOLLRDHUP);
+            waiting = 1;
+        }
+    }
+    for (long long end = now_ms() + t->timeout_ms; waiting && now_ms() < end;) {
+        progress(t, 10);
+        waiting = 0;
+        for (int r = 0; r < t->size; r++)
+            if (t->peer[r].tx && t->peer[r].tx->state == C_OPEN)
+                waiting = 1;
     }
 }
 
@@ -1359,6 +1478,7 @@ static int tcp_chan_close(void *tpv)
     struct tcp_tp *t = tpv;
     drain_sends(t);
     say_goodbye(t);
+    await_receivers(t);
     for (int r = 0; r < t->size; r++) {
         struct tcp_peer *p = &t->peer[r];
         struct tcp_conn *cs[] = {p->tx, p->rx, p->rma, p->rma_in};
