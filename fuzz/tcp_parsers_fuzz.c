@@ -1,7 +1,7 @@
 /*
  * tcp_parsers_fuzz — fuzz target for everything Skiff parses from a TCP peer
  * before (or without) trusting it: the tcp transport's handshake messages,
- * frame and one-sided headers (src/transports/tcp/frame.c), the hex of MACs
+ * frame, back-record and one-sided headers (src/transports/tcp/frame.c), the hex of MACs
  * and nonces (auth.c), and the PMI lines the launcher and the PMI-over-TCP
  * client read (src/common/pmi_wire.c).
  *
@@ -82,6 +82,25 @@ static void rma(const uint8_t *d, size_t n)
     }
 }
 
+/* Back records as a sender reads them: accepted credits never go backwards
+ * nor past what was sent, so the window never grows beyond the ring. */
+static void back_records(const uint8_t *d, size_t n)
+{
+    uint64_t released = 0, sent = 1u << 20;
+    for (size_t pos = 0; n - pos >= 8; pos += 8) {
+        uint64_t rec;
+        memcpy(&rec, d + pos, sizeof rec);
+        if (tcp_back_check(rec, released, sent))
+            return; /* the connection would be dropped here */
+        if (rec >> 56 == TCP_BACK_CREDIT) {
+            must((rec & TCP_BACK_POS_MASK) >= released && (rec & TCP_BACK_POS_MASK) <= sent);
+            released = rec & TCP_BACK_POS_MASK;
+        } else {
+            must(rec == TCP_BACK_RECORD(TCP_BACK_BYE, 0));
+        }
+    }
+}
+
 static void pmi_lines(const uint8_t *d, size_t n)
 {
     pmi_linebuf_t b;
@@ -124,7 +143,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size == 0)
         return 0;
     switch (data[0] % 4) {
-    case 0: frames(data + 1, size - 1); break;
+    case 0: frames(data + 1, size - 1); back_records(data + 1, size - 1); break;
     case 1: handshake(data + 1, size - 1); break;
     case 2: rma(data + 1, size - 1); break;
     default: pmi_lines(data + 1, size - 1); break;

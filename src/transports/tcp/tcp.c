@@ -120,6 +120,8 @@ struct tcp_conn {
     int cred_broken;  /* acceptor: the back direction failed; reads will tell why */
     uint8_t back[8];  /* connector: back record being read */
     size_t back_have;
+    int bye_out;      /* connector: my goodbye frame is in the send ring */
+    int shut;         /* connector: half-closed after the goodbye went out */
     struct tcp_conn *next_ready;
     struct tcp_conn *next_hs; /* connections still in the handshake */
     struct rma_state rma;
@@ -1431,9 +1433,12 @@ static void say_goodbye(struct tcp_tp *t)
     for (int r = 0; r < t->size; r++) {
         struct tcp_peer *p = &t->peer[r];
         if (p->tx && p->tx->state == C_OPEN && p->tx->tail == p->tx->head) {
+            /* through the ring: a full socket buffer takes it later, whole */
             struct tcp_frame_hdr h = bye;
             h.port = t->port;
-            send(p->tx->fd, &h, sizeof h, MSG_NOSIGNAL | MSG_DONTWAIT);
+            ring_write(p->tx, &h, sizeof h);
+            p->tx->bye_out = 1;
+            flush_tx(p->tx);
         }
         if (p->rx && p->rx->state == C_OPEN) {
             send_credit(p->rx);
@@ -1451,25 +1456,27 @@ static void say_goodbye(struct tcp_tp *t)
  * SKIFF_TCP_TIMEOUT (a receiver outside Skiff that long is not waited for). */
 static void await_receivers(struct tcp_tp *t)
 {
-    int waiting = 0;
-    for (int r = 0; r < t->size; r++) {
-        struct tcp_peer *p = &t->peer[r];
-        if (p->rx) {
-            free_conn(p->rx);
-            p->rx = NULL;
+    for (int r = 0; r < t->size; r++)
+        if (t->peer[r].rx) {
+            free_conn(t->peer[r].rx);
+            t->peer[r].rx = NULL;
         }
-        struct tcp_conn *c = p->tx;
-        if (c && c->state == C_OPEN && c->tail == c->head && !shutdown(c->fd, SHUT_WR)) {
-            set_interest(c, EPOLLIN | EPOLLRDHUP);
+    long long end = now_ms() + t->timeout_ms;
+    for (;;) {
+        int waiting = 0;
+        for (int r = 0; r < t->size; r++) {
+            struct tcp_conn *c = t->peer[r].tx;
+            if (!c || c->state != C_OPEN || !c->bye_out)
+                continue;
+            if (!c->shut && c->tail == c->head) { /* the goodbye is out */
+                c->shut = 1;
+                shutdown(c->fd, SHUT_WR);
+            }
             waiting = 1;
         }
-    }
-    for (long long end = now_ms() + t->timeout_ms; waiting && now_ms() < end;) {
+        if (!waiting || now_ms() > end)
+            return;
         progress(t, 10);
-        waiting = 0;
-        for (int r = 0; r < t->size; r++)
-            if (t->peer[r].tx && t->peer[r].tx->state == C_OPEN)
-                waiting = 1;
     }
 }
 
