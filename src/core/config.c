@@ -28,6 +28,7 @@ const skf_param_t skf_params[] = {
      "MPI: an eager send of a derived type goes out as an iovec of its pieces (no packing) when they average this size"},
     {"SKIFF_MPI_DTYPE_PULL_MIN", "4K",
      "MPI: a rendezvous into a derived type gets the data straight into its pieces when they average this size"},
+    {"SKIFF_COLL_HIER", "1", "MPI collectives: 0 turns off the two-level path for communicators spanning nodes (barrier, bcast, allreduce: node path inside nodes, point-to-point among node leaders)"},
     {"SKIFF_COLL_NODE", "1", "MPI collectives: 0 turns off the node shared-memory path (barrier, bcast, reduce, allreduce, allgather, alltoall)"},
     {"SKIFF_COLL_NODE_MAX", "64K", "MPI collectives: largest message sent through the node shared-memory path (halved while ranks x 4 slots pass 4 MiB)"},
     {"SKIFF_COLL_NODE_ALLREDUCE_MAX", "0", "MPI_Allreduce: vectors longer than SKIFF_COLL_NODE_MAX and up to this go through shared memory in chunks (0: off; measured slower than Rabenseifner over CMA at 2 and 4 ranks)"},

@@ -3,12 +3,20 @@
  *
  * Each checks its arguments (coll_check.c), tries the node shared-memory path
  * where one exists (barrier, bcast, reduce, allreduce on ranks of one node),
+ * or the two-level path for a communicator spanning nodes (coll/hier.c),
  * and otherwise builds the point-to-point schedule chosen for the size and
  * rank count and runs it to completion (coll/sched.c).
  */
 #include <stdlib.h>
 
 #include "binding/coll_check.h"
+
+/* The result of a two-level collective (coll/hier.c) as the call's return. */
+static int hier_result(const char *fn, struct MPI_ABI_Comm *c, int err)
+{
+    return err ? mpir_error(c, err, "%s: %s (across nodes)", fn, mpir_class_string(err))
+               : MPI_SUCCESS;
+}
 
 int MPI_Barrier(MPI_Comm comm)
 {
@@ -19,6 +27,8 @@ int MPI_Barrier(MPI_Comm comm)
         return rc;
     if (!inter && (c->size == 1 || node_barrier(c)))
         return MPI_SUCCESS;
+    if (!inter && hier_barrier(c, &rc))
+        return hier_result(fn, c, rc);
     coll_args_t a = {.kind = C_BARRIER, .inter = inter};
     return coll_run(fn, c, &a);
 }
@@ -42,6 +52,10 @@ int MPI_Bcast(void *buf, int count, MPI_Datatype datatype, int root, MPI_Comm co
     if (node_bcast(c, a.rbuf, a.rbytes, root)) {
         coll_local_done(&a);
         return MPI_SUCCESS;
+    }
+    if (hier_bcast(c, a.rbuf, a.rbytes, root, &rc)) {
+        coll_local_done(&a);
+        return hier_result(fn, c, rc);
     }
     return coll_run(fn, c, &a);
 }
@@ -71,6 +85,10 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
         return rc;
     if (!a.inter && node_allreduce(c, &a))
         return MPI_SUCCESS;
+    if (!a.inter && hier_allreduce(c, &a, &rc)) {
+        coll_local_done(&a);
+        return hier_result(fn, c, rc);
+    }
     return coll_run(fn, c, &a);
 }
 

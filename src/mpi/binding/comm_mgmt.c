@@ -428,6 +428,9 @@ static int split_inter(const char *fn, struct MPI_ABI_Comm *c, int color, int ke
     return rc;
 }
 
+static int split_intra(const char *fn, struct MPI_ABI_Comm *c, int color, int key,
+                       struct MPI_ABI_Comm **newcomm);
+
 static int split(const char *fn, MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
     CHECK_INIT(fn);
@@ -444,6 +447,17 @@ static int split(const char *fn, MPI_Comm comm, int color, int key, MPI_Comm *ne
         return mpir_error(c, MPI_ERR_ARG, "%s: NULL newcomm", fn);
     if (color < 0 && color != MPI_UNDEFINED)
         return mpir_error(c, MPI_ERR_ARG, "%s: invalid color %d", fn, color);
+    struct MPI_ABI_Comm *n = NULL;
+    rc = split_intra(fn, c, color, key, &n);
+    *newcomm = n ? (MPI_Comm)n : MPI_COMM_NULL;
+    return rc;
+}
+
+/* The split of intracommunicator c proper (also the collectives' node and
+ * leader communicators, coll/hier.c). */
+static int split_intra(const char *fn, struct MPI_ABI_Comm *c, int color, int key,
+                       struct MPI_ABI_Comm **newcomm)
+{
     ic_set_t s = whole(c);
     agree_msg_t mine = {.color = color, .key = key}, *all;
     ctx_mask_t acc;
@@ -454,7 +468,7 @@ static int split(const char *fn, MPI_Comm comm, int color, int key, MPI_Comm *ne
         free(all);
         return no_ctx(fn, c);
     }
-    *newcomm = MPI_COMM_NULL;
+    *newcomm = NULL;
     if (color == MPI_UNDEFINED) {
         free(all);
         return MPI_SUCCESS;
@@ -471,8 +485,13 @@ static int split(const char *fn, MPI_Comm comm, int color, int key, MPI_Comm *ne
         free(w);
         return no_mem(fn, c);
     }
-    *newcomm = (MPI_Comm)comm_build(ctx, me, n, w, g, NULL, c->eh);
+    *newcomm = comm_build(ctx, me, n, w, g, NULL, c->eh);
     return MPI_SUCCESS;
+}
+
+int mpir_comm_split(struct MPI_ABI_Comm *c, int color, int key, struct MPI_ABI_Comm **newcomm)
+{
+    return split_intra("MPI_Comm_split (collectives' node/leader split)", c, color, key, newcomm);
 }
 
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)

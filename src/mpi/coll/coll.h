@@ -13,6 +13,8 @@
  *               one node reduce/broadcast/synchronise through a shared
  *               segment (one copy in, one copy out, sequence flags, futex
  *               sleep after a short poll)
+ *   hier.c      communicators spanning nodes: node path inside each node,
+ *               point-to-point among one leader per node
  *   inter.c     intercommunicator forms (local groups + leaders)
  *   (neighbourhood collectives: binding/coll_neighbor.c, on the same engine)
  *
@@ -73,6 +75,8 @@ typedef struct coll_comm {
     uint32_t seq;          /* collectives started on this communicator (tags) */
     int node_state;        /* 0: not tried yet, 1: usable, -1: not usable     */
     struct node_coll *node;
+    int hier_state;        /* two-level path (hier.c): 0 untried, 1 on, -1 off */
+    struct coll_hier *hier;
 } coll_comm_t;
 coll_comm_t *coll_comm_get(struct MPI_ABI_Comm *c);
 /* Next tag for a collective on c (every rank calls collectives in the same order). */
@@ -182,6 +186,7 @@ typedef struct coll_tune {
     size_t node_max;         /* node shared-memory path for messages up to this       */
     size_t node_long_max;    /* allreduce: chunked node path up to this (above node_max) */
     int node_on;             /* SKIFF_COLL_NODE                                         */
+    int hier_on;             /* SKIFF_COLL_HIER: two levels across nodes                */
     long spin;               /* polls before a node waiter yields/sleeps (SKIFF_SPIN)   */
     int yields;              /* sched_yield rounds before it sleeps (SKIFF_YIELDS)      */
 } coll_tune_t;
@@ -198,6 +203,14 @@ int node_reduce(struct MPI_ABI_Comm *c, const coll_args_t *a);
 int node_allgather(struct MPI_ABI_Comm *c, const coll_args_t *a);
 int node_alltoall(struct MPI_ABI_Comm *c, const coll_args_t *a);
 void node_free(struct node_coll *n);
+
+/* ---- two-level path for communicators spanning nodes (hier.c) ----------- */
+/* Blocking only.  Each returns 1 when it did the collective (*rc: its MPI
+ * error class), 0 when the caller must use the flat algorithms. */
+int hier_barrier(struct MPI_ABI_Comm *c, int *rc);
+int hier_bcast(struct MPI_ABI_Comm *c, void *buf, size_t bytes, int root, int *rc);
+int hier_allreduce(struct MPI_ABI_Comm *c, const coll_args_t *a, int *rc);
+void hier_free(struct coll_hier *h);
 
 #pragma GCC visibility pop
 

@@ -35,6 +35,7 @@ void coll_tune_init(void)
     long long nm = skf_param_ll("SKIFF_COLL_NODE_MAX");
     coll_tune.node_max = nm > 0 ? (size_t)nm : 0;
     coll_tune.node_on = skf_param_ll("SKIFF_COLL_NODE") != 0 && nm > 0;
+    coll_tune.hier_on = skf_param_ll("SKIFF_COLL_HIER") != 0;
     long long nl = skf_param_ll("SKIFF_COLL_NODE_ALLREDUCE_MAX");
     coll_tune.node_long_max = nl > 0 ? (size_t)nl : 0;
     long long spin = skf_param_ll("SKIFF_SPIN");
@@ -62,6 +63,8 @@ void coll_comm_free(struct MPI_ABI_Comm *c)
         return;
     if (cc->node)
         node_free(cc->node);
+    if (cc->hier)
+        hier_free(cc->hier);
     free(cc);
     c->coll_state = NULL;
 }
