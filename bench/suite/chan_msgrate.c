@@ -56,12 +56,16 @@ static void fail(const char *what, long err)
  * SkifCh contract); the receiver reassembles by length. */
 static void send_one(skf_addr_t dst, const void *buf, size_t len)
 {
+    /* Loop until a send succeeded at least once: a 0-byte message that meets a
+     * full ring (-EAGAIN) must be retried, not counted as sent. */
     size_t off = 0;
-    do {
+    int taken = 0;
+    while (!taken || off < len) {
         struct iovec iov = {(char *)buf + off, len - off};
         ssize_t n = skf_send(ch, dst, &iov, 1);
         if (n >= 0) {
             off += (size_t)n;
+            taken = 1;
             continue;
         }
         if (n != -EAGAIN)
@@ -69,7 +73,7 @@ static void send_one(skf_addr_t dst, const void *buf, size_t len)
         int w = skf_wait(ch, SKF_WRITABLE, -1);
         if (w < 0)
             fail("skf_wait(writable)", w);
-    } while (off < len);
+    }
 }
 
 /* Receive one channel message; copy its first `want` bytes to out; return its length. */
