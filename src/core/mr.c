@@ -114,8 +114,11 @@ static int cma_copy(pid_t pid, int write, void *local, uint64_t remote, size_t l
         struct iovec l = {local, len}, r = {(void *)(uintptr_t)remote, len};
         ssize_t n = write ? process_vm_writev(pid, &l, 1, &r, 1, 0)
                           : process_vm_readv(pid, &l, 1, &r, 1, 0);
-        if (n < 0)
-            return errno == EINTR ? 0 : -errno;
+        if (n < 0) {
+            if (errno == EINTR) /* interrupted before copying anything: try again */
+                continue;
+            return -errno;
+        }
         if (n == 0)
             return -EFAULT;
         local = (uint8_t *)local + n;
