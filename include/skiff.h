@@ -105,6 +105,15 @@ int skf_mr_release(skf_ctx_t *ctx, const skf_mr_key_t *key);
  * inside Skiff (e.g. waiting on the same channel) when a fallback path is used. */
 int skf_get(skf_chan_t *ch, const skf_mr_key_t *key, size_t off, void *dst, size_t len);
 int skf_put(skf_chan_t *ch, const skf_mr_key_t *key, size_t off, const void *src, size_t len);
+/* Vector get: the region's pieces remote[] (iov_base = offset in the region,
+ * each range-checked like skf_get) are read in order into the local pieces
+ * local[]; both lists must hold the same number of bytes, their piece
+ * boundaries need not agree.  Same returns and progress rule as skf_get.  On
+ * one node with CMA it is process_vm_readv with up to IOV_MAX pieces a side per
+ * call; on every other path one skf_get per stretch, with identical results.
+ * On an error some pieces may already be filled. */
+int skf_getv(skf_chan_t *ch, const skf_mr_key_t *key, const struct iovec *remote, int nremote,
+             const struct iovec *local, int nlocal);
 
 const char *skf_strerror(int err);
 

@@ -24,6 +24,8 @@ const skf_param_t skf_params[] = {
      "MPI: largest payload sent eagerly (copied through the ring); larger ones use rendezvous"},
     {"SKIFF_MPI_RNDV_SPLIT", "256K",
      "MPI: from this size a same-node rendezvous is copied by both ranks (receiver reads half, sender writes half; 0: off)"},
+    {"SKIFF_MPI_DTYPE_EAGER_MAX", "64K",
+     "MPI: largest derived-type message sent eagerly (packed chunk by chunk into the ring while the receiver unpacks); larger ones use rendezvous"},
     {"SKIFF_MPI_DTYPE_IOV_MIN", "1K",
      "MPI: an eager send of a derived type goes out as an iovec of its pieces (no packing) when they average this size"},
     {"SKIFF_MPI_DTYPE_PULL_MIN", "4K",

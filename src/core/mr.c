@@ -9,6 +9,7 @@
  * skf_wait or skf_send on any channel) — the fallback server.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -508,4 +509,131 @@ int skf_get(skf_chan_t *ch, const skf_mr_key_t *key, size_t off, void *dst, size
 int skf_put(skf_chan_t *ch, const skf_mr_key_t *key, size_t off, const void *src, size_t len)
 {
     return rma(ch, "skf_put", 1, key, off, (void *)src, len);
+}
+
+/* ---- vector get ------------------------------------------------------------------ */
+
+/* A position inside an iovec list. */
+struct iov_cursor {
+    const struct iovec *v;
+    int n, i;
+    size_t at; /* bytes of v[i] already done */
+};
+
+static void cursor_skip_empty(struct iov_cursor *c)
+{
+    while (c->i < c->n && c->at == c->v[c->i].iov_len) {
+        c->i++;
+        c->at = 0;
+    }
+}
+
+static void cursor_advance(struct iov_cursor *c, size_t len)
+{
+    while (len) {
+        size_t left = c->v[c->i].iov_len - c->at;
+        size_t k = len < left ? len : left;
+        c->at += k;
+        len -= k;
+        cursor_skip_empty(c);
+    }
+    cursor_skip_empty(c);
+}
+
+/* Up to IOV_MAX pieces from the cursor on, the first one cut at its offset;
+ * remote pieces are region offsets, turned into the owner's addresses. */
+static int cursor_batch(const struct iov_cursor *c, struct iovec *out, uint64_t base)
+{
+    int k = 0;
+    for (int i = c->i; i < c->n && k < IOV_MAX; i++) {
+        size_t skip = i == c->i ? c->at : 0;
+        if (c->v[i].iov_len == skip)
+            continue;
+        out[k].iov_base = (void *)((uintptr_t)c->v[i].iov_base + (uintptr_t)base + skip);
+        out[k].iov_len = c->v[i].iov_len - skip;
+        k++;
+    }
+    return k;
+}
+
+/* Scatter-gather read by process_vm_readv, IOV_MAX pieces a side per call;
+ * a short read just moves both cursors on.  0 or -errno. */
+static int cma_readv(pid_t pid, uint64_t base, struct iov_cursor *r, struct iov_cursor *l)
+{
+    struct iovec rv[IOV_MAX], lv[IOV_MAX];
+    cursor_skip_empty(r);
+    cursor_skip_empty(l);
+    while (r->i < r->n && l->i < l->n) {
+        int nr = cursor_batch(r, rv, base), nl = cursor_batch(l, lv, 0);
+        ssize_t got = process_vm_readv(pid, lv, (unsigned long)nl, rv, (unsigned long)nr, 0);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            return -errno;
+        if (got == 0)
+            return -EFAULT;
+        cursor_advance(r, (size_t)got);
+        cursor_advance(l, (size_t)got);
+    }
+    return 0;
+}
+
+int skf_getv(skf_chan_t *ch, const skf_mr_key_t *key, const struct iovec *remote, int nremote,
+             const struct iovec *local, int nlocal)
+{
+    if (!ch || !key || nremote < 0 || nlocal < 0 || (!remote && nremote) || (!local && nlocal)) {
+        skf_error("skf_getv: invalid arguments (channel %p, key %p, remote %p x %d, local %p x %d)",
+                  (void *)ch, (const void *)key, (const void *)remote, nremote,
+                  (const void *)local, nlocal);
+        return -EINVAL;
+    }
+    size_t rtotal = 0, ltotal = 0;
+    for (int i = 0; i < nremote; i++) {
+        size_t off = (size_t)(uintptr_t)remote[i].iov_base;
+        int rc = check_rma(ch, "skf_getv", key, off, (void *)1, remote[i].iov_len);
+        if (rc)
+            return rc;
+        rtotal += remote[i].iov_len;
+    }
+    for (int i = 0; i < nlocal; i++) {
+        if (!local[i].iov_base && local[i].iov_len) {
+            skf_error("skf_getv: local piece %d is NULL with %zu bytes", i, local[i].iov_len);
+            return -EINVAL;
+        }
+        ltotal += local[i].iov_len;
+    }
+    if (rtotal != ltotal) {
+        skf_error("skf_getv: remote pieces hold %zu bytes, local pieces %zu", rtotal, ltotal);
+        return -EINVAL;
+    }
+    struct iov_cursor r = {remote, nremote, 0, 0}, l = {local, nlocal, 0, 0};
+    skf_ctx_t *ctx = ch->ctx;
+    const struct skf_peer *via = &ch->peer[key->owner];
+    if (key->owner != ctx->rank && !(via->ops && via->ops->rma) &&
+        ctx->local_of_rank[key->owner] >= 0 && ctx->cma_usable) {
+        int rc = cma_readv(key->pid, key->base, &r, &l);
+        if (rc == -ESRCH)
+            return -EPIPE;
+        if (rc != -EPERM && rc != -ENOSYS) {
+            if (rc)
+                skf_error("skf_getv: process_vm_readv of rank %d's region: %s", key->owner,
+                          strerror(-rc));
+            return rc;
+        }
+        /* refused: the rest goes piece by piece, where skf_get switches to the fallback */
+    }
+    /* every other path: one skf_get per stretch that is whole on both sides */
+    cursor_skip_empty(&r);
+    cursor_skip_empty(&l);
+    while (r.i < r.n && l.i < l.n) {
+        size_t rl = r.v[r.i].iov_len - r.at, ll = l.v[l.i].iov_len - l.at;
+        size_t len = rl < ll ? rl : ll;
+        int rc = rma(ch, "skf_getv", 0, key, (size_t)(uintptr_t)r.v[r.i].iov_base + r.at,
+                     (char *)l.v[l.i].iov_base + l.at, len);
+        if (rc)
+            return rc;
+        cursor_advance(&r, len);
+        cursor_advance(&l, len);
+    }
+    return 0;
 }

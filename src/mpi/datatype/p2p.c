@@ -27,6 +27,7 @@ typedef struct dt_pending {
     int delivered; /* the data went straight into ubuf (mpir_dt_pull) */
     size_t direct; /* eager bytes unpacked straight from the ring so far */
     int is_send;   /* packed holds an outgoing message: nothing to unpack */
+    size_t stream; /* eager send packed chunk by chunk: bytes of packed (0: whole) */
 } dt_pending_t;
 
 /* ---- bounce buffers ----------------------------------------------------------------
@@ -90,7 +91,20 @@ static char *pack_copy(const void *buf, int count, struct MPI_ABI_Datatype *d, s
     return tmp;
 }
 
-static long long iov_min = -1;
+static long long iov_min = -1, eager_max = -1;
+
+/* Largest derived-type message sent eagerly (SKIFF_MPI_DTYPE_EAGER_MAX). */
+static size_t dt_eager_max(void)
+{
+    if (eager_max < 0) {
+        eager_max = skf_param_ll("SKIFF_MPI_DTYPE_EAGER_MAX");
+        if (eager_max < (long long)mpid.eager_max)
+            eager_max = (long long)mpid.eager_max;
+        if (eager_max > (1LL << 30))
+            eager_max = 1LL << 30;
+    }
+    return (size_t)eager_max;
+}
 
 /* Few pieces, each large: send them as an iovec (eager sizes only). */
 static int iov_ok(const struct MPI_ABI_Datatype *d, int count)
@@ -100,13 +114,23 @@ static int iov_ok(const struct MPI_ABI_Datatype *d, int count)
     size_t n = dt_packed_size(d, count);
     if (iov_min < 0)
         iov_min = skf_param_ll("SKIFF_MPI_DTYPE_IOV_MIN");
-    return pieces <= MPIR_DT_IOV_MAX && n <= mpid.eager_max &&
-           (int64_t)n >= pieces * iov_min;
+    return pieces <= MPIR_DT_IOV_MAX && n <= dt_eager_max() && (int64_t)n >= pieces * iov_min;
 }
+
+/* An eager send packed a chunk at a time, each straight before the ring
+ * takes it: the receiver unpacks chunk k while I pack chunk k+1. */
+#define STREAM_CHUNK (16 * 1024)
 
 int mpir_dt_iov(mpid_req_t *r, size_t off, struct iovec *iov)
 {
     dt_pending_t *p = r->dtp;
+    if (p->stream) {
+        size_t k = r->cap - off < p->stream ? r->cap - off : p->stream;
+        dt_copy(p->d, p->ubuf, p->count, off, p->packed, k, 0);
+        iov[0].iov_base = p->packed;
+        iov[0].iov_len = k;
+        return 1;
+    }
     if (p->packed) {
         iov[0].iov_base = p->packed + off;
         iov[0].iov_len = r->cap - off;
@@ -144,21 +168,14 @@ int mpir_dt_send(const char *fn, const void *buf, int count, struct MPI_ABI_Data
     (void)fn;
     char small[SMALL_BOUNCE];
     size_t n = dt_packed_size(d, count);
-    if (iov_ok(d, count)) {
+    if (n > sizeof small || iov_ok(d, count)) {
         mpid_req_t *r = mpir_dt_isend(buf, count, d, dest, tag, c, mode);
         mpid_wait(r);
         req_release(r);
         return MPI_SUCCESS;
     }
-    if (n <= sizeof small) {
-        dt_copy(d, buf, count, 0, small, n, 0);
-        return mpid_send(small, n, dest, tag, c, mode); /* returns once the data is taken */
-    }
-    size_t cap;
-    char *tmp = pack_copy(buf, count, d, &n, &cap);
-    int rc = mpid_send(tmp, n, dest, tag, c, mode);
-    bounce_put(tmp, cap);
-    return rc;
+    dt_copy(d, buf, count, 0, small, n, 0);
+    return mpid_send(small, n, dest, tag, c, mode); /* returns once the data is taken */
 }
 
 static dt_pending_t *pending_new(void *buf, int count, struct MPI_ABI_Datatype *d, int with_buf)
@@ -171,6 +188,7 @@ static dt_pending_t *pending_new(void *buf, int count, struct MPI_ABI_Datatype *
     p->delivered = 0;
     p->direct = 0;
     p->is_send = 0;
+    p->stream = 0;
     p->ubuf = buf;
     p->count = count;
     p->d = d;
@@ -209,8 +227,18 @@ mpid_req_t *mpir_dt_isend(const void *buf, int count, struct MPI_ABI_Datatype *d
         /* the device knows p from the start and completes it itself */
         return mpid_isend_dt(NULL, p, dt_packed_size(d, count), dest, tag, c, mode);
     }
-    p->packed = pack_copy(buf, count, d, &n, &p->cap);
     p->is_send = 1;
+    n = dt_packed_size(d, count);
+    if ((n > mpid.eager_max || n > STREAM_CHUNK) && n <= UINT32_MAX) {
+        /* packed a chunk at a time into the ring: eager up to the typed
+         * eager limit, a streamed rendezvous (RTS, W_GO, data) above */
+        p->stream = n < STREAM_CHUNK ? n : STREAM_CHUNK;
+        p->packed = bounce_get(p->stream, &p->cap);
+        if (n <= dt_eager_max())
+            return mpid_isend_dt(NULL, p, n, dest, tag, c, mode);
+        return mpid_isend_stream(p, n, dest, tag, c, mode);
+    }
+    p->packed = pack_copy(buf, count, d, &n, &p->cap);
     return send_packed(p, n, dest, tag, c, mode);
 }
 
@@ -270,12 +298,18 @@ int mpir_dt_recv(const char *fn, void *buf, int count, struct MPI_ABI_Datatype *
 {
     size_t cap = dt_packed_size(d, count), sent = 0;
     char small[SMALL_BOUNCE];
-    size_t tcap = 0;
-    char *tmp = cap <= sizeof small ? small : bounce_get(cap, &tcap);
-    int rc = mpid_recv(tmp, cap, src, tag, c, st, &sent);
-    dt_copy(d, buf, count, 0, tmp, sent < cap ? sent : cap, 1);
-    if (tmp != small)
-        bounce_put(tmp, tcap);
+    int rc;
+    if (cap <= sizeof small) {
+        rc = mpid_recv(small, cap, src, tag, c, st, &sent);
+        dt_copy(d, buf, count, 0, small, sent < cap ? sent : cap, 1);
+    } else { /* a rendezvous goes straight into the pieces (mpir_dt_pull) */
+        mpid_req_t *r = mpir_dt_irecv(buf, count, d, src, tag, c);
+        mpid_wait(r);
+        req_status(r, st);
+        rc = r->st_error;
+        sent = r->msg_len;
+        req_release(r);
+    }
     if (rc)
         return mpir_recv_error(fn, c, rc, st->MPI_SOURCE, st->MPI_TAG, sent, cap);
     return MPI_SUCCESS;
@@ -383,6 +417,15 @@ int mpir_dt_sendrecv_replace(const char *fn, void *buf, int count, struct MPI_AB
 static long long pull_min = -1;
 #define PULL_WINDOW (64 * 1024) /* fits L2 beside the data it is unpacked to */
 
+#define PULL_PIECES 1024 /* IOV_MAX: one syscall per batch on CMA */
+
+/* Bytes [off, off+len) of the sender's contiguous data into the pieces. */
+static int pull_batch(mpid_req_t *r, size_t off, size_t len, const struct iovec *piece, int np)
+{
+    struct iovec remote = {(void *)(uintptr_t)off, len};
+    return skf_getv(mpid.ch, &r->key, &remote, 1, piece, np);
+}
+
 int mpir_dt_pull(mpid_req_t *r, size_t n)
 {
     dt_pending_t *p = r->dtp;
@@ -405,22 +448,34 @@ int mpir_dt_pull(mpid_req_t *r, size_t n)
         p->delivered = 1;
         return 0;
     }
-    /* large pieces: one get straight into each */
-    size_t off = 0;
-    for (int64_t e = 0; e < p->count && off < n; e++) {
+    /* large pieces: the sender's contiguous data scattered straight into
+     * them, up to PULL_PIECES per skf_getv (one process_vm_readv on CMA) */
+    struct iovec piece[PULL_PIECES];
+    int np = 0;
+    size_t off = 0, batch = 0; /* batch: bytes in piece[] not yet fetched */
+    for (int64_t e = 0; e < p->count && off + batch < n; e++) {
         uintptr_t base = (uintptr_t)p->ubuf + (uintptr_t)(e * d->extent);
-        for (int64_t k = 0; k < t->reps && off < n; k++)
-            for (int64_t j = 0; j < t->nruns && off < n; j++) {
+        for (int64_t k = 0; k < t->reps && off + batch < n; k++)
+            for (int64_t j = 0; j < t->nruns && off + batch < n; j++) {
                 size_t len = (size_t)t->runs[j].len;
-                if (len > n - off)
-                    len = n - off;
-                void *dst = (void *)(base + (uintptr_t)(k * t->rep_stride + t->runs[j].off));
-                int rc = skf_get(mpid.ch, &r->key, off, dst, len);
-                if (rc < 0)
-                    return rc;
-                off += len;
+                if (len > n - off - batch)
+                    len = n - off - batch;
+                piece[np].iov_base = (void *)(base + (uintptr_t)(k * t->rep_stride + t->runs[j].off));
+                piece[np++].iov_len = len;
+                batch += len;
+                if (np == PULL_PIECES) {
+                    int rc = pull_batch(r, off, batch, piece, np);
+                    if (rc < 0)
+                        return rc;
+                    off += batch;
+                    batch = 0;
+                    np = 0;
+                }
             }
     }
+    int rc = np ? pull_batch(r, off, batch, piece, np) : 0;
+    if (rc < 0)
+        return rc;
     p->delivered = 1;
     return 0;
 }

@@ -58,45 +58,94 @@ static inline void move(char *dst, const char *src, size_t L)
     }
 }
 
-/* A whole message of a type with several runs per repetition. */
-static void copy_runs(const struct MPI_ABI_Datatype *d, uintptr_t buf, int64_t count, char *s,
-                      int unpack)
+/* Bytes [at, at+n) of one repetition of the runs, at rb: the general loop. */
+static char *copy_in_rep(const struct dtype_rep *t, uintptr_t rb, size_t at, size_t n, char *s,
+                         int unpack)
 {
-    const struct dtype_rep *t = d->rep;
-    for (int64_t e = 0; e < count; e++, buf += (uintptr_t)d->extent)
-        for (int64_t r = 0; r < t->reps; r++) {
-            uintptr_t rb = buf + (uintptr_t)(r * t->rep_stride);
-            for (int64_t k = 0; k < t->nruns; k++) {
-                char *p = (char *)(rb + (uintptr_t)t->runs[k].off);
-                size_t L = (size_t)t->runs[k].len;
-                if (unpack)
-                    move(p, s, L);
-                else
-                    move(s, p, L);
-                s += L;
-            }
+    for (int64_t k = 0; k < t->nruns && n; k++) {
+        size_t L = (size_t)t->runs[k].len;
+        if (at >= L) {
+            at -= L;
+            continue;
         }
+        char *p = (char *)(rb + (uintptr_t)t->runs[k].off + at);
+        size_t m = L - at < n ? L - at : n;
+        at = 0;
+        if (unpack)
+            memcpy(p, s, m);
+        else
+            memcpy(s, p, m);
+        s += m;
+        n -= m;
+    }
+    return s;
 }
 
-/* A whole message of a type with one run per repetition: two regular loops. */
-static void copy_regular(const struct MPI_ABI_Datatype *d, uintptr_t buf, int64_t count,
-                         char *s, int unpack)
+/* Whole repetitions r0 .. r0+nrep-1 of one element at base. */
+static char *copy_reps(const struct dtype_rep *t, uintptr_t base, int64_t r0, int64_t nrep, char *s,
+                       int unpack)
+{
+    uintptr_t rb = base + (uintptr_t)(r0 * t->rep_stride);
+    if (t->nruns == 1)
+        return strided((char *)(rb + (uintptr_t)t->runs[0].off), s, nrep, t->runs[0].len,
+                       t->rep_stride, unpack);
+    for (int64_t r = 0; r < nrep; r++, rb += (uintptr_t)t->rep_stride)
+        for (int64_t k = 0; k < t->nruns; k++) {
+            char *p = (char *)(rb + (uintptr_t)t->runs[k].off);
+            size_t L = (size_t)t->runs[k].len;
+            if (unpack)
+                move(p, s, L);
+            else
+                move(s, p, L);
+            s += L;
+        }
+    return s;
+}
+
+/* Bytes [at, at+n) of the element at base: a partial repetition, whole ones
+ * through the fast loops, a partial one. */
+static char *copy_in_element(const struct MPI_ABI_Datatype *d, uintptr_t base, size_t at, size_t n,
+                             char *s, int unpack)
 {
     const struct dtype_rep *t = d->rep;
-    int64_t L = t->runs[0].len;
-    char *p = (char *)(buf + (uintptr_t)t->runs[0].off);
-    if (t->reps == 1) { /* runs one extent apart */
-        strided(p, s, count, L, d->extent, unpack);
+    size_t rep_size = (size_t)d->size / (size_t)t->reps;
+    int64_t r = (int64_t)(at / rep_size);
+    size_t in = at % rep_size;
+    if (in) {
+        size_t k = rep_size - in < n ? rep_size - in : n;
+        s = copy_in_rep(t, base + (uintptr_t)(r * t->rep_stride), in, k, s, unpack);
+        n -= k;
+        r++;
+    }
+    int64_t whole = (int64_t)(n / rep_size);
+    if (whole) {
+        s = copy_reps(t, base, r, whole, s, unpack);
+        n -= (size_t)whole * rep_size;
+        r += whole;
+    }
+    if (n)
+        s = copy_in_rep(t, base + (uintptr_t)(r * t->rep_stride), 0, n, s, unpack);
+    return s;
+}
+
+/* Whole elements from the one at base on; one run per element is a single
+ * strided loop over all of them. */
+static void copy_elements(const struct MPI_ABI_Datatype *d, uintptr_t base, int64_t count, char *s,
+                          int unpack)
+{
+    const struct dtype_rep *t = d->rep;
+    if (t->nruns == 1 && t->reps == 1) {
+        strided((char *)(base + (uintptr_t)t->runs[0].off), s, count, t->runs[0].len, d->extent,
+                unpack);
         return;
     }
-    for (int64_t e = 0; e < count; e++, p += d->extent)
-        s = strided(p, s, t->reps, L, t->rep_stride, unpack);
+    for (int64_t e = 0; e < count; e++, base += (uintptr_t)d->extent)
+        s = copy_reps(t, base, 0, t->reps, s, unpack);
 }
 
 size_t dt_copy(const struct MPI_ABI_Datatype *d, const void *buf, int64_t count, size_t skip,
                void *stream, size_t len, int unpack)
 {
-    const struct dtype_rep *t = d->rep;
     size_t size = d->size;
     if (size == 0 || count <= 0)
         return 0;
@@ -105,39 +154,26 @@ size_t dt_copy(const struct MPI_ABI_Datatype *d, const void *buf, int64_t count,
         return 0;
     if (len > total - skip)
         len = total - skip;
-    if (skip == 0 && len == total) {
-        if (t->nruns == 1)
-            copy_regular(d, (uintptr_t)buf, count, stream, unpack);
-        else
-            copy_runs(d, (uintptr_t)buf, count, stream, unpack);
-        return len;
-    }
+    /* a window of the stream (pull windows, eager pieces): the partial
+     * elements at its ends the slow way, the whole ones in between fast */
     int64_t e = (int64_t)(skip / size);
-    size_t in = skip % size; /* bytes of element e already moved */
+    size_t in = skip % size, left = len;
     char *s = stream;
-    size_t left = len;
-    for (; left; e++) {
-        uintptr_t base = (uintptr_t)buf + (uintptr_t)(e * d->extent);
-        for (int64_t r = 0; r < t->reps && left; r++) {
-            uintptr_t rb = base + (uintptr_t)(r * t->rep_stride);
-            for (int64_t k = 0; k < t->nruns && left; k++) {
-                size_t L = (size_t)t->runs[k].len;
-                if (in >= L) {
-                    in -= L;
-                    continue;
-                }
-                char *p = (char *)(rb + (uintptr_t)t->runs[k].off + in);
-                size_t n = L - in < left ? L - in : left;
-                in = 0;
-                if (unpack)
-                    memcpy(p, s, n);
-                else
-                    memcpy(s, p, n);
-                s += n;
-                left -= n;
-            }
-        }
+    if (in) {
+        size_t k = size - in < left ? size - in : left;
+        s = copy_in_element(d, (uintptr_t)buf + (uintptr_t)(e * d->extent), in, k, s, unpack);
+        left -= k;
+        e++;
     }
+    int64_t whole = (int64_t)(left / size);
+    if (whole) {
+        copy_elements(d, (uintptr_t)buf + (uintptr_t)(e * d->extent), whole, s, unpack);
+        s += (size_t)whole * size;
+        left -= (size_t)whole * size;
+        e += whole;
+    }
+    if (left)
+        copy_in_element(d, (uintptr_t)buf + (uintptr_t)(e * d->extent), 0, left, s, unpack);
     return len;
 }
 

@@ -24,8 +24,14 @@ enum wire_kind {
     W_FIN,       /* receiver finished pulling a rendezvous payload         */
     W_CTS,       /* split rendezvous: receiver's key, sender puts the tail  */
     W_PUTDONE,   /* split rendezvous: sender's put of the tail is in place  */
+    W_GO,        /* streamed rendezvous: receiver matched, send the data    */
+    W_DATA,      /* streamed rendezvous: first piece of the data, W_CONTs follow */
 };
 #define W_FLAG_SYNC 1 /* sender waits for W_ACK; header is wire_sync_t */
+/* RTS of a streamed rendezvous (a derived-type send, datatype/p2p.c): no
+ * key; h.len is the length; on W_GO the sender packs the data chunk by chunk
+ * into the ring (W_DATA + W_CONTs) while the receiver unpacks it. */
+#define W_FLAG_STREAM 2
 
 typedef struct wire_hdr { /* 16 bytes: envelope of SHORT/EAGER */
     uint8_t kind, flags;
@@ -43,7 +49,7 @@ typedef struct wire_rts {
     uint64_t sreq;
     skf_mr_key_t key;
 } wire_rts_t;
-typedef struct wire_ctl { /* W_ACK, W_FIN */
+typedef struct wire_ctl { /* W_ACK, W_FIN; W_DATA (sreq: the receiver's request) */
     uint8_t kind, pad[7];
     uint64_t sreq;
 } wire_ctl_t;
@@ -56,6 +62,11 @@ typedef struct wire_cts {
     uint64_t rreq;      /* receiver's request, echoed in W_PUTDONE     */
     skf_mr_key_t key;   /* receiver's buffer from split to the end      */
 } wire_cts_t;
+typedef struct wire_go {
+    uint8_t kind, pad[7];
+    uint64_t sreq; /* sender's request, waiting since its RTS       */
+    uint64_t rreq; /* receiver's request, named by the W_DATA header */
+} wire_go_t;
 typedef struct wire_cont {
     uint8_t kind, pad[7];
 } wire_cont_t;
@@ -65,6 +76,7 @@ typedef union wire_any {
     wire_rts_t r;
     wire_ctl_t c;
     wire_cts_t cts;
+    wire_go_t go;
 } wire_any_t;
 
 /* Short payload: the channel's 8-byte message word, a 16-byte header and this
@@ -76,6 +88,7 @@ typedef union wire_any {
 _Static_assert(sizeof(wire_rts_t) <= MPID_HDR_ATOMIC, "RTS header must fit one ring line");
 _Static_assert(sizeof(wire_sync_t) <= MPID_HDR_ATOMIC, "sync header must fit one ring line");
 _Static_assert(sizeof(wire_cts_t) <= MPID_HDR_ATOMIC, "CTS header must fit one ring line");
+_Static_assert(sizeof(wire_go_t) <= MPID_HDR_ATOMIC, "GO header must fit one ring line");
 
 /* ---- requests ----------------------------------------------------------- */
 /* REQ_COLL: a nonblocking collective, completed by its schedule (coll/sched.c). */
@@ -93,6 +106,7 @@ struct MPI_ABI_Request {
     uint8_t posted;    /* receive sits in a posted queue                 */
     uint8_t attached;  /* receive: user buffer known (else unexpected)   */
     uint8_t sync;      /* receive: sender waits for our W_ACK            */
+    uint8_t stream;    /* streamed rendezvous (W_FLAG_STREAM)            */
     uint8_t need;      /* send: enum send_need bits still outstanding    */
     struct MPI_ABI_Comm *comm;
     int peer, tag;     /* send: dest and tag; receive: filter            */
@@ -102,7 +116,7 @@ struct MPI_ABI_Request {
     /* data */
     void *buf;
     size_t cap;        /* receive: user buffer bytes; send: payload bytes */
-    size_t msg_len;    /* receive: bytes the sender sent                  */
+    size_t msg_len;    /* receive: bytes the sender sent; streamed send: bytes to stream */
     size_t got;        /* receive: bytes of the message arrived so far    */
     char *tmp;         /* unexpected payload (inline_buf or malloc)       */
     uint64_t sreq;     /* receive: sender's request for ACK/FIN           */
@@ -168,10 +182,17 @@ int mpid_send(const void *buf, size_t len, int dest, int tag, struct MPI_ABI_Com
 mpid_req_t *mpid_isend(const void *buf, size_t len, int dest, int tag, struct MPI_ABI_Comm *c,
                        int mode);
 /* The same with a typed send (datatype/p2p.c) whose payload pieces
- * mpir_dt_iov supplies; eager sizes only when buf is NULL. */
+ * mpir_dt_iov supplies; buf NULL: eager whatever len is. */
 mpid_req_t *mpid_isend_dt(const void *buf, void *dtp, size_t len, int dest, int tag,
                           struct MPI_ABI_Comm *c, int mode);
+/* A typed send of len (< 4 GiB) bytes as a streamed rendezvous: RTS, and
+ * once the receiver has matched it the pieces from mpir_dt_iov. */
+mpid_req_t *mpid_isend_stream(void *dtp, size_t len, int dest, int tag, struct MPI_ABI_Comm *c,
+                              int mode);
+/* Sender side of W_GO. */
+void mpid_on_go(const wire_go_t *m);
 void mpid_send_ctl(int world, int kind, uint64_t sreq);
+void mpid_send_go(int world, uint64_t sreq, uint64_t rreq);
 void mpid_send_cts(int world, uint64_t sreq, uint64_t rreq, size_t split, const skf_mr_key_t *key);
 int mpid_progress_sends(void);
 void mpid_send_pushed(mpid_req_t *r);

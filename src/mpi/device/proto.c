@@ -8,6 +8,9 @@
  *              follows as W_CONT messages
  *   rendezvous larger: W_RTS carries a memory key, the receiver pulls the data
  *              with skf_get straight into its buffer and answers W_FIN
+ *   streamed   derived types above their eager limit: W_RTS without a key;
+ *              on the receiver's W_GO the data follows as W_DATA + W_CONTs,
+ *              packed chunk by chunk into the ring (both cores copy at once)
  *
  * A send that cannot go out at once (ring full, or earlier sends to the same
  * destination still queued) waits in that destination's FIFO; progress pushes
@@ -144,6 +147,15 @@ void mpid_send_cts(int world, uint64_t sreq, uint64_t rreq, size_t split, const 
     start(r);
 }
 
+void mpid_send_go(int world, uint64_t sreq, uint64_t rreq)
+{
+    mpid_req_t *r = req_alloc(REQ_CTL);
+    r->world = world;
+    r->hdr.go = (wire_go_t){.kind = W_GO, .sreq = sreq, .rreq = rreq};
+    r->hdr_len = sizeof(wire_go_t);
+    start(r);
+}
+
 static void fill_envelope(wire_hdr_t *h, int kind, struct MPI_ABI_Comm *c, int tag, size_t len)
 {
     h->kind = (uint8_t)kind;
@@ -160,8 +172,37 @@ mpid_req_t *mpid_isend(const void *buf, size_t len, int dest, int tag, struct MP
     return mpid_isend_dt(buf, NULL, len, dest, tag, c, mode);
 }
 
+enum isend_how { SEND_AUTO, SEND_STREAM };
+static mpid_req_t *isend(const void *buf, void *dtp, size_t len, int dest, int tag,
+                         struct MPI_ABI_Comm *c, int mode, int how);
+
 mpid_req_t *mpid_isend_dt(const void *buf, void *dtp, size_t len, int dest, int tag,
                           struct MPI_ABI_Comm *c, int mode)
+{
+    return isend(buf, dtp, len, dest, tag, c, mode, SEND_AUTO);
+}
+
+mpid_req_t *mpid_isend_stream(void *dtp, size_t len, int dest, int tag, struct MPI_ABI_Comm *c,
+                              int mode)
+{
+    return isend(NULL, dtp, len, dest, tag, c, mode, SEND_STREAM);
+}
+
+void mpid_on_go(const wire_go_t *m)
+{
+    mpid_req_t *r = (mpid_req_t *)(uintptr_t)m->sreq;
+    mpid.rndv_out[r->world]--;
+    r->hdr.c.kind = W_DATA;
+    r->hdr.c.sreq = m->rreq;
+    r->hdr_len = sizeof(wire_ctl_t);
+    r->cap = r->msg_len;
+    r->sent = 0;
+    r->need = NEED_PUSH; /* done once the data is in the ring, as an eager send */
+    start(r);
+}
+
+static mpid_req_t *isend(const void *buf, void *dtp, size_t len, int dest, int tag,
+                         struct MPI_ABI_Comm *c, int mode, int how)
 {
     mpid_req_t *r = req_alloc(REQ_SEND);
     r->dtp = dtp; /* before the first push: it supplies the payload pieces */
@@ -174,7 +215,19 @@ mpid_req_t *mpid_isend_dt(const void *buf, void *dtp, size_t len, int dest, int 
     r->st_source = dest;
     r->st_tag = tag;
     r->need = NEED_PUSH;
-    if (len <= mpid.eager_max) {
+    if (how == SEND_STREAM) {
+        r->wire = W_RTS;
+        fill_envelope(&r->hdr.h, W_RTS, c, tag, len);
+        r->hdr.h.flags = W_FLAG_STREAM;
+        r->hdr.r.sreq = (uint64_t)(uintptr_t)r;
+        r->hdr_len = sizeof(wire_rts_t);
+        r->msg_len = len;
+        r->cap = 0; /* nothing but the RTS until W_GO */
+        r->need |= NEED_FIN; /* "waiting for W_GO" */
+        mpid.rndv_out[r->world]++;
+    } else if (len <= mpid.eager_max || (dtp && !buf)) {
+        /* a typed send without a buffer is eager whatever its size
+         * (datatype/p2p.c chose that: it packs into the ring chunk by chunk) */
         r->wire = len <= MPID_SHORT_MAX && mode != MODE_SYNC ? W_SHORT : W_EAGER;
         fill_envelope(&r->hdr.h, r->wire, c, tag, len);
         r->hdr_len = sizeof(wire_hdr_t);

@@ -80,6 +80,10 @@ static int rndv_split(mpid_req_t *r, size_t n)
 
 static void rndv_pull(mpid_req_t *r)
 {
+    if (r->stream) { /* the data follows my W_GO through the ring (on_data) */
+        mpid_send_go(r->world, r->sreq, (uint64_t)(uintptr_t)r);
+        return;
+    }
     size_t n = r->msg_len < r->cap ? r->msg_len : r->cap;
     /* Not when I send rendezvous data to that peer too (bidirectional): its
      * core is then busy pulling from me, and splitting measured slower. */
@@ -118,7 +122,8 @@ static void on_rts(int world, const wire_rts_t *m)
         r->comm = c;
     }
     take_envelope(r, world, &m->h);
-    r->msg_len = m->key.len;
+    r->stream = (m->h.flags & W_FLAG_STREAM) != 0;
+    r->msg_len = r->stream ? m->h.len : m->key.len;
     r->sreq = m->sreq;
     r->key = m->key;
     if (r->attached)
@@ -156,6 +161,16 @@ static void on_eager(int world, const wire_hdr_t *h, size_t hlen, const struct i
     } else {
         match_add_unexp(c, r);
     }
+}
+
+/* First piece of a streamed rendezvous for my matched request r. */
+static void on_data(int world, mpid_req_t *r, const struct iovec *cont, int ncont, size_t total)
+{
+    deliver(r, cont, ncont, sizeof(wire_ctl_t), 0, total - sizeof(wire_ctl_t));
+    if (r->got < r->msg_len)
+        mpid.inflight[world] = r;
+    else
+        recv_complete(r);
 }
 
 static void on_cont(int world, const struct iovec *cont, int ncont, size_t total)
@@ -239,6 +254,14 @@ void mpid_on_message(int world, struct iovec *cont, int ncont, size_t total)
     case W_CTS:
         skf_recv_done(mpid.ch); /* before the put, as for RTS */
         on_cts(world, &m.cts);
+        break;
+    case W_GO:
+        skf_recv_done(mpid.ch);
+        mpid_on_go(&m.go);
+        break;
+    case W_DATA:
+        on_data(world, (mpid_req_t *)(uintptr_t)m.c.sreq, cont, ncont, total);
+        skf_recv_done(mpid.ch);
         break;
     case W_PUTDONE:
         skf_recv_done(mpid.ch);
