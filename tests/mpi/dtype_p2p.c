@@ -3,7 +3,8 @@
  * local pack/unpack of the sender's data gives, gaps untouched; type
  * signatures that match but layouts that do not (vector -> bytes, bytes ->
  * struct array); blocking, nonblocking, synchronous, persistent, buffered,
- * Sendrecv(_replace) and Mprobe/Mrecv; Get_count/Get_elements afterwards. */
+ * Sendrecv(_replace) and Mprobe/Mrecv; Get_count/Get_elements afterwards;
+ * truncated large typed messages. */
 #include <stddef.h>
 
 #include "mpitest.h"
@@ -195,6 +196,38 @@ int main(int argc, char **argv)
         MPI_Irecv(got, 1, types[0], peer, 8, MPI_COMM_WORLD, &rq);
         MPI_Send(v, 2, types[0], peer, 8, MPI_COMM_WORLD);
         CHECK_EQ_INT(MPI_Wait(&rq, MPI_STATUS_IGNORE), MPI_ERR_TRUNCATE);
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    }
+    /* truncation of large typed messages (packed into the ring eagerly, and
+     * the streamed rendezvous), received typed and as bytes: the error class,
+     * exactly the bytes that fit, and the next message still arrives intact */
+    {
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+        int peer = test_partner(), esize;
+        MPI_Type_size(types[0], &esize);
+        const int counts[] = {60000 / esize, 300000 / esize};
+        for (int i = 0; i < 2; i++)
+            for (int as_bytes = 0; as_bytes < 2; as_bytes++) {
+                int sc = counts[i], rcount = as_bytes ? sc / 2 * esize : sc / 2;
+                MPI_Datatype rt = as_bytes ? MPI_BYTE : types[0];
+                size_t sspan = span(types[0], sc), rspan = span(rt, rcount);
+                unsigned char *sbuf = malloc(sspan), *rbuf = malloc(rspan);
+                fill(sbuf, sspan, 5u + (unsigned)i);
+                memset(rbuf, 0xee, rspan);
+                MPI_Request rq;
+                MPI_Irecv(rbuf, rcount, rt, peer, 9, MPI_COMM_WORLD, &rq);
+                CHECK_EQ_INT(MPI_Send(sbuf, sc, types[0], peer, 9, MPI_COMM_WORLD), MPI_SUCCESS);
+                CHECK_EQ_INT(MPI_Wait(&rq, MPI_STATUS_IGNORE), MPI_ERR_TRUNCATE);
+                unsigned char *want = expected(types[0], rt, sc, rcount, rspan, 5u + (unsigned)i);
+                CHECK(memcmp(rbuf, want, rspan) == 0);
+                int x = 4242 + i, y = 0;
+                MPI_Sendrecv(&x, 1, MPI_INT, peer, 10, &y, 1, MPI_INT, peer, 10, MPI_COMM_WORLD,
+                             MPI_STATUS_IGNORE);
+                CHECK_EQ_INT(y, x);
+                free(want);
+                free(sbuf);
+                free(rbuf);
+            }
         MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     }
     void *b;

@@ -15,6 +15,13 @@
 #include "binding/check.h"
 #include "datatype/dtype.h"
 
+/* A place in a typed buffer's pieces: element e, repetition k, run j, `at`
+ * bytes into the run; off is the packed-stream offset it stands for. */
+typedef struct dt_cursor {
+    int64_t e, k, j;
+    size_t at, off;
+} dt_cursor_t;
+
 /* A receive whose bytes still have to be unpacked; or (persistent requests)
  * the typed arguments to start from. */
 typedef struct dt_pending {
@@ -28,6 +35,7 @@ typedef struct dt_pending {
     size_t direct; /* eager bytes unpacked straight from the ring so far */
     int is_send;   /* packed holds an outgoing message: nothing to unpack */
     size_t stream; /* eager send packed chunk by chunk: bytes of packed (0: whole) */
+    dt_cursor_t cur; /* send from the pieces: where the channel took up to */
 } dt_pending_t;
 
 /* ---- bounce buffers ----------------------------------------------------------------
@@ -106,20 +114,65 @@ static size_t dt_eager_max(void)
     return (size_t)eager_max;
 }
 
+/* Smallest average piece sent from the pieces themselves (SKIFF_MPI_DTYPE_IOV_MIN). */
+static long long dt_iov_min(void)
+{
+    if (iov_min < 0)
+        iov_min = skf_param_ll("SKIFF_MPI_DTYPE_IOV_MIN");
+    return iov_min;
+}
+
 /* Few pieces, each large: send them as an iovec (eager sizes only). */
 static int iov_ok(const struct MPI_ABI_Datatype *d, int count)
 {
     const struct dtype_rep *t = d->rep;
     int64_t pieces = (int64_t)count * t->reps * t->nruns;
     size_t n = dt_packed_size(d, count);
-    if (iov_min < 0)
-        iov_min = skf_param_ll("SKIFF_MPI_DTYPE_IOV_MIN");
-    return pieces <= MPIR_DT_IOV_MAX && n <= dt_eager_max() && (int64_t)n >= pieces * iov_min;
+    return pieces <= MPIR_DT_IOV_MAX && n <= dt_eager_max() && (int64_t)n >= pieces * dt_iov_min();
 }
 
 /* An eager send packed a chunk at a time, each straight before the ring
  * takes it: the receiver unpacks chunk k while I pack chunk k+1. */
+#ifndef STREAM_CHUNK
 #define STREAM_CHUNK (16 * 1024)
+#endif
+
+static void cursor_next_run(const struct dtype_rep *t, dt_cursor_t *c)
+{
+    if (++c->j == t->nruns) {
+        c->j = 0;
+        if (++c->k == t->reps) {
+            c->k = 0;
+            c->e++;
+        }
+    }
+}
+
+/* Move p's cursor to stream offset off: forward from where it is (sends
+ * only move forward), whole elements at once. */
+static void cursor_seek(dt_pending_t *p, size_t off)
+{
+    dt_cursor_t *c = &p->cur;
+    if (off < c->off)
+        *c = (dt_cursor_t){0};
+    const struct dtype_rep *t = p->d->rep;
+    size_t left = off - c->off, esize = (size_t)p->d->size;
+    if (c->k == 0 && c->j == 0 && c->at == 0 && left >= esize) {
+        c->e += (int64_t)(left / esize);
+        left %= esize;
+    }
+    while (left) {
+        size_t rest = (size_t)t->runs[c->j].len - c->at;
+        if (left < rest) {
+            c->at += left;
+            break;
+        }
+        left -= rest;
+        c->at = 0;
+        cursor_next_run(t, c);
+    }
+    c->off = off;
+}
 
 int mpir_dt_iov(mpid_req_t *r, size_t off, struct iovec *iov)
 {
@@ -136,25 +189,19 @@ int mpir_dt_iov(mpid_req_t *r, size_t off, struct iovec *iov)
         iov[0].iov_len = r->cap - off;
         return 1;
     }
+    /* the pieces themselves, from where the last call left off */
+    cursor_seek(p, off);
     const struct MPI_ABI_Datatype *d = p->d;
     const struct dtype_rep *t = d->rep;
+    dt_cursor_t c = p->cur;
     int n = 0;
-    for (int64_t e = 0; e < p->count; e++) {
-        uintptr_t base = (uintptr_t)p->ubuf + (uintptr_t)(e * d->extent);
-        for (int64_t k = 0; k < t->reps; k++)
-            for (int64_t j = 0; j < t->nruns; j++) {
-                size_t len = (size_t)t->runs[j].len;
-                if (off >= len) { /* already sent */
-                    off -= len;
-                    continue;
-                }
-                if (n == MPIR_DT_IOV_MAX)
-                    return n;
-                iov[n].iov_base = (char *)(base + (uintptr_t)(k * t->rep_stride + t->runs[j].off)) + off;
-                iov[n].iov_len = len - off;
-                off = 0;
-                n++;
-            }
+    while (n < MPIR_DT_IOV_MAX && c.e < p->count) {
+        uintptr_t at = (uintptr_t)p->ubuf + (uintptr_t)(c.e * d->extent + c.k * t->rep_stride +
+                                                        t->runs[c.j].off) + c.at;
+        iov[n].iov_base = (void *)at;
+        iov[n++].iov_len = (size_t)t->runs[c.j].len - c.at;
+        c.at = 0;
+        cursor_next_run(t, &c);
     }
     return n;
 }
@@ -189,6 +236,7 @@ static dt_pending_t *pending_new(void *buf, int count, struct MPI_ABI_Datatype *
     p->direct = 0;
     p->is_send = 0;
     p->stream = 0;
+    p->cur = (dt_cursor_t){0};
     p->ubuf = buf;
     p->count = count;
     p->d = d;
@@ -230,10 +278,13 @@ mpid_req_t *mpir_dt_isend(const void *buf, int count, struct MPI_ABI_Datatype *d
     p->is_send = 1;
     n = dt_packed_size(d, count);
     if ((n > mpid.eager_max || n > STREAM_CHUNK) && n <= UINT32_MAX) {
-        /* packed a chunk at a time into the ring: eager up to the typed
-         * eager limit, a streamed rendezvous (RTS, W_GO, data) above */
-        p->stream = n < STREAM_CHUNK ? n : STREAM_CHUNK;
-        p->packed = bounce_get(p->stream, &p->cap);
+        /* into the ring a chunk at a time: eager up to the typed eager
+         * limit, a streamed rendezvous (RTS, W_GO, data) above; pieces
+         * averaging SKIFF_MPI_DTYPE_IOV_MIN go as they are, others packed */
+        if ((int64_t)d->size < dt_iov_min() * d->rep->reps * d->rep->nruns) {
+            p->stream = n < STREAM_CHUNK ? n : STREAM_CHUNK;
+            p->packed = bounce_get(p->stream, &p->cap);
+        }
         if (n <= dt_eager_max())
             return mpid_isend_dt(NULL, p, n, dest, tag, c, mode);
         return mpid_isend_stream(p, n, dest, tag, c, mode);
