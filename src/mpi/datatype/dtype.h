@@ -147,8 +147,8 @@ int mpir_dt_deliver(struct MPI_ABI_Request *r, const struct iovec *cont, int nco
  * enough (SKIFF_MPI_DTYPE_IOV_MIN), go to the channel as an iovec of the
  * pieces themselves instead of being packed first. */
 #define MPIR_DT_IOV_MAX 32
-/* Fill iov with the pieces of r's payload from stream offset off on (at most
- * MPIR_DT_IOV_MAX); returns how many. */
+/* Fill iov with r's payload from stream offset off on: the type's pieces (at
+ * most MPIR_DT_IOV_MAX), or the next chunk packed just now; returns how many. */
 int mpir_dt_iov(struct MPI_ABI_Request *r, size_t off, struct iovec *iov);
 /* What a request's ->dtp holds: typed data, or a nonblocking MPI_Comm_idup
  * (binding/comm_mgmt.c) whose communicator is built when the request completes. */
