@@ -202,15 +202,21 @@ static char *shell_quote(const char *w)
     return q;
 }
 
+/* A remote rank reads the job key from the first line of its stdin (the
+ * launcher writes it there before anything else), so it never shows on a
+ * command line (ps, /proc/PID/cmdline) on either host. */
+static const char key_from_stdin[] =
+    "IFS= read -r SKIFF_JOB_KEY && export SKIFF_JOB_KEY && exec \"$@\"";
+
 /* agent words ({host} replaced; the host appended when no word names it),
- * then: env PMI_...=... SKIFF_JOB_KEY=... settings... program args... */
+ * then: sh -c KEY_FROM_STDIN skiff-rank env PMI_...=... settings... program args... */
 static char **remote_argv(const spawn_plan_t *p, int rank)
 {
     const char *host = p->hosts->hosts[p->node_of_rank[rank]].name;
     int nargs = 0;
     while (p->argv[nargs])
         nargs++;
-    size_t cap = (size_t)(p->nagent + 1 + 6 + p->nremote_env + 1 + nargs + 1);
+    size_t cap = (size_t)(p->nagent + 1 + 9 + p->nremote_env + 1 + nargs + 1);
     char **av = calloc(cap, sizeof *av);
     int n = 0, named = 0;
     if (!av)
@@ -231,6 +237,10 @@ static char **remote_argv(const spawn_plan_t *p, int rank)
         av[n++] = strdup(host);
     int first_remote = n;
     char buf[160];
+    av[n++] = strdup("sh");
+    av[n++] = strdup("-c");
+    av[n++] = strdup(key_from_stdin);
+    av[n++] = strdup("skiff-rank"); /* $0 of that script */
     av[n++] = strdup("env");
     snprintf(buf, sizeof buf, "PMI_PORT=%s", p->pmi_port);
     av[n++] = strdup(buf);
@@ -239,7 +249,6 @@ static char **remote_argv(const spawn_plan_t *p, int rank)
     snprintf(buf, sizeof buf, "PMI_RANK=%d", rank);
     av[n++] = strdup(buf);
     av[n++] = strdup(p->slot_size);
-    av[n++] = strdup(p->slot_key);
     for (int i = 0; i < p->nremote_env; i++)
         av[n++] = strdup(p->remote_env[i]);
     av[n++] = strdup(p->path);
@@ -338,13 +347,25 @@ int spawn_rank(spawn_plan_t *p, int rank, rank_proc_t *rp)
     int out[2] = {-1, -1}, err[2] = {-1, -1}, in[2] = {-1, -1}, pmi[2] = {-1, -1};
     int want_stdin = p->forward_stdin && rank == 0;
     int remote = spawn_is_remote(p, rank); /* PMI comes over TCP, not a socketpair */
+    int stdin_pipe = want_stdin || remote;  /* remote: the job key comes first */
     int e = 0;
-    if (pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC) || (want_stdin && pipe2(in, O_CLOEXEC)) ||
+    if (pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC) || (stdin_pipe && pipe2(in, O_CLOEXEC)) ||
         (!remote && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pmi)) ||
         set_nonblocking(out[0]) || set_nonblocking(err[0]) ||
         (want_stdin && set_nonblocking(in[1])) || (!remote && set_nonblocking(pmi[0]))) {
         e = -errno;
         goto fail;
+    }
+    if (remote) { /* a 33-byte line always fits the empty pipe */
+        const char *key = p->slot_key + strlen("SKIFF_JOB_KEY=");
+        if (dprintf(in[1], "%s\n", key) != (int)strlen(key) + 1) {
+            e = -EIO;
+            goto fail;
+        }
+        if (!want_stdin) { /* then end of input */
+            close(in[1]);
+            in[1] = -1;
+        }
     }
     snprintf(p->slot_fd, sizeof p->slot_fd, "PMI_FD=%d", pmi[1]);
     snprintf(p->slot_rank, sizeof p->slot_rank, "PMI_RANK=%d", rank);
@@ -354,13 +375,13 @@ int spawn_rank(spawn_plan_t *p, int rank, rank_proc_t *rp)
         goto fail;
     }
     if (pid == 0)
-        become_rank(p, rank, want_stdin ? in[0] : p->devnull_fd, out[1], err[1], pmi[1]);
+        become_rank(p, rank, stdin_pipe ? in[0] : p->devnull_fd, out[1], err[1], pmi[1]);
     setpgid(pid, pid); /* also here: no window where a signal misses the group */
     close(out[1]);
     close(err[1]);
     if (pmi[1] >= 0)
         close(pmi[1]);
-    if (want_stdin)
+    if (stdin_pipe)
         close(in[0]);
     rp->rank = rank;
     rp->pid = pid;

@@ -249,6 +249,33 @@ oversubscribe)
     expect_rc 0
     expect_out_count '^rank [0-9]+ PMI_RANK=' 64
     ;;
+remote-key)
+    # Ranks started through a launch agent ("hosts" a and b run here) get the
+    # job key on their stdin, never on a command line; rank 0's forwarded
+    # stdin follows it intact.
+    cat >"$T/agent" <<AGENT
+#!/bin/sh
+printf '%s\n' "\$@" >>"$T/agent-argv"
+shift
+exec "\$@"
+AGENT
+    chmod +x "$T/agent"
+    remote() { run --hosts a:1,b:2 --launch-agent "$T/agent" --launcher-addr 127.0.0.1 "$@"; }
+    remote "$H" env SKIFF_JOB_KEY PMI_RANK
+    expect_rc 0
+    [ "$(grep -Eo 'SKIFF_JOB_KEY=[0-9a-f]{32}$' "$T/out" | sort -u | wc -l)" = 1 ] ||
+        fail "remote ranks do not share one 32-hex-digit job key"
+    expect_out_count '^rank ([0-9]) PMI_RANK=\1$' 3
+    key=$(grep -Eo '[0-9a-f]{32}$' "$T/out" | head -1)
+    [ "$(grep -c '^sh$' "$T/agent-argv")" = 3 ] || fail "the agent did not start 3 ranks"
+    ! grep -q -e "$key" -e SKIFF_JOB_KEY= "$T/agent-argv" || fail "the job key is on a command line"
+    head -c 100000 /dev/urandom >"$T/in"
+    want=$("$H" stdin <"$T/in" | sed 's/^rank 0 //')
+    STDIN=$T/in remote "$H" stdin
+    expect_rc 0
+    expect_out "^rank 0 $want\$"
+    expect_out_count '^rank [12] stdin 0 bytes' 2
+    ;;
 binding)
     ncpu=$(nproc)
     run -n "$ncpu" "$H" affinity
