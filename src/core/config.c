@@ -19,6 +19,7 @@ const skf_param_t skf_params[] = {
     {"SKIFF_TRANSPORTS", "auto", "auto: shm on a node, tcp between nodes; tcp: tcp for every peer (testing); shm: this node only"},
     {"SKIFF_TCP_IF", "auto", "tcp: interface name or IPv4 address to publish (auto: the one that reaches the launcher)"},
     {"SKIFF_TCP_BUF", "1M", "tcp: bytes of each connection's receive and send ring (power of two; a message takes at most 1/4)"},
+    {"SKIFF_TCP_CC", "reno", "tcp: congestion control of Skiff's sockets (TCP_CONGESTION; system: leave the system's default)"},
     {"SKIFF_TCP_TIMEOUT", "10000", "tcp: ms before a silent or unreachable peer counts as gone (keepalive, user timeout, handshake)"},
     {"SKIFF_MPI_EAGER_MAX", "8K",
      "MPI: largest payload sent eagerly (copied through the ring); larger ones use rendezvous"},

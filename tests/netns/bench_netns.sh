@@ -6,8 +6,13 @@
 #   MPICH:    mpiexec.mpich inside h1, -launcher ssh -launcher-exec WRAPPER,
 #             UCX_TLS=tcp,self (else UCX uses shared memory between namespaces)
 #   Open MPI: mpirun.openmpi inside h1, plm_rsh_agent WRAPPER, btl self,tcp, pml ob1
-# (the commands of /work/shared/baselines.md section 6).  Prints
-# "impl,bench,size,value,unit" lines and the medians; raw output in $OUT.
+# (the commands of /work/shared/baselines.md section 6).
+#   raw:      tests/netns/raw_tcp_probe.c, one plain TCP connection (busy-polling
+#             receiver, same pinning): the floor measured in the same run
+#   base:     Skiff of another build, BASE=<builddir> (before/after in one run)
+# IMPLS="skiff mpich openmpi raw" and MODES="latency bw msgrate" choose what
+# runs (raw has no msgrate).  Prints "impl,bench,size,value,unit" lines and the
+# medians; raw output in $OUT.
 set -eu
 B=$(cd "$1" && pwd)
 REPS=${2:-3}
@@ -20,6 +25,10 @@ OUT=${OUT:-$(mktemp -d /tmp/skiff-netns-bench.XXXXXX)}
 "$B/bin/mpicc" -O2 -o "$OUT/pt_skiff" "$SRC/mpi_pt2pt.c"
 mpicc.mpich -O2 -w -o "$OUT/pt_mpich" "$SRC/mpi_pt2pt.c"
 mpicc.openmpi -O2 -w -o "$OUT/pt_openmpi" "$SRC/mpi_pt2pt.c"
+[ -z "${BASE:-}" ] || "$BASE/bin/mpicc" -O2 -o "$OUT/pt_base" "$SRC/mpi_pt2pt.c"
+cc -O2 -o "$OUT/raw_tcp_probe" "$(dirname "$0")/raw_tcp_probe.c"
+IMPLS=${IMPLS:-skiff mpich openmpi raw}
+MODES=${MODES:-latency bw msgrate}
 cat >"$OUT/agent" <<WRAP
 #!/bin/sh
 while [ "\${1#-}" != "\$1" ]; do shift; done
@@ -29,10 +38,12 @@ exec ip netns exec \$ns env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONF
 WRAP
 chmod +x "$OUT/agent"
 A1=$(netns_addr 1) A2=$(netns_addr 2)
-LAT=8,1024,65536,1048576,4194304
-BW=1024,65536,1048576,4194304
+LAT=${LAT:-8,1024,65536,1048576,4194304}
+BW=${BW:-1024,65536,1048576,4194304}
 run() { # impl mode sizes
     case $1 in
+    base) timeout 300 "$BASE/bin/skiffrun" --hosts "$H1,$H2" --launch-agent 'ip netns exec {host}' \
+               --launcher-addr "$(netns_launcher_addr)" -x BENCH_PIN=1 "$OUT/pt_base" "$2" --sizes "$3" ;;
     skiff) timeout 300 "$B/bin/skiffrun" --hosts "$H1,$H2" --launch-agent 'ip netns exec {host}' \
                --launcher-addr "$(netns_launcher_addr)" -x BENCH_PIN=1 "$OUT/pt_skiff" "$2" --sizes "$3" ;;
     mpich) timeout 300 ip netns exec "$H1" mpiexec.mpich -launcher ssh -launcher-exec "$OUT/agent" \
@@ -41,13 +52,20 @@ run() { # impl mode sizes
     openmpi) timeout 300 ip netns exec "$H1" env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
                mpirun.openmpi -H "$A1,$A2" --map-by node --bind-to none --mca plm_rsh_agent "$OUT/agent" \
                --mca btl self,tcp --mca pml ob1 -x BENCH_PIN=1 -n 2 "$OUT/pt_openmpi" "$2" --sizes "$3" ;;
+    raw) [ "$2" != msgrate ] || return 0
+         ip netns exec "$H2" taskset -c 1 timeout 300 "$OUT/raw_tcp_probe" server 47011 &
+         local srv=$!
+         ip netns exec "$H1" taskset -c 0 timeout 300 "$OUT/raw_tcp_probe" client "$A2" 47011 "$2" "$3"
+         local rc=$?
+         wait $srv
+         return $rc ;;
     esac
 }
 : >"$OUT/raw"
 for rep in $(seq "$REPS"); do
-    for mode in latency bw msgrate; do
+    for mode in $MODES; do
         sizes=$([ $mode = latency ] && echo $LAT || { [ $mode = bw ] && echo $BW || echo 8; })
-        for impl in skiff mpich openmpi; do
+        for impl in $IMPLS; do
             run $impl $mode "$sizes" 2>>"$OUT/err" | sed "s/^/$impl,/" >>"$OUT/raw" || echo "$impl $mode failed" >>"$OUT/err"
         done
     done
