@@ -1,7 +1,9 @@
 /* coll_dtype — collectives on derived datatypes: a strided vector (every
  * other int; the gaps must stay untouched) in bcast, gather, scatter,
  * allgather, alltoall (blocking and nonblocking, in place too), received as
- * plain MPI_INTs on the other side; a contiguous type under a user op; and
+ * plain MPI_INTs on the other side; gatherv, scatterv, allgatherv (in place
+ * too), alltoallv and alltoallw (mixed receive types) with counts that differ
+ * by rank; a contiguous type under a user op; and
  * the clear MPI_ERR_TYPE for what is not supported (a strided type in a
  * reduction). */
 #include "mpitest.h"
@@ -25,6 +27,154 @@ static void check_strided(const int *b, int nblocks, int owner_base)
 {
     for (int k = 0; k < nblocks * 2 * N; k++)
         CHECK_EQ_INT(b[k], k % 2 ? GAP : V(owner_base + k / (2 * N), k / 2 % N));
+}
+
+/* ---- v and w variants: ranks give different numbers of strided blocks
+ * (0 included); displacements leave one untouched block after each rank's */
+static int BV(int q, int b, int i) { return q * 1000 + b * 10 + i; }
+
+static int *blocks(int nb) /* nb strided blocks: data -1, gaps GAP */
+{
+    int *x = malloc(((size_t)nb * 2 * N + 1) * sizeof *x);
+    CHECK(x);
+    for (int k = 0; k < nb * 2 * N; k++)
+        x[k] = k % 2 ? GAP : -1;
+    return x;
+}
+
+static void set_block(int *x, int k, int q, int b)
+{
+    for (int i = 0; i < N; i++)
+        x[k * 2 * N + 2 * i] = BV(q, b, i);
+}
+
+/* block k of x holds (q, b) when want[k] = q * 100 + b, else is untouched (-1) */
+static void check_blocks(const int *x, int nb, const int *want)
+{
+    for (int k = 0; k < nb; k++)
+        for (int i = 0; i < N; i++) {
+            CHECK_EQ_INT(x[k * 2 * N + 2 * i], want[k] < 0 ? -1 : BV(want[k] / 100, want[k] % 100, i));
+            CHECK_EQ_INT(x[k * 2 * N + 2 * i + 1], GAP);
+        }
+}
+
+/* counts (in blocks) and displacements (blocks, one spare after each) */
+static int layout(int P, int (*count)(int q), int *cnt, int *dsp)
+{
+    int tot = 0;
+    for (int q = 0; q < P; q++) {
+        cnt[q] = count(q);
+        dsp[q] = tot;
+        tot += cnt[q] + 1;
+    }
+    return tot;
+}
+
+static int own_count(int q) { return q % 3; }
+static int vw_me;
+static int to_count(int q) { return (vw_me + q) % 3; } /* alltoall: me -> q and q -> me */
+
+static void vw_tests(MPI_Datatype blk)
+{
+    int P = T_size, me = T_rank;
+    int *cnt = malloc((size_t)P * sizeof *cnt), *dsp = malloc((size_t)P * sizeof *dsp);
+    int *want = malloc((size_t)(4 * P + 1) * sizeof *want);
+    int nb = layout(P, own_count, cnt, dsp);
+    int *mine = blocks(cnt[me] + 1);
+    for (int b = 0; b < cnt[me]; b++)
+        set_block(mine, b, me, b);
+    for (int k = 0; k < nb; k++)
+        want[k] = -1;
+    for (int q = 0; q < P; q++)
+        for (int b = 0; b < cnt[q]; b++)
+            want[dsp[q] + b] = q * 100 + b;
+    for (int root = 0; root < P; root++) {
+        int *all = blocks(nb);
+        CHECK_EQ_INT(MPI_Gatherv(mine, cnt[me], blk, all, cnt, dsp, blk, root, MPI_COMM_WORLD),
+                     MPI_SUCCESS);
+        if (me == root)
+            check_blocks(all, nb, want);
+        /* and back out: each rank gets its blocks, the spare one untouched */
+        int *back = blocks(cnt[me] + 1);
+        CHECK_EQ_INT(MPI_Scatterv(all, cnt, dsp, blk, back, cnt[me], blk, root, MPI_COMM_WORLD),
+                     MPI_SUCCESS);
+        if (me == root) {
+            int w2[4] = {-1, -1, -1, -1};
+            for (int b = 0; b < cnt[me]; b++)
+                w2[b] = me * 100 + b;
+            check_blocks(back, cnt[me] + 1, w2);
+        }
+        free(back);
+        free(all);
+    }
+    /* allgatherv, then in place (my blocks already at my displacement) */
+    int *all = blocks(nb);
+    CHECK_EQ_INT(MPI_Allgatherv(mine, cnt[me], blk, all, cnt, dsp, blk, MPI_COMM_WORLD), MPI_SUCCESS);
+    check_blocks(all, nb, want);
+    free(all);
+    all = blocks(nb);
+    for (int b = 0; b < cnt[me]; b++)
+        set_block(all, dsp[me] + b, me, b);
+    CHECK_EQ_INT(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all, cnt, dsp, blk, MPI_COMM_WORLD),
+                 MPI_SUCCESS);
+    check_blocks(all, nb, want);
+    free(all);
+
+    /* alltoallv: to_count(q) blocks me -> q, values (me * P + q, b) */
+    vw_me = me;
+    int *scnt = malloc((size_t)P * sizeof *scnt), *sdsp = malloc((size_t)P * sizeof *sdsp);
+    int ns = layout(P, to_count, scnt, sdsp), nr = ns; /* symmetric counts */
+    int *sb = blocks(ns), *rb = blocks(nr);
+    for (int q = 0; q < P; q++)
+        for (int b = 0; b < scnt[q]; b++)
+            set_block(sb, sdsp[q] + b, me * P + q, b);
+    int *rwant = malloc((size_t)nr * sizeof *rwant);
+    for (int k = 0; k < nr; k++)
+        rwant[k] = -1;
+    for (int q = 0; q < P; q++)
+        for (int b = 0; b < scnt[q]; b++)
+            rwant[sdsp[q] + b] = (q * P + me) * 100 + b;
+    CHECK_EQ_INT(MPI_Alltoallv(sb, scnt, sdsp, blk, rb, scnt, sdsp, blk, MPI_COMM_WORLD), MPI_SUCCESS);
+    check_blocks(rb, nr, rwant);
+    free(rb);
+    /* alltoallw: the same data; odd peers' blocks received as plain ints
+     * (packed, at the byte displacement of that peer's first block) */
+    MPI_Datatype *st = malloc((size_t)P * sizeof *st), *rt = malloc((size_t)P * sizeof *rt);
+    int *sbd = malloc((size_t)P * sizeof *sbd), *rc = malloc((size_t)P * sizeof *rc);
+    for (int q = 0; q < P; q++) {
+        st[q] = blk;
+        rt[q] = q % 2 ? MPI_INT : blk;
+        sbd[q] = sdsp[q] * 2 * N * (int)sizeof(int);
+        rc[q] = q % 2 ? scnt[q] * N : scnt[q];
+    }
+    rb = blocks(nr);
+    MPI_Request rq;
+    CHECK_EQ_INT(MPI_Ialltoallw(sb, scnt, sbd, st, rb, rc, sbd, rt, MPI_COMM_WORLD, &rq), MPI_SUCCESS);
+    CHECK_EQ_INT(MPI_Wait(&rq, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    for (int q = 0; q < P; q++) {
+        int *at = rb + sdsp[q] * 2 * N;
+        if (q % 2 == 0) {
+            check_blocks(at, scnt[q] + 1, rwant + sdsp[q]);
+            continue;
+        }
+        for (int k = 0; k < scnt[q] * N; k++) /* packed ints, then the rest untouched */
+            CHECK_EQ_INT(at[k], BV(q * P + me, k / N, k % N));
+        for (int k = scnt[q] * N; k < (scnt[q] + 1) * 2 * N; k++)
+            CHECK_EQ_INT(at[k], k % 2 ? GAP : -1);
+    }
+    free(rb);
+    free(st);
+    free(rt);
+    free(sbd);
+    free(rc);
+    free(sb);
+    free(rwant);
+    free(scnt);
+    free(sdsp);
+    free(mine);
+    free(want);
+    free(cnt);
+    free(dsp);
 }
 
 int main(int argc, char **argv)
@@ -120,6 +270,8 @@ int main(int argc, char **argv)
     free(s);
     free(r);
     free(all);
+
+    vw_tests(blk);
 
     /* a contiguous derived type reduces with a user op */
     MPI_Datatype four;

@@ -3,8 +3,9 @@
  *
  * Datatypes: collectives move count * extent bytes per buffer, so they take
  * every predefined type (the pair types included, padding and all) and
- * derived types whose data is one contiguous piece; other derived types are
- * refused with MPI_ERR_TYPE (docs/collectives.md).
+ * derived types whose data is one contiguous piece; other derived types
+ * travel packed (data only) in the collectives that only move data, and are
+ * refused with MPI_ERR_TYPE by the reductions (docs/collectives.md).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -48,7 +49,7 @@ static int check_cbuf(const char *fn, struct MPI_ABI_Comm *c, const char *what, 
                       size_t bytes);
 static int side_bytes(const char *fn, struct MPI_ABI_Comm *c, const char *what, const int *counts,
                       const int *displs, MPI_Datatype type, const MPI_Datatype *types, int w,
-                      size_t *cb, size_t *db);
+                      size_t *cb, size_t *db, struct MPI_ABI_Datatype **pk, int *packed);
 static size_t *arrays(struct MPI_ABI_Comm *c, int n);
 
 /* One side (count elements of dt, n blocks) of an intercommunicator collective. */
@@ -307,30 +308,70 @@ static size_t *arrays(struct MPI_ABI_Comm *c, int n)
     return p;
 }
 
-/* counts[i] elements of type (types[i] or type) at displs[i] (elements, or bytes for w). */
+/* counts[i] elements of type (types[i] or type) at displs[i] (elements, or
+ * bytes for w): cb/db in bytes.  With pk, non-contiguous types are taken too
+ * (pk[i]: block i's type, for packing; cb[i] its packed bytes; *packed: one
+ * was non-contiguous); without pk they are refused. */
 static int side_bytes(const char *fn, struct MPI_ABI_Comm *c, const char *what, const int *counts,
                       const int *displs, MPI_Datatype type, const MPI_Datatype *types, int w,
-                      size_t *cb, size_t *db)
+                      size_t *cb, size_t *db, struct MPI_ABI_Datatype **pk, int *packed)
 {
     if (!counts || !displs || (w && !types))
         return mpir_error(c, MPI_ERR_ARG, "%s: NULL %s counts, displacements or types", fn, what);
     size_t ext = 0;
+    struct MPI_ABI_Datatype *d = NULL, **want = pk ? &d : NULL;
     int rc;
-    if (!w && (rc = check_ctype(fn, c, type, &ext, NULL)))
+    if (packed)
+        *packed = 0;
+    if (!w && (rc = check_ctype(fn, c, type, &ext, want)))
         return rc;
     for (int i = 0; i < c->size; i++) {
         if (counts[i] < 0)
             return mpir_error(c, MPI_ERR_COUNT, "%s: %s count %d for rank %d is negative", fn,
                               what, counts[i], i);
-        if (w && (rc = check_ctype(fn, c, types[i], &ext, NULL)))
+        if (w && (rc = check_ctype(fn, c, types[i], &ext, want)))
             return rc;
         if (displs[i] < 0)
             return mpir_error(c, MPI_ERR_ARG, "%s: %s displacement %d for rank %d is negative",
                               fn, what, displs[i], i);
-        cb[i] = (size_t)counts[i] * ext;
-        db[i] = w ? (size_t)displs[i] : (size_t)displs[i] * ext;
+        cb[i] = (size_t)counts[i] * ext; /* packed bytes when d */
+        db[i] = w ? (size_t)displs[i] : (size_t)displs[i] * (d ? (size_t)d->extent : ext);
+        if (pk) {
+            pk[i] = d ? d : dtype_of(w ? types[i] : type);
+            *packed |= d != NULL;
+        }
     }
     return 0;
+}
+
+/* The blocks of a v/w side travel packed, one after the other in a new
+ * buffer: db becomes their offsets there.  Blocks are copied in when `in`
+ * (send data, or receive blocks holding in-place input); a receive side gets
+ * one unpack per block for the end of the collective. */
+static void *pack_blocks(struct MPI_ABI_Comm *c, coll_args_t *a, void *user, const int *counts,
+                         struct MPI_ABI_Datatype **pk, size_t *cb, size_t *db, int in, int recv)
+{
+    int n = c->size;
+    size_t total = 0;
+    for (int i = 0; i < n; i++)
+        total += cb[i];
+    char *buf = malloc(total ? total : 1);
+    struct coll_unpack *u = recv ? calloc((size_t)n, sizeof *u) : NULL;
+    if (!buf || (recv && !u))
+        mpir_fatal("out of memory packing %zu bytes of a collective on %s", total, c->name);
+    size_t off = 0;
+    for (int i = 0; i < n; i++) {
+        char *at = (char *)user + db[i];
+        if (in && counts[i])
+            dt_copy(pk[i], at, counts[i], 0, buf + off, cb[i], 0);
+        if (recv && counts[i])
+            u[a->nunpack++] = (struct coll_unpack){pk[i], at, buf + off, counts[i]};
+        db[i] = off;
+        off += cb[i];
+    }
+    if (recv)
+        a->unpackv = u;
+    return buf;
 }
 
 int prep_v(const char *fn, int kind, const vspec_t *v, MPI_Comm comm, struct MPI_ABI_Comm **c,
@@ -357,8 +398,8 @@ int prep_v(const char *fn, int kind, const vspec_t *v, MPI_Comm comm, struct MPI
         a->sbuf = v->sbuf;
         a->rbuf = v->rbuf;
         if (v->root == MPI_ROOT)
-            rc = gv ? side_bytes(fn, *c, "receive", v->rcounts, v->rdispls, v->rtype, NULL, 0, arr, arr + n)
-                    : side_bytes(fn, *c, "send", v->scounts, v->sdispls, v->stype, NULL, 0, arr + 2 * n, arr + 3 * n);
+            rc = gv ? side_bytes(fn, *c, "receive", v->rcounts, v->rdispls, v->rtype, NULL, 0, arr, arr + n, NULL, NULL)
+                    : side_bytes(fn, *c, "send", v->scounts, v->sdispls, v->stype, NULL, 0, arr + 2 * n, arr + 3 * n, NULL, NULL);
         else if (v->root != MPI_PROC_NULL)
             rc = gv ? inter_side(fn, *c, "send buffer", v->sbuf, v->scount, v->stype, 1, &a->sbytes)
                     : inter_side(fn, *c, "receive buffer", v->rbuf, v->rcount, v->rtype, 1, &a->rbytes);
@@ -381,40 +422,47 @@ int prep_v(const char *fn, int kind, const vspec_t *v, MPI_Comm comm, struct MPI
     a->scb = arr + 2 * n;
     a->sdb = arr + 3 * n;
     size_t *rcb = arr, *rdb = arr + n, *scb = arr + 2 * n, *sdb = arr + 3 * n, ext;
+    /* non-contiguous derived types travel packed: one block (spk/rpk) or
+     * the blocks of a v/w side (spks/rpks: the type of each block) */
+    struct MPI_ABI_Datatype *spk = NULL, *rpk = NULL, **pks = calloc((size_t)n * 2, sizeof *pks);
+    struct MPI_ABI_Datatype **spks = pks, **rpks = pks ? pks + n : NULL;
+    int s_many = 0, r_many = 0;
+    if (!pks)
+        mpir_fatal("out of memory for the datatypes of a collective on %s", (*c)->name);
     switch (kind) {
     case C_GATHERV:
         if (!in_place && ((rc = check_count(fn, *c, v->scount)) ||
-                          (rc = check_ctype(fn, *c, v->stype, &ext, NULL)) ||
+                          (rc = check_ctype(fn, *c, v->stype, &ext, &spk)) ||
                           (rc = check_cbuf(fn, *c, "send buffer", v->sbuf, (size_t)v->scount * ext))))
             break;
         if (!in_place)
             a->sbytes = (size_t)v->scount * ext;
         if (is_root)
-            rc = side_bytes(fn, *c, "receive", v->rcounts, v->rdispls, v->rtype, NULL, 0, rcb, rdb);
+            rc = side_bytes(fn, *c, "receive", v->rcounts, v->rdispls, v->rtype, NULL, 0, rcb, rdb, rpks, &r_many);
         break;
     case C_SCATTERV:
         if (!in_place && ((rc = check_count(fn, *c, v->rcount)) ||
-                          (rc = check_ctype(fn, *c, v->rtype, &ext, NULL)) ||
+                          (rc = check_ctype(fn, *c, v->rtype, &ext, &rpk)) ||
                           (rc = check_cbuf(fn, *c, "receive buffer", v->rbuf, (size_t)v->rcount * ext))))
             break;
         if (!in_place)
             a->rbytes = (size_t)v->rcount * ext;
         if (is_root)
-            rc = side_bytes(fn, *c, "send", v->scounts, v->sdispls, v->stype, NULL, 0, scb, sdb);
+            rc = side_bytes(fn, *c, "send", v->scounts, v->sdispls, v->stype, NULL, 0, scb, sdb, spks, &s_many);
         break;
     case C_ALLGATHERV:
         if (!in_place && ((rc = check_count(fn, *c, v->scount)) ||
-                          (rc = check_ctype(fn, *c, v->stype, &ext, NULL))))
+                          (rc = check_ctype(fn, *c, v->stype, &ext, &spk))))
             break;
         if (!in_place)
             a->sbytes = (size_t)v->scount * ext;
-        rc = side_bytes(fn, *c, "receive", v->rcounts, v->rdispls, v->rtype, NULL, 0, rcb, rdb);
+        rc = side_bytes(fn, *c, "receive", v->rcounts, v->rdispls, v->rtype, NULL, 0, rcb, rdb, rpks, &r_many);
         break;
     default: /* alltoallv, alltoallw */
         if (!in_place)
-            rc = side_bytes(fn, *c, "send", v->scounts, v->sdispls, v->stype, v->stypes, w, scb, sdb);
+            rc = side_bytes(fn, *c, "send", v->scounts, v->sdispls, v->stype, v->stypes, w, scb, sdb, spks, &s_many);
         if (!rc)
-            rc = side_bytes(fn, *c, "receive", v->rcounts, v->rdispls, v->rtype, v->rtypes, w, rcb, rdb);
+            rc = side_bytes(fn, *c, "receive", v->rcounts, v->rdispls, v->rtype, v->rtypes, w, rcb, rdb, rpks, &r_many);
         break;
     }
     if (!rc && (kind == C_ALLGATHERV || kind == C_ALLTOALLV || kind == C_ALLTOALLW) && !in_place &&
@@ -422,11 +470,24 @@ int prep_v(const char *fn, int kind, const vspec_t *v, MPI_Comm comm, struct MPI
         rc = mpir_error(*c, MPI_ERR_BUFFER,
                         "%s: send and receive buffers are the same (use MPI_IN_PLACE)", fn);
     if (rc) {
+        free(pks);
         coll_args_free(a);
         return rc;
     }
     a->sbuf = in_place && kind != C_SCATTERV ? NULL : v->sbuf;
     a->rbuf = in_place && kind == C_SCATTERV ? NULL : v->rbuf;
+    if (spk && v->scount)
+        a->sbuf = a->own[0] = packed_copy(spk, v->sbuf, v->scount, 1);
+    if (rpk && v->rcount && a->rbuf) {
+        void *p = packed_copy(rpk, v->rbuf, v->rcount, 0);
+        a->out = (struct coll_unpack){rpk, v->rbuf, p, v->rcount};
+        a->rbuf = p;
+    }
+    if (s_many)
+        a->sbuf = a->own[0] = pack_blocks(*c, a, (void *)v->sbuf, v->scounts, spks, scb, sdb, 1, 0);
+    if (r_many) /* in place, the input sits in the receive blocks: pack them all */
+        a->rbuf = a->own[1] = pack_blocks(*c, a, v->rbuf, v->rcounts, rpks, rcb, rdb, in_place, 1);
+    free(pks);
     if (kind == C_GATHERV && is_root && in_place)
         a->sbytes = rcb[(*c)->rank];
     return 0;
@@ -486,6 +547,9 @@ void coll_local_done(coll_args_t *a)
     if (a->out.d)
         dt_copy(a->out.d, a->out.user, a->out.n, 0, a->out.packed,
                 (size_t)a->out.n * a->out.d->size, 1);
+    for (int i = 0; i < a->nunpack; i++)
+        dt_copy(a->unpackv[i].d, a->unpackv[i].user, a->unpackv[i].n, 0, a->unpackv[i].packed,
+                (size_t)a->unpackv[i].n * a->unpackv[i].d->size, 1);
     free(a->out.packed);
     free(a->own[0]);
     free(a->own[1]);
@@ -496,6 +560,9 @@ void coll_args_free(coll_args_t *a)
 {
     free((void *)a->rcb);
     a->rcb = a->rdb = a->scb = a->sdb = NULL;
+    free(a->unpackv);
+    a->unpackv = NULL;
+    a->nunpack = 0;
 }
 
 static int report(const char *fn, struct MPI_ABI_Comm *c, int err)

@@ -103,8 +103,10 @@ void sched_copy(sched_t *s, void *dst, const void *src, size_t bytes);
 void sched_reduce(sched_t *s, const void *in, void *inout, size_t count, const reducer_t *r);
 /* Free p with the schedule. */
 void sched_adopt(sched_t *s, void *p);
-/* Unpack n elements of d from packed into user (datatype/dt_copy), as a step. */
+/* Unpack n elements of d from packed into user (datatype/dt_copy), as a step;
+ * the schedule frees u->packed at its end (sched_unpack_block: not). */
 void sched_unpack(sched_t *s, const struct coll_unpack *u);
+void sched_unpack_block(sched_t *s, const struct coll_unpack *u);
 /* Steps added from now on talk on comm (NULL: the schedule's) with tag offset tagx. */
 void sched_use(sched_t *s, struct MPI_ABI_Comm *comm, int tagx);
 /* Holds a user op until the schedule ends. */
@@ -146,6 +148,10 @@ typedef struct coll_args {
         void *user, *packed;
         int64_t n;
     } out;
+    /* v/w variants whose receive blocks travel packed in own[1]: one unpack
+     * per block (nunpack entries, their packed pointers inside own[1]) */
+    struct coll_unpack *unpackv;
+    int nunpack;
 } coll_args_t;
 
 /* Intercommunicator forms (inter.c): barrier, bcast, reduce, allreduce,

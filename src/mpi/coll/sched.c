@@ -51,7 +51,6 @@ struct sched {
     tmp_block_t *tmps;
     struct MPI_ABI_Op *held;
     void *adopted[3];
-    struct MPI_ABI_Datatype *types[1]; /* held while an unpack step waits */
     struct MPI_ABI_Comm *use_comm; /* sched_use */
     int use_tagx;
     mpid_req_t *req; /* nonblocking: completes with the schedule */
@@ -171,12 +170,16 @@ void sched_adopt(sched_t *s, void *p)
         mpir_fatal("collective schedule adopts too many buffers");
 }
 
-void sched_unpack(sched_t *s, const struct coll_unpack *u)
+void sched_unpack_block(sched_t *s, const struct coll_unpack *u)
 {
     step_t *t = add(s, S_UNPACK);
     t->unpack = *u;
-    dt_retain(u->d);
-    s->types[0] = u->d;
+    dt_retain(u->d); /* released with the schedule (sched_free) */
+}
+
+void sched_unpack(sched_t *s, const struct coll_unpack *u)
+{
+    sched_unpack_block(s, u);
     sched_adopt(s, u->packed);
 }
 
@@ -258,8 +261,9 @@ static void sched_free(sched_t *s)
         op_release(s->held);
     for (int i = 0; i < 3; i++)
         free(s->adopted[i]);
-    if (s->types[0])
-        dt_release(s->types[0]);
+    for (int i = 0; i < s->n; i++)
+        if (s->steps[i].kind == S_UNPACK)
+            dt_release(s->steps[i].unpack.d);
     free(s->steps);
     free(s);
 }

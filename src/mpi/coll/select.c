@@ -184,9 +184,11 @@ sched_t *coll_build(struct MPI_ABI_Comm *c, const coll_args_t *a)
     }
     sched_adopt(s, a->own[0]);
     sched_adopt(s, a->own[1]);
-    if (a->out.d) {
+    if (a->out.d || a->nunpack)
         sched_fence(s);
+    if (a->out.d)
         sched_unpack(s, &a->out);
-    }
+    for (int i = 0; i < a->nunpack; i++)
+        sched_unpack_block(s, &a->unpackv[i]);
     return s;
 }
