@@ -8,9 +8,13 @@
 #   Open MPI: mpirun.openmpi inside h1, plm_rsh_agent WRAPPER, btl self,tcp, pml ob1
 # (the commands of /work/shared/baselines.md section 6).
 #   raw:      tests/netns/raw_tcp_probe.c, one plain TCP connection (busy-polling
-#             receiver, same pinning): the floor measured in the same run
+#             receiver, same pinning): the floor measured in the same run, with
+#             the system's congestion control; rawcc: the same with Skiff's
+#             (SKIFF_TCP_CC, default reno)
 #   base:     Skiff of another build, BASE=<builddir> (before/after in one run)
-# IMPLS="skiff mpich openmpi raw" and MODES="latency bw msgrate" choose what
+# NS_CC=name sets both namespaces' default congestion control (every MPI then
+# uses it: the fair check of what SKIFF_TCP_CC buys).
+# IMPLS="skiff mpich openmpi raw rawcc" and MODES="latency bw msgrate" choose what
 # runs (raw has no msgrate).  Prints "impl,bench,size,value,unit" lines and the
 # medians; raw output in $OUT.
 set -eu
@@ -21,13 +25,17 @@ SRC=$(cd "$(dirname "$0")/../../bench" && pwd)
 netns_skip_unless_able
 netns_up 2
 H1=${NETNS_PREFIX}h1 H2=${NETNS_PREFIX}h2
+if [ -n "${NS_CC:-}" ]; then
+    ip netns exec "$H1" sysctl -qw net.ipv4.tcp_congestion_control="$NS_CC"
+    ip netns exec "$H2" sysctl -qw net.ipv4.tcp_congestion_control="$NS_CC"
+fi
 OUT=${OUT:-$(mktemp -d /tmp/skiff-netns-bench.XXXXXX)}
 "$B/bin/mpicc" -O2 -o "$OUT/pt_skiff" "$SRC/mpi_pt2pt.c"
 mpicc.mpich -O2 -w -o "$OUT/pt_mpich" "$SRC/mpi_pt2pt.c"
 mpicc.openmpi -O2 -w -o "$OUT/pt_openmpi" "$SRC/mpi_pt2pt.c"
 [ -z "${BASE:-}" ] || "$BASE/bin/mpicc" -O2 -o "$OUT/pt_base" "$SRC/mpi_pt2pt.c"
 cc -O2 -o "$OUT/raw_tcp_probe" "$(dirname "$0")/raw_tcp_probe.c"
-IMPLS=${IMPLS:-skiff mpich openmpi raw}
+IMPLS=${IMPLS:-skiff mpich openmpi raw rawcc}
 MODES=${MODES:-latency bw msgrate}
 cat >"$OUT/agent" <<WRAP
 #!/bin/sh
@@ -52,10 +60,11 @@ run() { # impl mode sizes
     openmpi) timeout 300 ip netns exec "$H1" env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
                mpirun.openmpi -H "$A1,$A2" --map-by node --bind-to none --mca plm_rsh_agent "$OUT/agent" \
                --mca btl self,tcp --mca pml ob1 -x BENCH_PIN=1 -n 2 "$OUT/pt_openmpi" "$2" --sizes "$3" ;;
-    raw) [ "$2" != msgrate ] || return 0
-         ip netns exec "$H2" taskset -c 1 timeout 300 "$OUT/raw_tcp_probe" server 47011 &
+    raw|rawcc) [ "$2" != msgrate ] || return 0
+         local cc=; [ "$1" = raw ] || cc=${SKIFF_TCP_CC:-reno}
+         ip netns exec "$H2" env RAW_TCP_CC="$cc" taskset -c 1 timeout 300 "$OUT/raw_tcp_probe" server 47011 &
          local srv=$!
-         ip netns exec "$H1" taskset -c 0 timeout 300 "$OUT/raw_tcp_probe" client "$A2" 47011 "$2" "$3"
+         ip netns exec "$H1" env RAW_TCP_CC="$cc" taskset -c 0 timeout 300 "$OUT/raw_tcp_probe" client "$A2" 47011 "$2" "$3"
          local rc=$?
          wait $srv
          return $rc ;;

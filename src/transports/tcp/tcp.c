@@ -68,7 +68,9 @@
  * arrival on the hot connection is then one system call, not epoll_wait
  * + readv.  Others (handshakes, requests to serve, credits) wait at most
  * that many passes longer. */
+#ifndef TCP_EPOLL_EVERY
 #define TCP_EPOLL_EVERY 4
+#endif
 #define TCP_SMALL_SEND 256 /* frames up to this size go out by send() from a stack copy */
 
 enum conn_state { C_LISTEN = 0, C_CONNECTING = 1, C_WAIT_CHALLENGE, A_WAIT_HELLO, A_WAIT_PROOF, C_OPEN, C_DEAD };
@@ -117,7 +119,7 @@ struct tcp_conn {
     uint64_t scan;   /* acceptor: first byte not yet checked as a frame */
     long nframes;    /* acceptor: complete frames in [head, scan) */
     int queued;
-    int ack_owed;    /* acceptor: bytes read since its last ACK (ack_flush) */
+    int ack_owed;    /* acceptor: reads since its last ACK (ack_flush) */
     int eof;         /* acceptor: the peer closed; deliver what is left */
     int bye;         /* the peer said goodbye (closed its channel) before its EOF */
     /* flow control (frame.h, back records): a connector counts the stream
@@ -636,7 +638,11 @@ static void fill_rx(struct tcp_conn *c)
         }
         struct iovec v[2];
         int n = ring_span(c, c->tail, room, v);
-        ssize_t r = n == 1 ? recv(c->fd, v[0].iov_base, v[0].iov_len, 0) : readv(c->fd, v, n);
+        /* recv into the first span when it is big (the usual case): cheaper
+         * than readv, and the next call takes the rest after the wrap */
+        ssize_t r = n == 1 || v[0].iov_len >= TCP_MIN_TAKE * 16
+                        ? recv(c->fd, v[0].iov_base, v[0].iov_len, 0)
+                        : readv(c->fd, v, n);
         if (r < 0) {
             if (errno == EINTR)
                 continue;
@@ -654,7 +660,7 @@ static void fill_rx(struct tcp_conn *c)
                 ack_flush(c->tp->hot);
             c->tp->hot = c;
         }
-        c->ack_owed = 1;
+        c->ack_owed++;
         if (scan_frames(c) < 0)
             return;
         if ((uint64_t)r < room)
