@@ -3,9 +3,13 @@
  * allgather, alltoall (blocking and nonblocking, in place too), received as
  * plain MPI_INTs on the other side; gatherv, scatterv, allgatherv (in place
  * too), alltoallv and alltoallw (mixed receive types) with counts that differ
- * by rank; a contiguous type under a user op; and
- * the clear MPI_ERR_TYPE for what is not supported (a strided type in a
- * reduction). */
+ * by rank; a contiguous type under a user op; reductions with user ops on
+ * a padded struct and on the strided vector (allreduce blocking, nonblocking
+ * and in place, reduce at every root, scan; gaps and padding untouched); and
+ * the clear errors for what is not supported (a predefined op on a derived
+ * type, a type reaching below its lower bound in a reduction). */
+#include <stddef.h>
+
 #include "mpitest.h"
 
 #define N 5    /* vector elements per block */
@@ -177,6 +181,130 @@ static void vw_tests(MPI_Datatype blk)
     free(dsp);
 }
 
+/* ---- reductions with user ops on non-contiguous types ------------------ */
+struct di {
+    double d; /* 4 bytes of padding after i: the type is not contiguous */
+    int i;
+};
+
+/* per element: d summed, i the largest */
+static void sum_max(void *in, void *inout, int *len, MPI_Datatype *t)
+{
+    (void)t;
+    struct di *a = in, *b = inout;
+    for (int k = 0; k < *len; k++) {
+        b[k].d += a[k].d;
+        if (a[k].i > b[k].i)
+            b[k].i = a[k].i;
+    }
+}
+
+/* on the strided blk type: every data int of inout becomes the sum */
+static void vec_sum(void *in, void *inout, int *len, MPI_Datatype *t)
+{
+    (void)t;
+    int *a = in, *b = inout;
+    for (int k = 0; k < *len * 2 * N; k += 2)
+        b[k] += a[k];
+}
+
+static void reduction_tests(MPI_Datatype blk)
+{
+    int P = T_size, me = T_rank;
+    enum { M = 7 };
+    MPI_Datatype di;
+    MPI_Aint disp[2] = {offsetof(struct di, d), offsetof(struct di, i)};
+    CHECK_EQ_INT(MPI_Type_create_struct(2, (int[]){1, 1}, disp, (MPI_Datatype[]){MPI_DOUBLE, MPI_INT},
+                                        &di), MPI_SUCCESS);
+    MPI_Datatype dir;
+    CHECK_EQ_INT(MPI_Type_create_resized(di, 0, sizeof(struct di), &dir), MPI_SUCCESS);
+    CHECK_EQ_INT(MPI_Type_commit(&dir), MPI_SUCCESS);
+    MPI_Op op, vop;
+    CHECK_EQ_INT(MPI_Op_create(sum_max, 1, &op), MPI_SUCCESS);
+    CHECK_EQ_INT(MPI_Op_create(vec_sum, 1, &vop), MPI_SUCCESS);
+    struct di in[M], out[M];
+    unsigned char *raw = (unsigned char *)out;
+    for (int k = 0; k < M; k++)
+        in[k] = (struct di){.d = me + k, .i = (me * 7 + k) % P};
+    double dsum[M];
+    int imax[M];
+    for (int k = 0; k < M; k++) {
+        dsum[k] = (double)P * (P - 1) / 2 + (double)P * k;
+        imax[k] = 0;
+        for (int q = 0; q < P; q++)
+            imax[k] = (q * 7 + k) % P > imax[k] ? (q * 7 + k) % P : imax[k];
+    }
+#define CHECK_DI(o, want_d, want_i)                                                            \
+    for (int k = 0; k < M; k++) {                                                              \
+        CHECK((o)[k].d == (want_d));                                                           \
+        CHECK_EQ_INT((o)[k].i, (want_i));                                                      \
+        for (size_t b = offsetof(struct di, i) + sizeof(int); b < sizeof(struct di); b++)      \
+            CHECK_EQ_INT(raw[k * sizeof(struct di) + b], 0xab); /* padding untouched */       \
+    }
+    for (int blocking = 0; blocking < 2; blocking++) {
+        memset(out, 0xab, sizeof out);
+        if (blocking) {
+            CHECK_EQ_INT(MPI_Allreduce(in, out, M, dir, op, MPI_COMM_WORLD), MPI_SUCCESS);
+        } else {
+            MPI_Request rq;
+            CHECK_EQ_INT(MPI_Iallreduce(in, out, M, dir, op, MPI_COMM_WORLD, &rq), MPI_SUCCESS);
+            CHECK_EQ_INT(MPI_Wait(&rq, MPI_STATUS_IGNORE), MPI_SUCCESS);
+        }
+        CHECK_DI(out, dsum[k], imax[k]);
+    }
+    /* in place */
+    memset(out, 0xab, sizeof out);
+    for (int k = 0; k < M; k++)
+        out[k].d = in[k].d, out[k].i = in[k].i;
+    CHECK_EQ_INT(MPI_Allreduce(MPI_IN_PLACE, out, M, dir, op, MPI_COMM_WORLD), MPI_SUCCESS);
+    CHECK_DI(out, dsum[k], imax[k]);
+    for (int root = 0; root < P; root++) {
+        memset(out, 0xab, sizeof out);
+        CHECK_EQ_INT(MPI_Reduce(in, out, M, dir, op, root, MPI_COMM_WORLD), MPI_SUCCESS);
+        if (me == root) {
+            CHECK_DI(out, dsum[k], imax[k]);
+        } else {
+            for (size_t b = 0; b < sizeof out; b++)
+                CHECK_EQ_INT(raw[b], 0xab); /* not the root: nothing written */
+        }
+    }
+    /* scan: d summed over ranks 0..me */
+    memset(out, 0xab, sizeof out);
+    CHECK_EQ_INT(MPI_Scan(in, out, M, dir, op, MPI_COMM_WORLD), MPI_SUCCESS);
+    for (int k = 0; k < M; k++) {
+        int im = 0;
+        for (int q = 0; q <= me; q++)
+            im = (q * 7 + k) % P > im ? (q * 7 + k) % P : im;
+        CHECK(out[k].d == (double)me * (me + 1) / 2 + (double)(me + 1) * k);
+        CHECK_EQ_INT(out[k].i, im);
+    }
+    /* the strided vector under a user op: gaps of the result untouched */
+    int *v = strided(1, me, 1), *r = strided(1, 0, 0);
+    CHECK_EQ_INT(MPI_Allreduce(v, r, 1, blk, vop, MPI_COMM_WORLD), MPI_SUCCESS);
+    for (int i = 0; i < N; i++) {
+        int want = 0;
+        for (int q = 0; q < P; q++)
+            want += V(q, i);
+        CHECK_EQ_INT(r[2 * i], want);
+        CHECK_EQ_INT(r[2 * i + 1], GAP);
+    }
+    free(v);
+    free(r);
+    /* a type whose data lies before its lower bound: refused, clearly */
+    MPI_Datatype neg;
+    CHECK_EQ_INT(MPI_Type_create_resized(MPI_INT, -4, 8, &neg), MPI_SUCCESS);
+    CHECK_EQ_INT(MPI_Type_commit(&neg), MPI_SUCCESS);
+    int a2[4] = {0}, b2[4];
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    CHECK_EQ_INT(MPI_Allreduce(a2 + 1, b2 + 1, 1, neg, vop, MPI_COMM_WORLD), MPI_ERR_TYPE);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    MPI_Type_free(&neg);
+    MPI_Op_free(&op);
+    MPI_Op_free(&vop);
+    MPI_Type_free(&dir);
+    MPI_Type_free(&di);
+}
+
 int main(int argc, char **argv)
 {
     test_init(&argc, &argv);
@@ -282,8 +410,9 @@ int main(int argc, char **argv)
         x[i] = me + i;
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     CHECK_EQ_INT(MPI_Allreduce(x, y, 2, four, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_OP);
-    CHECK_EQ_INT(MPI_Allreduce(x, y, 1, blk, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_TYPE);
+    CHECK_EQ_INT(MPI_Allreduce(x, y, 1, blk, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_OP);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    reduction_tests(blk);
 
     MPI_Type_free(&four);
     MPI_Type_free(&blk);

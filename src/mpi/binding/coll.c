@@ -69,8 +69,10 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
     int rc = prep_reduce(fn, C_REDUCE, sendbuf, recvbuf, count, datatype, op, root, comm, &c, &a);
     if (rc)
         return rc;
-    if (!a.inter && node_reduce(c, &a))
+    if (!a.inter && node_reduce(c, &a)) {
+        coll_local_done(&a);
         return MPI_SUCCESS;
+    }
     return coll_run(fn, c, &a);
 }
 
@@ -83,8 +85,10 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
     int rc = prep_reduce(fn, C_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, 0, comm, &c, &a);
     if (rc)
         return rc;
-    if (!a.inter && node_allreduce(c, &a))
+    if (!a.inter && node_allreduce(c, &a)) {
+        coll_local_done(&a);
         return MPI_SUCCESS;
+    }
     if (!a.inter && hier_allreduce(c, &a, &rc)) {
         coll_local_done(&a);
         return hier_result(fn, c, rc);

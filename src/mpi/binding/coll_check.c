@@ -4,8 +4,8 @@
  * Datatypes: collectives move count * extent bytes per buffer, so they take
  * every predefined type (the pair types included, padding and all) and
  * derived types whose data is one contiguous piece; other derived types
- * travel packed (data only) in the collectives that only move data, and are
- * refused with MPI_ERR_TYPE by the reductions (docs/collectives.md).
+ * travel packed (data only) in the collectives that only move data, and
+ * reductions (user ops) run on copies laid out as the type (docs/collectives.md).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -103,6 +103,37 @@ static void *packed_copy(struct MPI_ABI_Datatype *d, const void *user, int64_t n
     return p;
 }
 
+/* Reductions on a non-contiguous derived type (user ops only: op_reducer
+ * refuses predefined ones) run on copies laid out as the type, count * extent
+ * bytes with only the data bytes filled in: the op sees the layout it was
+ * written for, nothing reads or writes the user's bytes between the pieces,
+ * and the result is copied back piece by piece.  That needs every element's
+ * data inside [0, extent). */
+static int check_span_type(const char *fn, struct MPI_ABI_Comm *c, struct MPI_ABI_Datatype *d,
+                           size_t *ext)
+{
+    const struct dtype_rep *t = d->rep;
+    if (t->lb != 0 || t->true_lb < 0 || t->true_ub > d->extent)
+        return mpir_error(c, MPI_ERR_TYPE,
+                          "%s: derived datatype %s (lb %lld, true lb %lld, true ub %lld, extent "
+                          "%lld) reaches outside [0, extent): not supported in reductions",
+                          fn, d->name && *d->name ? d->name : "(unnamed)", (long long)t->lb,
+                          (long long)t->true_lb, (long long)t->true_ub, (long long)d->extent);
+    *ext = (size_t)d->extent;
+    return 0;
+}
+
+static void *span_copy(struct MPI_ABI_Datatype *d, const void *user, int64_t n, int fill)
+{
+    size_t bytes = (size_t)n * (size_t)d->extent;
+    void *p = calloc(1, bytes ? bytes : 1);
+    if (!p)
+        mpir_fatal("out of memory for a %zu-byte reduction buffer", bytes);
+    if (fill)
+        dt_move(d, p, user, n);
+    return p;
+}
+
 static int check_root(const char *fn, struct MPI_ABI_Comm *c, int root)
 {
     if (likely((unsigned)root < (unsigned)c->size))
@@ -160,7 +191,7 @@ int prep_bcast(const char *fn, void *buf, int count, MPI_Datatype dt, int root, 
         if (is_root) {
             a->own[0] = a->rbuf;
         } else {
-            a->out = (struct coll_unpack){pk, buf, a->rbuf, count};
+            a->out = (struct coll_unpack){pk, buf, a->rbuf, count, 0};
         }
     }
     a->rbytes = (size_t)count * ext;
@@ -199,8 +230,10 @@ int prep_reduce(const char *fn, int kind, const void *sbuf, void *rbuf, int coun
             return rc;
         return 0;
     }
+    struct MPI_ABI_Datatype *pk = NULL;
     if ((rc = check_count(fn, *c, count)) ||
-        (rc = check_ctype(fn, *c, dt, &ext, NULL)) ||
+        (rc = check_ctype(fn, *c, dt, &ext, &pk)) ||
+        (pk && (rc = check_span_type(fn, *c, pk, &ext))) ||
         (kind == C_REDUCE && (rc = check_root(fn, *c, root))) ||
         (rc = op_reducer(fn, *c, op, dt, &a->red)))
         return rc;
@@ -218,6 +251,14 @@ int prep_reduce(const char *fn, int kind, const void *sbuf, void *rbuf, int coun
     a->rbuf = rbuf;
     a->count = (size_t)count;
     a->root = root;
+    if (pk && count) { /* the algorithms work on copies laid out as the type (see above) */
+        if (!in_place)
+            a->sbuf = a->own[0] = span_copy(pk, sbuf, count, 1);
+        if (gets_result) { /* exscan leaves rank 0's result alone: start from it */
+            a->rbuf = span_copy(pk, rbuf, count, in_place || kind == C_EXSCAN);
+            a->out = (struct coll_unpack){pk, rbuf, a->rbuf, count, 1};
+        }
+    }
     return 0;
 }
 
@@ -294,7 +335,7 @@ int prep_blocks(const char *fn, int kind, const void *sbuf, int scount, MPI_Data
     if (rpk && rcount && a->rbuf) {
         int64_t n = (int64_t)rcount * (kind == C_SCATTER ? 1 : P);
         void *p = packed_copy(rpk, rbuf, n, in_place); /* in place: the input is in rbuf */
-        a->out = (struct coll_unpack){rpk, rbuf, p, n};
+        a->out = (struct coll_unpack){rpk, rbuf, p, n, 0};
         a->rbuf = p;
     }
     return 0;
@@ -365,7 +406,7 @@ static void *pack_blocks(struct MPI_ABI_Comm *c, coll_args_t *a, void *user, con
         if (in && counts[i])
             dt_copy(pk[i], at, counts[i], 0, buf + off, cb[i], 0);
         if (recv && counts[i])
-            u[a->nunpack++] = (struct coll_unpack){pk[i], at, buf + off, counts[i]};
+            u[a->nunpack++] = (struct coll_unpack){pk[i], at, buf + off, counts[i], 0};
         db[i] = off;
         off += cb[i];
     }
@@ -480,7 +521,7 @@ int prep_v(const char *fn, int kind, const vspec_t *v, MPI_Comm comm, struct MPI
         a->sbuf = a->own[0] = packed_copy(spk, v->sbuf, v->scount, 1);
     if (rpk && v->rcount && a->rbuf) {
         void *p = packed_copy(rpk, v->rbuf, v->rcount, 0);
-        a->out = (struct coll_unpack){rpk, v->rbuf, p, v->rcount};
+        a->out = (struct coll_unpack){rpk, v->rbuf, p, v->rcount, 0};
         a->rbuf = p;
     }
     if (s_many)
@@ -545,11 +586,9 @@ int prep_reduce_scatter(const char *fn, int kind, const void *sbuf, void *rbuf, 
 void coll_local_done(coll_args_t *a)
 {
     if (a->out.d)
-        dt_copy(a->out.d, a->out.user, a->out.n, 0, a->out.packed,
-                (size_t)a->out.n * a->out.d->size, 1);
+        coll_unpack_run(&a->out);
     for (int i = 0; i < a->nunpack; i++)
-        dt_copy(a->unpackv[i].d, a->unpackv[i].user, a->unpackv[i].n, 0, a->unpackv[i].packed,
-                (size_t)a->unpackv[i].n * a->unpackv[i].d->size, 1);
+        coll_unpack_run(&a->unpackv[i]);
     free(a->out.packed);
     free(a->own[0]);
     free(a->own[1]);

@@ -107,6 +107,8 @@ void sched_adopt(sched_t *s, void *p);
  * the schedule frees u->packed at its end (sched_unpack_block: not). */
 void sched_unpack(sched_t *s, const struct coll_unpack *u);
 void sched_unpack_block(sched_t *s, const struct coll_unpack *u);
+/* What such a step does: unpack (or, span, copy the data bytes) into u->user. */
+void coll_unpack_run(const struct coll_unpack *u);
 /* Steps added from now on talk on comm (NULL: the schedule's) with tag offset tagx. */
 void sched_use(sched_t *s, struct MPI_ABI_Comm *comm, int tagx);
 /* Holds a user op until the schedule ends. */
@@ -147,6 +149,7 @@ typedef struct coll_args {
         struct MPI_ABI_Datatype *d; /* NULL: nothing to unpack */
         void *user, *packed;
         int64_t n;
+        int span; /* packed is laid out as d (a reduction's result), not packed */
     } out;
     /* v/w variants whose receive blocks travel packed in own[1]: one unpack
      * per block (nunpack entries, their packed pointers inside own[1]) */

@@ -170,6 +170,14 @@ void sched_adopt(sched_t *s, void *p)
         mpir_fatal("collective schedule adopts too many buffers");
 }
 
+void coll_unpack_run(const struct coll_unpack *u)
+{
+    if (u->span)
+        dt_move(u->d, u->user, u->packed, u->n);
+    else
+        dt_copy(u->d, u->user, u->n, 0, u->packed, (size_t)u->n * u->d->size, 1);
+}
+
 void sched_unpack_block(sched_t *s, const struct coll_unpack *u)
 {
     step_t *t = add(s, S_UNPACK);
@@ -237,8 +245,7 @@ static int advance(sched_t *s)
             op_apply(&t->red, t->src, t->dst, t->count);
             break;
         case S_UNPACK:
-            dt_copy(t->unpack.d, t->unpack.user, t->unpack.n, 0, t->unpack.packed,
-                    (size_t)t->unpack.n * t->unpack.d->size, 1);
+            coll_unpack_run(&t->unpack);
             break;
         }
         s->cur++;

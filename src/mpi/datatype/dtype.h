@@ -74,6 +74,9 @@ void dt_retain(struct MPI_ABI_Datatype *d);
 void dt_release(struct MPI_ABI_Datatype *d);
 static inline int dt_is_derived(const struct MPI_ABI_Datatype *d) { return !d->rep->predefined; }
 
+/* Copy the data bytes of count elements of d from src to dst, both laid out
+ * as d (the bytes between the pieces are left alone). */
+void dt_move(const struct MPI_ABI_Datatype *d, void *dst, const void *src, int64_t count);
 /* Move data between count elements of d at buf and a packed byte stream,
  * starting `skip` bytes into the stream, at most len bytes; returns the bytes
  * moved.  unpack = 0: typed buffer -> stream; 1: stream -> typed buffer.

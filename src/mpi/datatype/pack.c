@@ -177,6 +177,18 @@ size_t dt_copy(const struct MPI_ABI_Datatype *d, const void *buf, int64_t count,
     return len;
 }
 
+void dt_move(const struct MPI_ABI_Datatype *d, void *dst, const void *src, int64_t count)
+{
+    const struct dtype_rep *t = d->rep;
+    for (int64_t e = 0; e < count; e++)
+        for (int64_t r = 0; r < t->reps; r++) {
+            int64_t at = e * d->extent + r * t->rep_stride;
+            for (int64_t k = 0; k < t->nruns; k++)
+                memcpy((char *)dst + at + t->runs[k].off, (const char *)src + at + t->runs[k].off,
+                       (size_t)t->runs[k].len);
+        }
+}
+
 /* ---- type-map walk ----------------------------------------------------------- */
 static int walk_copies(const struct MPI_ABI_Datatype *t, int64_t base, int64_t n, dt_leaf_fn fn,
                        void *ctx)
