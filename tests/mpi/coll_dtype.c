@@ -5,7 +5,8 @@
  * too), alltoallv and alltoallw (mixed receive types) with counts that differ
  * by rank; a contiguous type under a user op; reductions with user ops on
  * a padded struct and on the strided vector (allreduce blocking, nonblocking
- * and in place, reduce at every root, scan; gaps and padding untouched); and
+ * and in place, reduce at every root, scan, reduce_scatter (in place too);
+ * gaps and padding untouched); and
  * the clear errors for what is not supported (a predefined op on a derived
  * type, a type reaching below its lower bound in a reduction). */
 #include <stddef.h>
@@ -277,6 +278,38 @@ static void reduction_tests(MPI_Datatype blk)
             im = (q * 7 + k) % P > im ? (q * 7 + k) % P : im;
         CHECK(out[k].d == (double)me * (me + 1) / 2 + (double)(me + 1) * k);
         CHECK_EQ_INT(out[k].i, im);
+    }
+    /* reduce_scatter: rank q gets q % 3 + 1 elements; then in place */
+    {
+        int *rc = malloc((size_t)P * sizeof *rc), tot = 0, first = 0;
+        for (int q = 0; q < P; q++) {
+            rc[q] = q % 3 + 1;
+            first += q < me ? rc[q] : 0;
+            tot += rc[q];
+        }
+        struct di *big = malloc((size_t)tot * sizeof *big), *res = malloc(3 * sizeof *res);
+        for (int in_pl = 0; in_pl < 2; in_pl++) {
+            memset(big, 0xab, (size_t)tot * sizeof *big);
+            for (int k = 0; k < tot; k++)
+                big[k].d = me + k, big[k].i = (me * 7 + k) % P;
+            memset(res, 0xab, 3 * sizeof *res);
+            struct di *o = in_pl ? big : res;
+            unsigned char *ob = (unsigned char *)o;
+            CHECK_EQ_INT(MPI_Reduce_scatter(in_pl ? MPI_IN_PLACE : big, o, rc, dir, op, MPI_COMM_WORLD),
+                         MPI_SUCCESS);
+            for (int k = 0; k < rc[me]; k++) {
+                int g = first + k, im = 0;
+                for (int q = 0; q < P; q++)
+                    im = (q * 7 + g) % P > im ? (q * 7 + g) % P : im;
+                CHECK(o[k].d == (double)P * (P - 1) / 2 + (double)P * g);
+                CHECK_EQ_INT(o[k].i, im);
+                for (size_t b = offsetof(struct di, i) + sizeof(int); b < sizeof(struct di); b++)
+                    CHECK_EQ_INT(ob[k * sizeof(struct di) + b], 0xab);
+            }
+        }
+        free(big);
+        free(res);
+        free(rc);
     }
     /* the strided vector under a user op: gaps of the result untouched */
     int *v = strided(1, me, 1), *r = strided(1, 0, 0);

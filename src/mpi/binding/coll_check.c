@@ -540,8 +540,11 @@ int prep_reduce_scatter(const char *fn, int kind, const void *sbuf, void *rbuf, 
 {
     size_t ext = 0;
     int rc, inter = 0;
+    struct MPI_ABI_Datatype *pk = NULL;
     memset(a, 0, sizeof *a);
-    if ((rc = prep_comm_any(fn, comm, c, &inter)) || (rc = check_ctype(fn, *c, dt, &ext, NULL)) ||
+    if ((rc = prep_comm_any(fn, comm, c, &inter)) ||
+        (rc = check_ctype(fn, *c, dt, &ext, inter ? NULL : &pk)) ||
+        (pk && (rc = check_span_type(fn, *c, pk, &ext))) ||
         (rc = op_reducer(fn, *c, op, dt, &a->red)))
         return rc;
     /* intercommunicator: counts are over the local group, which receives the
@@ -580,6 +583,13 @@ int prep_reduce_scatter(const char *fn, int kind, const void *sbuf, void *rbuf, 
     a->sbuf = in_place ? NULL : sbuf;
     a->rbuf = rbuf;
     a->count = arr[(*c)->rank] / (ext ? ext : 1);
+    if (pk) { /* copies laid out as the type, as in prep_reduce */
+        int64_t all = (int64_t)(total / ext), mine = (int64_t)a->count;
+        if (!in_place)
+            a->sbuf = a->own[0] = span_copy(pk, sbuf, all, 1);
+        a->rbuf = span_copy(pk, rbuf, in_place ? all : mine, in_place);
+        a->out = (struct coll_unpack){pk, rbuf, a->rbuf, mine, 1};
+    }
     return 0;
 }
 
