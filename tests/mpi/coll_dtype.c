@@ -3,7 +3,8 @@
  * allgather, alltoall (blocking and nonblocking, in place too), received as
  * plain MPI_INTs on the other side; gatherv, scatterv, allgatherv (in place
  * too), alltoallv and alltoallw (mixed receive types) with counts that differ
- * by rank; a contiguous type under a user op; reductions with user ops on
+ * by rank; neighbour alltoall, ineighbor_allgather and alltoallw (mixed
+ * receive types) on a periodic ring; a contiguous type under a user op; reductions with user ops on
  * a padded struct and on the strided vector (allreduce blocking, nonblocking
  * and in place, reduce at every root, scan, reduce_scatter (in place too);
  * gaps and padding untouched); and
@@ -82,7 +83,7 @@ static int to_count(int q) { return (vw_me + q) % 3; } /* alltoall: me -> q and 
 static void vw_tests(MPI_Datatype blk)
 {
     int P = T_size, me = T_rank;
-    int *cnt = malloc((size_t)P * sizeof *cnt), *dsp = malloc((size_t)P * sizeof *dsp);
+    int *cnt = calloc((size_t)P, sizeof *cnt), *dsp = calloc((size_t)P, sizeof *dsp);
     int *want = malloc((size_t)(4 * P + 1) * sizeof *want);
     int nb = layout(P, own_count, cnt, dsp);
     int *mine = blocks(cnt[me] + 1);
@@ -127,7 +128,7 @@ static void vw_tests(MPI_Datatype blk)
 
     /* alltoallv: to_count(q) blocks me -> q, values (me * P + q, b) */
     vw_me = me;
-    int *scnt = malloc((size_t)P * sizeof *scnt), *sdsp = malloc((size_t)P * sizeof *sdsp);
+    int *scnt = calloc((size_t)P, sizeof *scnt), *sdsp = calloc((size_t)P, sizeof *sdsp);
     int ns = layout(P, to_count, scnt, sdsp), nr = ns; /* symmetric counts */
     int *sb = blocks(ns), *rb = blocks(nr);
     for (int q = 0; q < P; q++)
@@ -180,6 +181,46 @@ static void vw_tests(MPI_Datatype blk)
     free(want);
     free(cnt);
     free(dsp);
+}
+
+/* ---- neighbourhood collectives on a periodic ring (1-D Cartesian) ------- */
+static void neighbor_tests(MPI_Datatype blk)
+{
+    int P = T_size, me;
+    MPI_Comm ring;
+    CHECK_EQ_INT(MPI_Cart_create(MPI_COMM_WORLD, 1, (int[]){P}, (int[]){1}, 0, &ring), MPI_SUCCESS);
+    MPI_Comm_rank(ring, &me);
+    int left = (me + P - 1) % P, right = (me + 1) % P;
+    /* alltoall: block 0 goes left, block 1 right; from the left lands in 0 */
+    int *s = blocks(2), *r = blocks(3);
+    set_block(s, 0, me, 0);
+    set_block(s, 1, me, 1);
+    CHECK_EQ_INT(MPI_Neighbor_alltoall(s, 1, blk, r, 1, blk, ring), MPI_SUCCESS);
+    check_blocks(r, 3, (int[]){left * 100 + 1, right * 100 + 0, -1});
+    /* allgather (nonblocking): my block 0 to both */
+    free(r);
+    r = blocks(3);
+    MPI_Request rq;
+    CHECK_EQ_INT(MPI_Ineighbor_allgather(s, 1, blk, r, 1, blk, ring, &rq), MPI_SUCCESS);
+    CHECK_EQ_INT(MPI_Wait(&rq, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    check_blocks(r, 3, (int[]){left * 100 + 0, right * 100 + 0, -1});
+    /* alltoallw: what comes from the right arrives as plain ints at byte
+     * offset of block 2; the left's as a strided block 0 */
+    free(r);
+    r = blocks(3);
+    int bb = 2 * N * (int)sizeof(int);
+    MPI_Aint sd[2] = {0, bb}, rd[2] = {0, 2 * (MPI_Aint)bb};
+    MPI_Datatype st[2] = {blk, blk}, rt[2] = {blk, MPI_INT};
+    CHECK_EQ_INT(MPI_Neighbor_alltoallw(s, (int[]){1, 1}, sd, st, r, (int[]){1, N}, rd, rt, ring),
+                 MPI_SUCCESS);
+    check_blocks(r, 2, (int[]){left * 100 + 1, -1});
+    for (int i = 0; i < N; i++)
+        CHECK_EQ_INT(r[2 * 2 * N + i], BV(right, 0, i));
+    for (int i = N; i < 2 * N; i++)
+        CHECK_EQ_INT(r[2 * 2 * N + i], i % 2 ? GAP : -1);
+    free(s);
+    free(r);
+    MPI_Comm_free(&ring);
 }
 
 /* ---- reductions with user ops on non-contiguous types ------------------ */
@@ -433,6 +474,7 @@ int main(int argc, char **argv)
     free(all);
 
     vw_tests(blk);
+    neighbor_tests(blk);
 
     /* a contiguous derived type reduces with a user op */
     MPI_Datatype four;

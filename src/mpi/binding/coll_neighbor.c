@@ -10,7 +10,8 @@
  * receives and sends posted, one fence.  On a periodic dimension of size 1
  * or 2 the same peer is both neighbours; what was sent towards +1 must land
  * in the receiver's -1 block, so Cartesian messages carry the direction in
- * the tag (towards +1: tag + 2^30).
+ * the tag (towards +1: tag + 2^30).  Pieces of non-contiguous derived types
+ * travel packed (pack_pieces; one unpack step per received piece).
  */
 #include <stdlib.h>
 
@@ -106,16 +107,76 @@ typedef struct npieces {
     size_t *sb, *so, *rb, *ro;
 } npieces_t;
 
-static sched_t *build(struct MPI_ABI_Comm *c, const nbrs_t *nb, const npieces_t *p)
+/* Pieces of a non-contiguous type travel packed: one scratch buffer per
+ * side, pieces one after the other; a send side is packed now, a receive
+ * side gets one unpack per piece that a neighbour fills. */
+typedef struct npacked {
+    struct MPI_ABI_Datatype **st, **rt; /* per piece */
+    int *sc, *rc;                       /* per piece: element counts */
+    int spacked, rpacked;
+    char *sscratch, *rscratch;
+} npacked_t;
+
+static char *scratch(size_t *bytes, size_t *offs, int n, const char *what)
+{
+    size_t total = 0;
+    for (int j = 0; j < n; j++) {
+        offs[j] = total;
+        total += bytes[j];
+    }
+    char *b = malloc(total ? total : 1);
+    if (!b)
+        mpir_fatal("out of memory packing %zu bytes for %s", total, what);
+    return b;
+}
+
+static void pack_pieces(const nbrs_t *nb, npieces_t *p, npacked_t *k)
+{
+    if (k->spacked) {
+        size_t *user = malloc(((size_t)nb->nout + 1) * sizeof *user);
+        if (!user)
+            mpir_fatal("out of memory for a neighbourhood collective");
+        for (int j = 0; j < nb->nout; j++)
+            user[j] = p->so[j];
+        k->sscratch = scratch(p->sb, p->so, nb->nout, "a neighbourhood collective");
+        for (int j = 0; j < nb->nout; j++)
+            if (p->sb[j])
+                dt_copy(k->st[j], p->sbuf + user[j], k->sc[j], 0, k->sscratch + p->so[j], p->sb[j], 0);
+        p->sbuf = k->sscratch;
+        free(user);
+    }
+}
+
+static sched_t *build(struct MPI_ABI_Comm *c, const nbrs_t *nb, const npieces_t *p,
+                      const npacked_t *k)
 {
     sched_t *s = sched_new(c);
+    size_t *ro = p->ro;
+    char *rbuf = p->rbuf;
+    size_t *packed_ro = NULL;
+    if (k->rpacked) { /* receive into a scratch; unpack each piece after the fence */
+        packed_ro = malloc(((size_t)nb->nin + 1) * sizeof *packed_ro);
+        if (!packed_ro)
+            mpir_fatal("out of memory for a neighbourhood collective");
+        rbuf = scratch(p->rb, packed_ro, nb->nin, "a neighbourhood collective");
+        ro = packed_ro;
+    }
     for (int j = 0; j < nb->nin; j++)
         if (nb->in[j] != MPI_PROC_NULL && p->rb[j])
-            sched_recv_tag(s, p->rbuf + p->ro[j], p->rb[j], nb->in[j], nb->in_tagx[j]);
+            sched_recv_tag(s, rbuf + ro[j], p->rb[j], nb->in[j], nb->in_tagx[j]);
     for (int j = 0; j < nb->nout; j++)
         if (nb->out[j] != MPI_PROC_NULL && p->sb[j])
             sched_send_tag(s, p->sbuf + p->so[j], p->sb[j], nb->out[j], nb->out_tagx[j]);
     sched_fence(s);
+    sched_adopt(s, k->sscratch);
+    if (k->rpacked) {
+        for (int j = 0; j < nb->nin; j++)
+            if (nb->in[j] != MPI_PROC_NULL && p->rb[j])
+                sched_unpack_block(s, &(struct coll_unpack){k->rt[j], p->rbuf + p->ro[j],
+                                                            rbuf + ro[j], k->rc[j], 0});
+        sched_adopt(s, rbuf);
+        free(packed_ro);
+    }
     return s;
 }
 
@@ -136,12 +197,17 @@ typedef struct nargs {
     const MPI_Datatype *rtypes;
 } nargs_t;
 
-/* counts/displacements of one side -> bytes/offsets; single: same count for all */
+/* counts/displacements of one side -> bytes/offsets; single: same count for
+ * all.  A non-contiguous derived type is taken too: types[j] gets piece j's
+ * type, counts[j] its count and bytes[j] its packed size, *packed is set. */
 static int side(const char *fn, struct MPI_ABI_Comm *c, int n, int kind, int is_send,
-                const nargs_t *a, size_t *bytes, size_t *offs)
+                const nargs_t *a, size_t *bytes, size_t *offs, struct MPI_ABI_Datatype **pt,
+                int *pcount, int *packed)
 {
     int rc;
     size_t ext = 0;
+    struct MPI_ABI_Datatype *d = NULL;
+    *packed = 0;
     int w = kind == N_ALLTOALLW;
     int single = kind == N_ALLTOALL || (kind == N_ALLGATHER) || (is_send && kind == N_ALLGATHERV);
     int count = is_send ? a->scount : a->rcount;
@@ -149,7 +215,7 @@ static int side(const char *fn, struct MPI_ABI_Comm *c, int n, int kind, int is_
     const int *displs = is_send ? a->sdispls : a->rdispls;
     const MPI_Aint *wd = is_send ? a->sdispls_w : a->rdispls_w;
     const MPI_Datatype *types = is_send ? a->stypes : a->rtypes;
-    if (!w && (rc = check_ctype(fn, c, is_send ? a->stype : a->rtype, &ext, NULL)))
+    if (!w && (rc = check_ctype(fn, c, is_send ? a->stype : a->rtype, &ext, &d)))
         return rc;
     if (single && (rc = check_count(fn, c, count)))
         return rc;
@@ -157,18 +223,22 @@ static int side(const char *fn, struct MPI_ABI_Comm *c, int n, int kind, int is_
         return mpir_error(c, MPI_ERR_ARG, "%s: NULL %s counts, displacements or types", fn,
                           is_send ? "send" : "receive");
     for (int j = 0; j < n; j++) {
-        if (w && (rc = check_ctype(fn, c, types[j], &ext, NULL)))
+        if (w && (rc = check_ctype(fn, c, types[j], &ext, &d)))
             return rc;
         int k = single ? count : counts[j];
         if (k < 0)
             return mpir_error(c, MPI_ERR_COUNT, "%s: count %d for neighbour %d is negative", fn, k, j);
+        size_t step = d ? (size_t)d->extent : ext; /* bytes between elements in the buffer */
         bytes[j] = (size_t)k * ext;
         if (w)
             offs[j] = (size_t)wd[j];
         else if (single)
-            offs[j] = is_send && kind != N_ALLTOALL ? 0 : (size_t)j * bytes[j];
+            offs[j] = is_send && kind != N_ALLTOALL ? 0 : (size_t)j * (size_t)k * step;
         else
-            offs[j] = (size_t)displs[j] * ext;
+            offs[j] = (size_t)displs[j] * step;
+        pt[j] = d ? d : dtype_of(w ? types[j] : is_send ? a->stype : a->rtype);
+        pcount[j] = k;
+        *packed |= d != NULL;
     }
     const void *buf = is_send ? a->sbuf : a->rbuf;
     if (buf == MPI_IN_PLACE)
@@ -195,9 +265,18 @@ static int neighbor(const char *fn, int kind, const nargs_t *a, MPI_Comm comm, M
     if (!arr)
         mpir_fatal("out of memory for %s", fn);
     npieces_t p = {a->sbuf, a->rbuf, arr, arr + nb.nout, arr + 2 * nb.nout, arr + 2 * nb.nout + nb.nin};
-    if (!(rc = side(fn, c, nb.nout, kind, 1, a, p.sb, p.so)) &&
-        !(rc = side(fn, c, nb.nin, kind, 0, a, p.rb, p.ro))) {
-        sched_t *s = build(c, &nb, &p);
+    int npc = nb.nin + nb.nout + 1;
+    npacked_t k = {0};
+    k.st = calloc((size_t)npc, sizeof *k.st);
+    k.sc = calloc((size_t)npc, sizeof *k.sc);
+    if (!k.st || !k.sc)
+        mpir_fatal("out of memory for %s", fn);
+    k.rt = k.st + nb.nout;
+    k.rc = k.sc + nb.nout;
+    if (!(rc = side(fn, c, nb.nout, kind, 1, a, p.sb, p.so, k.st, k.sc, &k.spacked)) &&
+        !(rc = side(fn, c, nb.nin, kind, 0, a, p.rb, p.ro, k.rt, k.rc, &k.rpacked))) {
+        pack_pieces(&nb, &p, &k);
+        sched_t *s = build(c, &nb, &p, &k);
         if (nonblocking)
             *req = sched_start_req(s);
         else
@@ -206,6 +285,8 @@ static int neighbor(const char *fn, int kind, const nargs_t *a, MPI_Comm comm, M
                               : MPI_SUCCESS;
     }
     free(arr);
+    free(k.st);
+    free(k.sc);
     nbrs_free(&nb);
     return rc;
 }
