@@ -17,6 +17,14 @@
  *     takes messages, skf_wait(WRITABLE, 0) must stay 0 — also after pauses
  *     that let the kernels move every byte they can (as shm: only the receiver
  *     taking messages makes room).  After draining, WRITABLE again.
+ *   tcp_frame_test flood        (3 or more ranks)
+ *     Rank 1 floods rank 0 with 4 KiB messages, faster than rank 0 takes
+ *     them (rank 0 reads every byte and pauses 20 us: the window stays full,
+ *     so rank 1's connection has bytes at every poll), until rank 0 says stop; every other
+ *     rank sends rank 0 one message meanwhile.  Rank 0 must get those while
+ *     the flood goes on: the connection that keeps delivering (polled
+ *     directly on every pass) must not starve the others (found by epoll).
+ *     A bound on flood messages turns a starvation into a failed check.
  */
 #include <limits.h>
 #include <stdint.h>
@@ -185,11 +193,84 @@ static void window(skf_ctx_t *ctx, skf_chan_t *ch)
     printf("tcp_frame window rank %d: ok (%ld messages filled the window)\n", me, sent);
 }
 
+#define FLOOD_MSG 4096
+#define FLOOD_MAX 500000 /* flood messages rank 0 takes before calling it starvation */
+
+static void flood(skf_ctx_t *ctx, skf_chan_t *ch)
+{
+    int me = skf_rank(ctx), np = skf_size(ctx);
+    CHECK(np >= 3);
+    static unsigned char msg[FLOOD_MSG];
+    struct iovec one = {msg, sizeof msg}, cont[SKF_CONT_SIZE];
+    int ncont;
+    skf_addr_t src;
+    if (me == 1) { /* flood until rank 0 says stop, then one last 1-byte message */
+        int stop = 0;
+        for (unsigned long k = 0; !stop; k++) {
+            memset(msg, (unsigned char)k, sizeof msg);
+            ssize_t w;
+            while ((w = skf_send(ch, skf_addr(ctx, 0, PORT), &one, 1)) == -EAGAIN)
+                ; /* window full: rank 0 is behind, as wanted */
+            CHECK_EQ_INT(w, FLOOD_MSG); /* a cut takes at least 4 KiB: never cut */
+            ssize_t n = skf_recv(ch, cont, &ncont, &src);
+            if (n >= 0) {
+                CHECK_EQ_INT(skf_addr_rank(src), 0);
+                CHECK_EQ_INT(skf_recv_done(ch), 0);
+                stop = 1;
+            }
+        }
+        send_all(ch, skf_addr(ctx, 0, PORT), msg, 1);
+        return;
+    }
+    if (me >= 2) {
+        pause_ms(20); /* the flood is under way */
+        unsigned char hello = (unsigned char)me;
+        send_all(ch, skf_addr(ctx, 0, PORT), &hello, 1);
+        return;
+    }
+    int hellos = 0, ended = 0;
+    long floods = 0;
+    unsigned long sum = 0;
+    while (!ended) {
+        ssize_t n = recv_wait(ch, cont, &ncont, &src);
+        int from = skf_addr_rank(src);
+        if (from >= 2) {
+            CHECK_EQ_INT(n, 1);
+            CHECK_EQ_INT(((unsigned char *)cont[0].iov_base)[0], from);
+            if (++hellos == np - 2) { /* everyone got through: stop the flood */
+                unsigned char z = 0;
+                send_all(ch, skf_addr(ctx, 1, PORT), &z, 1);
+            }
+        } else {
+            CHECK_EQ_INT(from, 1);
+            if (n == 1) {
+                CHECK_EQ_INT(hellos, np - 2);
+                ended = 1;
+            } else {
+                CHECK_EQ_INT(n, FLOOD_MSG);
+                for (int c = 0; c < ncont; c++) /* take it slowly: read every byte */
+                    for (size_t i = 0; i < cont[c].iov_len; i++)
+                        sum += ((unsigned char *)cont[c].iov_base)[i];
+                struct timespec pause = {0, 20000};
+                nanosleep(&pause, NULL);
+                if (++floods > FLOOD_MAX) {
+                    fprintf(stderr, "rank 0: %ld flood messages, %d of %d other senders heard: starved\n",
+                            floods, hellos, np - 2);
+                    CHECK(0);
+                }
+            }
+        }
+        CHECK_EQ_INT(skf_recv_done(ch), 0);
+    }
+    printf("tcp_frame flood rank 0: ok (%d senders heard during %ld flood messages, sum %lu)\n",
+           hellos, floods, sum);
+}
+
 int main(int argc, char **argv)
 {
-    if (argc < 2 || (strcmp(argv[1], "stream") && strcmp(argv[1], "window")) ||
+    if (argc < 2 || (strcmp(argv[1], "stream") && strcmp(argv[1], "window") && strcmp(argv[1], "flood")) ||
         (!strcmp(argv[1], "stream") && argc < 3)) {
-        fprintf(stderr, "usage: tcp_frame_test stream BYTES | window\n");
+        fprintf(stderr, "usage: tcp_frame_test stream BYTES | window | flood\n");
         return 2;
     }
     skf_ctx_t *ctx;
@@ -198,8 +279,10 @@ int main(int argc, char **argv)
     CHECK_EQ_INT(skf_chan_open(ctx, PORT, &ch), 0);
     if (!strcmp(argv[1], "stream"))
         stream(ctx, ch, strtoull(argv[2], NULL, 10));
-    else
+    else if (!strcmp(argv[1], "window"))
         window(ctx, ch);
+    else
+        flood(ctx, ch);
     /* Close only after everybody is done: closing is collective. */
     CHECK_EQ_INT(skf_chan_close(ch), 0);
     CHECK_EQ_INT(skf_finalize(ctx), 0);

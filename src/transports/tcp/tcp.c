@@ -1274,15 +1274,17 @@ static void expire_handshakes(struct tcp_tp *t)
 static int progress(struct tcp_tp *t, int timeout_ms)
 {
     struct tcp_conn *h = t->hot;
+    int moved = 0;
     if (timeout_ms == 0 && h && h->state == C_OPEN && h->tail - h->head < h->cap) {
         uint64_t had = h->tail;
         fill_rx(h); /* may drop it, or end it (EOF): moved either way */
-        if (h->tail != had || h->state != C_OPEN)
-            return 1;
-        if (h->ack_owed) /* idle now: the ACK costs nobody a wait */
+        moved = h->tail != had || h->state != C_OPEN;
+        if (!moved && h->ack_owed) /* idle now: the ACK costs nobody a wait */
             ack_flush(h);
+        /* every TCP_EPOLL_EVERY-th pass asks epoll, busy hot stream or not:
+         * other peers, requests to serve and handshakes are never starved */
         if (++t->epoll_skipped < TCP_EPOLL_EVERY)
-            return 0;
+            return moved;
     }
     if (timeout_ms != 0 && h && h->ack_owed)
         ack_flush(h);
@@ -1298,7 +1300,7 @@ static int progress(struct tcp_tp *t, int timeout_ms)
     }
     if (t->hs_list)
         expire_handshakes(t);
-    return n > 0 ? n : 0;
+    return (n > 0 ? n : 0) + moved;
 }
 
 static int writable(struct tcp_tp *t)
