@@ -215,7 +215,10 @@ int mpir_dt_send(const char *fn, const void *buf, int count, struct MPI_ABI_Data
     (void)fn;
     char small[SMALL_BOUNCE];
     size_t n = dt_packed_size(d, count);
-    if (n > sizeof small || iov_ok(d, count)) {
+    /* up to 4 KiB in several pieces, packing on the stack and the request-free
+     * fast path beat the iovec: 4 x 1 KiB 4.3 vs 3.3 GB/s (one piece: 1.71 vs 1.60) */
+    int several = (int64_t)count * d->rep->reps * d->rep->nruns > 1;
+    if (n > sizeof small || (!several && iov_ok(d, count))) {
         mpid_req_t *r = mpir_dt_isend(buf, count, d, dest, tag, c, mode);
         mpid_wait(r);
         req_release(r);
