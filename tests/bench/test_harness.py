@@ -36,6 +36,15 @@ def bindir_for(spec, work):
         sys.exit(77)
     d = os.path.join(work, "mpich-bin")
     os.makedirs(d, exist_ok=True)
+    # Debian's "mpich" package brings the wrappers; mpi.h comes with libmpich-dev,
+    # which --no-install-recommends leaves out.  Without it nothing can be built.
+    probe = os.path.join(d, "probe.c")
+    with open(probe, "w") as f:
+        f.write("#include <mpi.h>\nint main(void) { return MPI_VERSION > 0 ? 0 : 1; }\n")
+    built = subprocess.run([cc, "-o", os.path.join(d, "probe"), probe], capture_output=True, text=True)
+    if built.returncode != 0:
+        print("SKIP: mpicc.mpich cannot build an MPI program (libmpich-dev missing?):\n" + built.stderr)
+        sys.exit(77)
     for name, target in (("mpicc", cc), ("mpiexec", run)):
         forward(os.path.join(d, name), target)
     return d
