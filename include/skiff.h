@@ -45,6 +45,7 @@ typedef uint64_t skf_addr_t; /* (rank << 16) | port */
 #define SKF_CONT_SIZE 3 /* at most this many pieces per received message */
 #define SKF_READABLE 1
 #define SKF_WRITABLE 2
+#define SKF_GET_DONE 4 /* skf_wait: a get started by skf_get_start has finished */
 
 /* Ports below SKF_PORT_USER are reserved for Skiff's own subsystems. */
 #define SKF_PORT_INTERNAL 0 /* core control traffic (one-sided fallback, ...) */
@@ -114,6 +115,37 @@ int skf_put(skf_chan_t *ch, const skf_mr_key_t *key, size_t off, const void *src
  * On an error some pieces may already be filled. */
 int skf_getv(skf_chan_t *ch, const skf_mr_key_t *key, const struct iovec *remote, int nremote,
              const struct iovec *local, int nlocal);
+
+/* A get in flight (skf_get_start).  The memory is the caller's and must stay
+ * in place, untouched, until skf_get_test reports the end; the fields are
+ * Skiff's. */
+typedef struct skf_get_op {
+    struct skf_get_op *next; /* queue of the transport carrying it */
+    void *dst;
+    uint64_t len, addr, cookie;
+    uint32_t id;
+    int8_t state;  /* SKF_GET_OP_* */
+    int8_t write;  /* a put queued behind gets (blocking skf_put) */
+    int8_t async;  /* started by skf_get_start: skf_wait reports its end */
+    int32_t owner; /* rank owning the region */
+    int32_t status; /* 0 or -errno once finished */
+} skf_get_op_t;
+enum { SKF_GET_OP_IDLE, SKF_GET_OP_QUEUED, SKF_GET_OP_DONE };
+
+/* Start skf_get without waiting for it: several gets (to one owner or many)
+ * can then be in flight at once, e.g. one per matched rendezvous, so a
+ * network link never idles between them.  Returns 1 when the bytes are
+ * already in place (same node: CMA copies at once; and every path without a
+ * queue), 0 when the get is in flight, or a negative errno as skf_get.
+ * Gets to one owner finish in the order started.  They move whenever the
+ * channel's progress runs (skf_recv, skf_wait); skf_wait with SKF_GET_DONE
+ * returns when one of them has finished. */
+int skf_get_start(skf_chan_t *ch, const skf_mr_key_t *key, size_t off, void *dst, size_t len,
+                  skf_get_op_t *op);
+/* 1 when op's bytes are in place, 0 while it is in flight, a negative errno
+ * when it failed (-EPIPE: owner gone; -EINVAL: range outside its exposure).
+ * Only looks: progress comes from skf_recv and skf_wait. */
+int skf_get_test(skf_chan_t *ch, skf_get_op_t *op);
 
 const char *skf_strerror(int err);
 

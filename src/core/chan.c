@@ -257,7 +257,8 @@ int skf_recv_done(skf_chan_t *ch)
 
 int skf_wait(skf_chan_t *ch, int events, int timeout_ms)
 {
-    if (!ch || events <= 0 || (events & ~(SKF_READABLE | SKF_WRITABLE)) || timeout_ms < -1) {
+    if (!ch || events <= 0 || (events & ~(SKF_READABLE | SKF_WRITABLE | SKF_GET_DONE)) ||
+        timeout_ms < -1) {
         skf_error("skf_wait: invalid arguments (channel %p, events %d, timeout %d ms)",
                   (const void *)ch, events, timeout_ms);
         return -EINVAL;
@@ -279,7 +280,7 @@ int skf_wait(skf_chan_t *ch, int events, int timeout_ms)
         if (ch->serve_fb)
             skf_fallback_progress(ctx);
         for (int i = 0; i < ch->ntp; i++) {
-            int ev = events & (SKF_READABLE | (i == ch->blocked_tp ? SKF_WRITABLE : 0));
+            int ev = events & (SKF_READABLE | SKF_GET_DONE | (i == ch->blocked_tp ? SKF_WRITABLE : 0));
             int r = ev ? ch->tops[i]->ready(ch->tp[i], ev) : 0;
             if (r) {
                 if (r & SKF_WRITABLE)
@@ -291,7 +292,7 @@ int skf_wait(skf_chan_t *ch, int events, int timeout_ms)
             continue;
         if (timeout_ms >= 0 && waited >= timeout_ms)
             return 0;
-        int ev = events & (SKF_READABLE | (turn == ch->blocked_tp ? SKF_WRITABLE : 0));
+        int ev = events & (SKF_READABLE | SKF_GET_DONE | (turn == ch->blocked_tp ? SKF_WRITABLE : 0));
         int r = ev ? ch->tops[turn]->wait(ch->tp[turn], ev, 1) : 0;
         if (r != 0) {
             if (r > 0 && (r & SKF_WRITABLE))

@@ -511,6 +511,42 @@ int skf_put(skf_chan_t *ch, const skf_mr_key_t *key, size_t off, const void *src
     return rma(ch, "skf_put", 1, key, off, (void *)src, len);
 }
 
+int skf_get_start(skf_chan_t *ch, const skf_mr_key_t *key, size_t off, void *dst, size_t len,
+                  skf_get_op_t *op)
+{
+    if (!op) {
+        skf_error("skf_get_start: invalid arguments (channel %p, key %p, op NULL)", (void *)ch,
+                  (const void *)key);
+        return -EINVAL;
+    }
+    int rc = check_rma(ch, "skf_get_start", key, off, dst, len);
+    if (rc)
+        return rc;
+    *op = (skf_get_op_t){.owner = key->owner, .async = 1};
+    const struct skf_peer *via = &ch->peer[key->owner];
+    if (key->owner != ch->ctx->rank && via->ops && via->ops->get_start) {
+        rc = via->ops->get_start(via->tp, via->id, key, key->base + off, dst, len, op);
+        return rc < 0 ? rc : 0;
+    }
+    /* CMA, my own memory, the copy pipeline: done here and now */
+    rc = rma(ch, "skf_get_start", 0, key, off, dst, len);
+    op->state = SKF_GET_OP_DONE;
+    op->status = rc;
+    return rc < 0 ? rc : 1;
+}
+
+int skf_get_test(skf_chan_t *ch, skf_get_op_t *op)
+{
+    if (!ch || !op || op->state == SKF_GET_OP_IDLE) {
+        skf_error("skf_get_test: invalid arguments (channel %p, op %p%s)", (void *)ch, (void *)op,
+                  op && op->state == SKF_GET_OP_IDLE ? ", never started" : "");
+        return -EINVAL;
+    }
+    if (op->state != SKF_GET_OP_DONE)
+        return 0;
+    return op->status < 0 ? op->status : 1;
+}
+
 /* ---- vector get ------------------------------------------------------------------ */
 
 /* A position inside an iovec list. */

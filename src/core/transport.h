@@ -45,11 +45,13 @@ struct skf_transport_ops {
     ssize_t (*recv)(void *tp, struct iovec *cont, int *ncont, int *src_rank);
     /* Give back the message recv handed out last.  Must not block. */
     void (*recv_done)(void *tp);
-    /* Which of events (SKF_READABLE|SKF_WRITABLE) are true now; WRITABLE refers
+    /* Which of events (SKF_READABLE|SKF_WRITABLE|SKF_GET_DONE) are true now
+     * (events 0: one progress pass, nothing reported); WRITABLE refers
      * to the peer the last send returned -EAGAIN for (always true when no send
      * failed) and turns true only when that peer has taken messages, never
-     * by buffering elsewhere (a full ring stays full while nobody reads).
-     * Must not block. */
+     * by buffering elsewhere (a full ring stays full while nobody reads);
+     * GET_DONE: a get started by get_start finished since it was last
+     * reported.  Must not block. */
     int (*ready)(void *tp, int events);
     /* Sleep until ready(events) would be non-zero, timeout_ms passes (-1 =
      * forever) or a peer dies.  Returns ready events, 0 on timeout, -EPIPE. */
@@ -61,6 +63,13 @@ struct skf_transport_ops {
      * pipeline instead. */
     int (*rma)(void *tp, int peer, int write, const skf_mr_key_t *key, uint64_t addr, void *buf,
                size_t len);
+    /* Start a one-sided get like rma (write 0) without waiting: op is the
+     * caller's and stays in place until this transport's progress sets its
+     * state to SKF_GET_OP_DONE (status 0, -EINVAL or -EPIPE).  Gets to one
+     * peer finish in the order started.  Returns 0 when queued or a negative
+     * errno when it cannot start.  NULL where rma is NULL. */
+    int (*get_start)(void *tp, int peer, const skf_mr_key_t *key, uint64_t addr, void *buf,
+                     size_t len, skf_get_op_t *op);
 };
 
 extern const struct skf_transport_ops skf_shm_ops;

@@ -78,11 +78,13 @@ enum conn_role { ROLE_CONNECTOR = 1, ROLE_ACCEPTOR };
 
 struct tcp_tp;
 
-/* RMA progress of one connection (one request at a time: skf_get/put block). */
+/* RMA progress of one connection.  An owner answers one request at a time,
+ * in order; a requester keeps a queue of operations (skf_get_start, and the
+ * blocking skf_get/skf_put behind them): requests go out back to back, the
+ * answers come back in the same order, so the link never idles between two
+ * gets. */
 struct rma_state {
-    uint32_t id;
-    int busy;          /* requester: waiting for the response; owner: answering */
-    int done;
+    int busy;          /* requester: operations queued; owner: answering */
     int64_t status;
     /* request / response header being written, then payload from `out` */
     uint8_t hdr_out[sizeof(struct tcp_rma_req)];
@@ -95,8 +97,9 @@ struct rma_state {
     uint8_t *in;
     uint64_t in_left;
     struct tcp_rma_req req; /* owner: the request being served */
-    uint64_t want;          /* requester: GET bytes expected */
-    uint32_t expect_op;
+    /* requester: head (answer being read) ... tail; wr: first request not
+     * wholly written (its header is in hdr_out) */
+    skf_get_op_t *q_head, *q_tail, *q_wr;
 };
 
 struct tcp_conn {
@@ -136,6 +139,7 @@ struct tcp_conn {
     struct tcp_conn *next_ready;
     struct tcp_conn *next_hs; /* connections still in the handshake */
     struct rma_state rma;
+    struct tcp_conn *next_rmaq; /* requester with operations queued (tp->rmaq) */
     char name[64];   /* "rank 3" or "10.0.0.5:4242", for log lines */
 };
 
@@ -183,6 +187,8 @@ struct tcp_tp {
     const char *key;
     char cc[16];            /* SKIFF_TCP_CC: congestion control, "" = the system's */
     struct tcp_conn *hot;   /* receive connection that delivered last (busy-polled) */
+    struct tcp_conn *rmaq;  /* requesters with operations queued (polled every pass) */
+    int gets_done;          /* an skf_get_start get finished since ready() said so */
     unsigned epoll_skipped; /* passes since the last epoll_wait(0) */
 };
 
@@ -305,6 +311,8 @@ static void enqueue(struct tcp_tp *t, struct tcp_conn *c)
     t->ready_tail = c;
 }
 
+static void rmaq_fail_all(struct tcp_conn *c, int status);
+
 static void close_fd(struct tcp_conn *c)
 {
     if (c->fd >= 0) {
@@ -318,6 +326,7 @@ static void free_conn(struct tcp_conn *c)
 {
     if (c->tp->hot == c)
         c->tp->hot = NULL;
+    rmaq_fail_all(c, -EPIPE);
     close_fd(c);
     unlink_hs(c);
     unqueue(c->tp, c);
@@ -342,6 +351,8 @@ static void peer_gone(struct tcp_tp *t, int rank, const char *why)
             cs[i]->state = C_DEAD;
             cs[i]->eof = 1;
         }
+    if (p->rma)
+        rmaq_fail_all(p->rma, -EPIPE);
 }
 
 /* End of a data connection.  After a goodbye it is a clean close of that
@@ -1107,43 +1118,133 @@ static void rma_serve(struct tcp_conn *c)
     }
 }
 
-/* Requester side: push the request, then take the response. */
-static void rma_request_progress(struct tcp_conn *c)
+/* ---- requester queue ---- */
+
+/* The request of c's first unwritten operation into hdr_out (+ a put's data). */
+static void rmaq_load(struct tcp_conn *c)
 {
     struct rma_state *s = &c->rma;
-    if (!s->busy || s->done || c->state != C_OPEN)
+    const skf_get_op_t *op = s->q_wr;
+    struct tcp_rma_req req = {.op = op->write ? TCP_RMA_PUT : TCP_RMA_GET, .id = op->id,
+                              .cookie = op->cookie, .addr = op->addr, .len = op->len};
+    memcpy(s->hdr_out, &req, sizeof req);
+    s->hdr_out_len = sizeof req;
+    s->hdr_out_off = 0;
+    s->out = op->write ? op->dst : NULL;
+    s->out_left = op->write ? op->len : 0;
+}
+
+static void rmaq_unlist(struct tcp_conn *c)
+{
+    for (struct tcp_conn **p = &c->tp->rmaq; *p; p = &(*p)->next_rmaq)
+        if (*p == c) {
+            *p = c->next_rmaq;
+            break;
+        }
+    c->next_rmaq = NULL;
+}
+
+static void rmaq_finish(struct tcp_tp *t, skf_get_op_t *op, int status)
+{
+    op->status = status;
+    op->state = SKF_GET_OP_DONE;
+    if (op->async)
+        t->gets_done = 1;
+}
+
+/* The connection died (or closes): every queued operation fails. */
+static void rmaq_fail_all(struct tcp_conn *c, int status)
+{
+    struct rma_state *s = &c->rma;
+    if (c->role != ROLE_CONNECTOR || c->kind != TCP_CONN_RMA || !s->q_head)
         return;
-    if (rma_write(c) != 1)
-        return;
-    for (;;) {
+    for (skf_get_op_t *op = s->q_head, *next; op; op = next) {
+        next = op->next;
+        rmaq_finish(c->tp, op, status);
+    }
+    s->q_head = s->q_tail = s->q_wr = NULL;
+    s->busy = 0;
+    rmaq_unlist(c);
+}
+
+/* Requester: push queued requests, take the answers in order.  Returns how
+ * many operations finished. */
+static int rma_request_progress(struct tcp_conn *c)
+{
+    struct rma_state *s = &c->rma;
+    int finished = 0;
+    if (!s->q_head || c->state != C_OPEN)
+        return 0;
+    while (s->q_wr) {
+        int w = rma_write(c);
+        if (w < 0) {
+            rmaq_fail_all(c, -EPIPE);
+            return 1;
+        }
+        if (w == 0)
+            break;
+        s->q_wr = s->q_wr->next;
+        if (s->q_wr)
+            rmaq_load(c);
+    }
+    while (s->q_head) {
+        skf_get_op_t *op = s->q_head;
         int r = rma_read(c);
-        if (r <= 0)
-            return;
+        if (r < 0) {
+            rmaq_fail_all(c, -EPIPE);
+            return finished + 1;
+        }
+        if (r == 0)
+            break;
         if (r == 2) {
             struct tcp_rma_resp resp;
             memcpy(&resp, s->hdr_in, sizeof resp);
-            const char *bad = tcp_rma_resp_check(&resp, s->id, s->expect_op, s->want);
+            const char *bad = tcp_rma_resp_check(&resp, op->id, op->write ? TCP_RMA_PUT_RESP
+                                                                        : TCP_RMA_GET_RESP,
+                                                 op->write ? 0 : op->len);
             if (bad) {
-                drop(c, bad);
-                return;
+                drop(c, bad); /* the peer is gone: the queue fails */
+                return finished + 1;
             }
             s->status = resp.status;
-            s->in_left = resp.len; /* GET data straight into the caller's buffer */
+            s->in = op->write ? NULL : op->dst; /* GET data straight into the caller's buffer */
+            s->in_left = resp.len;
             continue;
         }
-        s->done = 1;
-        if (s->want) { /* a GET's data is in: acknowledge it now, not on the delayed-ACK timer */
-            int one = 1; /* (64 KiB gets: 49 -> 30 us with reno, docs/tcp.md) */
+        /* op's answer is complete */
+        s->q_head = op->next;
+        if (!s->q_head) {
+            s->q_tail = NULL;
+            s->busy = 0;
+            rmaq_unlist(c);
+        }
+        s->hdr_in_len = 0;
+        s->in = NULL;
+        if (!op->write && op->len) { /* acknowledge a get's data now, not on the delayed-ACK */
+            int one = 1;            /* timer (64 KiB gets: 49 -> 30 us with reno, docs/tcp.md) */
             setsockopt(c->fd, IPPROTO_TCP, TCP_QUICKACK, &one, sizeof one);
         }
-        return;
+        rmaq_finish(c->tp, op, (int)s->status);
+        finished++;
     }
+    return finished;
 }
 
-static int tcp_rma(void *tpv, int peer, int write, const skf_mr_key_t *key, uint64_t addr,
-                   void *buf, size_t len)
+/* Requesters with work are polled on every progress pass, as the hot
+ * receive connection is: an answer streaming in is read at once. */
+static int rmaq_progress_all(struct tcp_tp *t)
 {
-    struct tcp_tp *t = tpv;
+    int finished = 0;
+    for (struct tcp_conn *c = t->rmaq, *next; c; c = next) {
+        next = c->next_rmaq;
+        finished += rma_request_progress(c);
+    }
+    return finished;
+}
+
+/* Queue op (its fields but state/id set by the caller) on my RMA connection to peer. */
+static int rmaq_start(struct tcp_tp *t, int peer, skf_get_op_t *op)
+{
     struct tcp_peer *p = &t->peer[peer];
     if (p->rma && p->rma->state == C_DEAD && !p->gone) { /* closed while idle: start over */
         free_conn(p->rma);
@@ -1154,32 +1255,60 @@ static int tcp_rma(void *tpv, int peer, int write, const skf_mr_key_t *key, uint
             return -EPIPE;
     }
     struct tcp_conn *c = p->rma;
+    if (c->state == C_DEAD)
+        return -EPIPE;
     struct rma_state *s = &c->rma;
-    struct tcp_rma_req req = {.op = write ? TCP_RMA_PUT : TCP_RMA_GET, .id = ++t->rma_next_id,
-                              .cookie = key->cookie, .addr = addr, .len = len};
-    memset(s, 0, sizeof *s);
-    s->id = req.id;
-    s->busy = 1;
-    s->expect_op = write ? TCP_RMA_PUT_RESP : TCP_RMA_GET_RESP;
-    s->want = write ? 0 : len;
-    memcpy(s->hdr_out, &req, sizeof req);
-    s->hdr_out_len = sizeof req;
-    s->out = write ? buf : NULL;
-    s->out_left = write ? len : 0;
-    s->in = write ? NULL : buf;
-    s->hdr_in_need = sizeof(struct tcp_rma_resp);
+    op->next = NULL;
+    op->id = ++t->rma_next_id;
+    op->state = SKF_GET_OP_QUEUED;
+    op->status = 0;
+    if (!s->q_head) { /* an idle requester: fresh answer state */
+        s->q_head = op;
+        s->hdr_in_len = 0;
+        s->hdr_in_need = sizeof(struct tcp_rma_resp);
+        s->in = NULL;
+        s->in_left = 0;
+        s->busy = 1;
+        c->next_rmaq = t->rmaq;
+        t->rmaq = c;
+    } else {
+        s->q_tail->next = op;
+    }
+    s->q_tail = op;
+    if (!s->q_wr) {
+        s->q_wr = op;
+        rmaq_load(c);
+    }
+    rma_request_progress(c); /* the request leaves now when the connection is open */
+    return 0;
+}
+
+static int tcp_get_start(void *tpv, int peer, const skf_mr_key_t *key, uint64_t addr, void *buf,
+                         size_t len, skf_get_op_t *op)
+{
+    op->write = 0;
+    op->cookie = key->cookie;
+    op->addr = addr;
+    op->dst = buf;
+    op->len = len;
+    return rmaq_start(tpv, peer, op);
+}
+
+/* Blocking get/put: queued behind any gets in flight, then waited for. */
+static int tcp_rma(void *tpv, int peer, int write, const skf_mr_key_t *key, uint64_t addr,
+                   void *buf, size_t len)
+{
+    struct tcp_tp *t = tpv;
+    skf_get_op_t op = {.write = (int8_t)write, .cookie = key->cookie, .addr = addr, .dst = buf,
+                       .len = len, .owner = key->owner};
+    int rc = rmaq_start(t, peer, &op);
+    if (rc < 0)
+        return rc;
     /* Poll first (SKIFF_SPIN rounds: the answer usually comes within a
      * round trip, and a sleeper pays a wake-up per chunk), then sleep. */
-    for (long polls = 0; !s->done; polls++) {
-        rma_request_progress(c);
-        if (s->done)
-            break;
-        if (c->state == C_DEAD)
-            return -EPIPE;
+    for (long polls = 0; op.state != SKF_GET_OP_DONE; polls++)
         progress(t, polls < t->spin ? 0 : TCP_SLEEP_SLICE_MS);
-    }
-    s->busy = 0;
-    return (int)s->status;
+    return op.status;
 }
 
 /* ---- progress and waiting ------------------------------------------------- */
@@ -1274,11 +1403,11 @@ static void expire_handshakes(struct tcp_tp *t)
 static int progress(struct tcp_tp *t, int timeout_ms)
 {
     struct tcp_conn *h = t->hot;
-    int moved = 0;
+    int moved = t->rmaq ? rmaq_progress_all(t) : 0;
     if (timeout_ms == 0 && h && h->state == C_OPEN && h->tail - h->head < h->cap) {
         uint64_t had = h->tail;
         fill_rx(h); /* may drop it, or end it (EOF): moved either way */
-        moved = h->tail != had || h->state != C_OPEN;
+        moved |= h->tail != had || h->state != C_OPEN;
         if (!moved && h->ack_owed) /* idle now: the ACK costs nobody a wait */
             ack_flush(h);
         /* every TCP_EPOLL_EVERY-th pass asks epoll, busy hot stream or not:
@@ -1322,10 +1451,14 @@ static int tcp_ready(void *tpv, int events)
         t->peer[t->blocked].tx->state == C_OPEN)
         read_back(t->peer[t->blocked].tx); /* its credits, without waiting for epoll's turn */
     if (!((events & SKF_READABLE) && (t->out || t->ready_head)) &&
-        !((events & SKF_WRITABLE) && writable(t)))
+        !((events & SKF_WRITABLE) && writable(t)) && !((events & SKF_GET_DONE) && t->gets_done))
         progress(t, 0);
     if ((events & SKF_READABLE) && (t->out || t->ready_head))
         r |= SKF_READABLE;
+    if ((events & SKF_GET_DONE) && t->gets_done) {
+        t->gets_done = 0;
+        r |= SKF_GET_DONE;
+    }
     if ((events & SKF_WRITABLE) && writable(t))
         r |= SKF_WRITABLE;
     return r;
@@ -1615,4 +1748,5 @@ const struct skf_transport_ops skf_tcp_ops = {
     .ready = tcp_ready,
     .wait = tcp_wait,
     .rma = tcp_rma,
+    .get_start = tcp_get_start,
 };
