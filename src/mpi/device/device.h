@@ -133,6 +133,8 @@ struct MPI_ABI_Request {
     int p_mode, p_is_recv;
     void *bsend_block;
     void *dtp;         /* typed receive to unpack at completion (datatype/p2p.c) */
+    skf_get_op_t pull; /* receive: rendezvous get in flight (over tcp)   */
+    mpid_req_t *next_pull;
     char inline_buf[MPID_SHORT_MAX];
 };
 
@@ -162,14 +164,19 @@ struct mpid_state {
     int rank, size;              /* world */
     skf_addr_t *addr;            /* [size] channel address of each world rank */
     size_t eager_max;            /* above: rendezvous (SKIFF_MPI_EAGER_MAX)    */
+    size_t *eager_to;            /* [size] eager limit towards each rank: eager_max,
+                                    or SKIFF_MPI_EAGER_MAX_TCP for ranks over tcp */
+    uint8_t *remote;             /* [size] 1: the rank is reached over tcp      */
     size_t rndv_split;           /* from here the sender puts half (0: never)  */
     int node;                    /* my node (a split needs a same-node peer)   */
+    size_t stream_remote_max;    /* rendezvous over tcp up to this: streamed (SKIFF_MPI_RNDV_STREAM) */
     int *rndv_out;               /* [size] my rendezvous sends awaiting FIN    */
     req_list_t *sendq;           /* [size] send FIFO per destination          */
     int *active;                 /* destinations with a non-empty send FIFO   */
     int n_active;
     mpid_req_t **inflight;       /* [size] eager message whose W_CONTs arrive */
     long n_posted;               /* posted receives in all communicators      */
+    mpid_req_t *pulls;           /* receives whose rendezvous get is in flight */
 };
 extern struct mpid_state mpid;
 
@@ -210,6 +217,8 @@ int mpid_iprobe(int src, int tag, struct MPI_ABI_Comm *c, MPI_Status *st, mpid_r
 int mpid_cancel(mpid_req_t *r);
 /* One arrived channel message (header already validated to exist). */
 void mpid_on_message(int src_world, struct iovec *cont, int ncont, size_t total);
+/* Finish the receives whose rendezvous get has come in; 1 if any did. */
+int mpid_progress_pulls(void);
 
 /* ---- matching (match.c) ------------------------------------------------- */
 static inline int match_tag(int want, int tag) { return want == MPI_ANY_TAG || want == tag; }

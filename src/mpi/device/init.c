@@ -29,7 +29,10 @@ int mpid_init(void)
     mpid.active = calloc((size_t)n, sizeof *mpid.active);
     mpid.inflight = calloc((size_t)n, sizeof *mpid.inflight);
     mpid.rndv_out = calloc((size_t)n, sizeof *mpid.rndv_out);
-    if (!mpid.addr || !mpid.sendq || !mpid.active || !mpid.inflight || !mpid.rndv_out)
+    mpid.eager_to = calloc((size_t)n, sizeof *mpid.eager_to);
+    mpid.remote = calloc((size_t)n, sizeof *mpid.remote);
+    if (!mpid.addr || !mpid.sendq || !mpid.active || !mpid.inflight || !mpid.rndv_out ||
+        !mpid.eager_to || !mpid.remote)
         mpir_fatal("out of memory for %d peers", n);
     for (int i = 0; i < n; i++)
         mpid.addr[i] = skf_addr(mpid.ctx, i, SKF_PORT_MPI);
@@ -47,14 +50,29 @@ int mpid_init(void)
         !info.fallback_active && strcmp(skf_param_str("SKIFF_TRANSPORTS"), "tcp") != 0)
         mpid.rndv_split = (size_t)(split < 8192 ? 8192 : split);
     mpid.node = skf_node_id(mpid.ctx, mpid.rank);
+    long long stream = skf_param_ll("SKIFF_MPI_RNDV_STREAM");
+    mpid.stream_remote_max = stream > 0 ? (size_t)stream : 0;
+    /* Over tcp an eager message costs one copy out of the receive ring, a
+     * rendezvous a round trip before any data moves: the limit is higher. */
+    long long eager_tcp = skf_param_ll("SKIFF_MPI_EAGER_MAX_TCP");
+    if (eager_tcp < MPID_SHORT_MAX)
+        eager_tcp = MPID_SHORT_MAX;
+    if (eager_tcp > (1LL << 30))
+        eager_tcp = 1LL << 30;
+    int all_tcp = strcmp(skf_param_str("SKIFF_TRANSPORTS"), "tcp") == 0;
+    for (int i = 0; i < n; i++) {
+        mpid.remote[i] = i != mpid.rank && (all_tcp || skf_node_id(mpid.ctx, i) != mpid.node);
+        mpid.eager_to[i] = mpid.remote[i] ? (size_t)eager_tcp : mpid.eager_max;
+    }
     return comm_init_predefined(mpid.rank, mpid.size);
 }
 
 void mpid_finalize(void)
 {
-    /* Queued sends (and acks we owe) must leave before the port closes. */
-    while (mpid.n_active)
-        if (!mpid_progress() && mpid.n_active)
+    /* Queued sends (and acks we owe) must leave before the port closes, and
+     * gets in flight (of receives the user freed) must end with their FIN. */
+    while (mpid.n_active || mpid.pulls)
+        if (!mpid_progress() && (mpid.n_active || mpid.pulls))
             mpid_idle();
     comm_free_predefined();
     skf_chan_close(mpid.ch);
@@ -65,6 +83,8 @@ void mpid_finalize(void)
     free(mpid.active);
     free(mpid.inflight);
     free(mpid.rndv_out);
+    free(mpid.eager_to);
+    free(mpid.remote);
     mpid.ch = NULL;
     mpid.ctx = NULL;
 }

@@ -31,6 +31,8 @@ int mpid_progress(void)
         mpid_on_message(skf_addr_rank(from), cont, ncont, (size_t)total);
         moved = 1;
     }
+    if (mpid.pulls) /* rendezvous gets in flight (skf_recv above moved them) */
+        moved |= mpid_progress_pulls();
     if (coll_n_active) /* started collectives advance with everything else */
         moved |= coll_progress();
     return moved;
@@ -38,7 +40,7 @@ int mpid_progress(void)
 
 void mpid_idle(void)
 {
-    int events = SKF_READABLE | (mpid.n_active ? SKF_WRITABLE : 0);
+    int events = SKF_READABLE | (mpid.n_active ? SKF_WRITABLE : 0) | (mpid.pulls ? SKF_GET_DONE : 0);
     int rc = skf_wait(mpid.ch, events, 1000);
     if (rc == -EPIPE)
         mpir_fatal("a peer process is gone; ending the job");

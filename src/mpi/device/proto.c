@@ -8,7 +8,8 @@
  *              follows as W_CONT messages
  *   rendezvous larger: W_RTS carries a memory key, the receiver pulls the data
  *              with skf_get straight into its buffer and answers W_FIN
- *   streamed   derived types above their eager limit: W_RTS without a key;
+ *   streamed   derived types above their eager limit, and any rendezvous to a
+ *              rank reached over tcp: W_RTS without a key;
  *              on the receiver's W_GO the data follows as W_DATA + W_CONTs,
  *              packed chunk by chunk into the ring (both cores copy at once)
  *
@@ -204,12 +205,20 @@ void mpid_on_go(const wire_go_t *m)
 static mpid_req_t *isend(const void *buf, void *dtp, size_t len, int dest, int tag,
                          struct MPI_ABI_Comm *c, int mode, int how)
 {
+    int world = comm_world_rank(c, dest);
+    size_t eager_max = mpid.eager_to[world];
+    /* Over tcp a mid-size rendezvous streams the data once the receiver has
+     * matched (its W_GO): measured faster there than the get's request and
+     * answer; large ones keep the get, which copies less (docs/tcp.md). */
+    if (how == SEND_AUTO && buf && !dtp && len > eager_max && len <= mpid.stream_remote_max &&
+        mpid.remote[world])
+        how = SEND_STREAM;
     mpid_req_t *r = req_alloc(REQ_SEND);
     r->dtp = dtp; /* before the first push: it supplies the payload pieces */
     r->comm = c;
     r->peer = dest;
     r->tag = tag;
-    r->world = comm_world_rank(c, dest);
+    r->world = world;
     r->buf = (void *)buf;
     r->cap = len;
     r->st_source = dest;
@@ -225,7 +234,7 @@ static mpid_req_t *isend(const void *buf, void *dtp, size_t len, int dest, int t
         r->cap = 0; /* nothing but the RTS until W_GO */
         r->need |= NEED_FIN; /* "waiting for W_GO" */
         mpid.rndv_out[r->world]++;
-    } else if (len <= mpid.eager_max || (dtp && !buf)) {
+    } else if (len <= eager_max || (dtp && !buf)) {
         /* a typed send without a buffer is eager whatever its size
          * (datatype/p2p.c chose that: it packs into the ring chunk by chunk) */
         r->wire = len <= MPID_SHORT_MAX && mode != MODE_SYNC ? W_SHORT : W_EAGER;
@@ -257,7 +266,7 @@ static mpid_req_t *isend(const void *buf, void *dtp, size_t len, int dest, int t
 int mpid_send(const void *buf, size_t len, int dest, int tag, struct MPI_ABI_Comm *c, int mode)
 {
     int world = comm_world_rank(c, dest);
-    if (likely(len <= mpid.eager_max && mode != MODE_SYNC && !mpid.sendq[world].head)) {
+    if (likely(len <= mpid.eager_to[world] && mode != MODE_SYNC && !mpid.sendq[world].head)) {
         /* LAM's fast path: no request unless the ring refuses part of it. */
         wire_hdr_t h;
         fill_envelope(&h, len <= MPID_SHORT_MAX ? W_SHORT : W_EAGER, c, tag, len);

@@ -78,6 +78,14 @@ static int rndv_split(mpid_req_t *r, size_t n)
     return 1;
 }
 
+/* The rendezvous data is in my buffer: release the sender. */
+static void pull_done(mpid_req_t *r)
+{
+    r->got = r->msg_len;
+    mpid_send_ctl(r->world, W_FIN, r->sreq);
+    recv_complete(r);
+}
+
 static void rndv_pull(mpid_req_t *r)
 {
     if (r->stream) { /* the data follows my W_GO through the ring (on_data) */
@@ -92,17 +100,47 @@ static void rndv_pull(mpid_req_t *r)
         rndv_split(r, n))
         return; /* completes on W_PUTDONE */
     if (n) {
-        /* a typed receive with large pieces pulls straight into them */
-        int rc = unlikely(r->dtp) ? mpir_dt_pull(r, n) : 1;
-        if (rc > 0)
-            rc = skf_get(mpid.ch, &r->key, 0, r->buf, n);
+        int rc;
+        if (unlikely(r->dtp)) { /* a typed receive with large pieces pulls straight into them */
+            rc = mpir_dt_pull(r, n);
+            if (rc > 0)
+                rc = skf_get(mpid.ch, &r->key, 0, r->buf, n);
+        } else {
+            /* Same node: CMA copies now (1).  Over tcp the get is queued (0)
+             * and this receive completes in mpid_progress_pulls: the next
+             * rendezvous asks for its data at once, and the owner's answers
+             * follow each other without a round trip of idle link between. */
+            rc = skf_get_start(mpid.ch, &r->key, 0, r->buf, n, &r->pull);
+            if (rc == 0) {
+                r->next_pull = mpid.pulls;
+                mpid.pulls = r;
+                return;
+            }
+        }
         if (rc < 0)
             mpir_fatal("rendezvous get of %zu bytes from rank %d failed: %s", n, r->world,
                        skf_strerror(rc));
     }
-    r->got = r->msg_len;
-    mpid_send_ctl(r->world, W_FIN, r->sreq);
-    recv_complete(r);
+    pull_done(r);
+}
+
+int mpid_progress_pulls(void)
+{
+    int moved = 0;
+    for (mpid_req_t **p = &mpid.pulls, *r; (r = *p);) {
+        int rc = skf_get_test(mpid.ch, &r->pull);
+        if (rc == 0) {
+            p = &r->next_pull;
+            continue;
+        }
+        if (rc < 0)
+            mpir_fatal("rendezvous get of %zu bytes from rank %d failed: %s",
+                       r->msg_len < r->cap ? r->msg_len : r->cap, r->world, skf_strerror(rc));
+        *p = r->next_pull;
+        pull_done(r);
+        moved = 1;
+    }
+    return moved;
 }
 
 static void take_envelope(mpid_req_t *r, int world, const wire_hdr_t *h)
@@ -375,7 +413,9 @@ int mpid_recv(void *buf, size_t cap, int src, int tag, struct MPI_ABI_Comm *c, M
               size_t *sent)
 {
     int err;
-    if (mpid.n_posted == 0 && !coll_n_active && (c->n_unexp == 0 || !match_find_unexp(c, src, tag, 0)) &&
+    /* (not with gets in flight: only mpid_progress finishes them) */
+    if (mpid.n_posted == 0 && !coll_n_active && !mpid.pulls &&
+        (c->n_unexp == 0 || !match_find_unexp(c, src, tag, 0)) &&
         recv_in_place(buf, cap, src, tag, c, st, sent, &err))
         return err;
     mpid_req_t *r = mpid_irecv(buf, cap, src, tag, c);
