@@ -38,7 +38,9 @@ static void frames(const uint8_t *d, size_t n)
         if (tcp_frame_check(&h, PORT, MAX_LEN))
             return; /* the connection would be dropped here */
         must(h.len <= MAX_LEN && h.port == PORT);
-        must(h.kind != TCP_FRAME_BYE || h.len == 0);
+        must(h.kind >= TCP_FRAME_DATA && h.kind <= TCP_FRAME_MOVED);
+        must(h.kind == TCP_FRAME_DATA || h.kind == TCP_FRAME_CREDIT || h.len == 0);
+        must(h.kind != TCP_FRAME_CREDIT || h.len == TCP_CREDIT_LEN);
         size_t frame = sizeof h + ((h.len + 7) & ~(size_t)7); /* padded to 8 */
         if (n - pos < frame)
             return; /* incomplete: wait for more */
@@ -82,22 +84,18 @@ static void rma(const uint8_t *d, size_t n)
     }
 }
 
-/* Back records as a sender reads them: accepted credits never go backwards
- * nor past what was sent, so the window never grows beyond the ring. */
+/* Credit positions as a sender reads them: accepted credits never go
+ * backwards nor past what was sent, so the window never grows beyond the ring. */
 static void back_records(const uint8_t *d, size_t n)
 {
     uint64_t released = 0, sent = 1u << 20;
     for (size_t pos = 0; n - pos >= 8; pos += 8) {
         uint64_t rec;
         memcpy(&rec, d + pos, sizeof rec);
-        if (tcp_back_check(rec, released, sent))
+        if (tcp_credit_check(rec, released, sent))
             return; /* the connection would be dropped here */
-        if (rec >> 56 == TCP_BACK_CREDIT) {
-            must((rec & TCP_BACK_POS_MASK) >= released && (rec & TCP_BACK_POS_MASK) <= sent);
-            released = rec & TCP_BACK_POS_MASK;
-        } else {
-            must(rec == TCP_BACK_RECORD(TCP_BACK_BYE, 0));
-        }
+        must(rec >= released && rec <= sent && rec % 8 == 0);
+        released = rec;
     }
 }
 

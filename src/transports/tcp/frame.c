@@ -42,10 +42,12 @@ const char *tcp_proof_check(const struct tcp_proof *p)
 
 const char *tcp_frame_check(const struct tcp_frame_hdr *h, uint16_t port, uint32_t max_len)
 {
-    if (h->magic != TCP_FRAME_MAGIC || (h->kind != TCP_FRAME_DATA && h->kind != TCP_FRAME_BYE))
+    if (h->magic != TCP_FRAME_MAGIC || h->kind < TCP_FRAME_DATA || h->kind > TCP_FRAME_MOVED)
         return "malformed frame header";
-    if (h->kind == TCP_FRAME_BYE && h->len)
-        return "goodbye frame with a payload";
+    if (h->kind != TCP_FRAME_DATA && h->kind != TCP_FRAME_CREDIT && h->len)
+        return "control frame with a payload";
+    if (h->kind == TCP_FRAME_CREDIT && h->len != TCP_CREDIT_LEN)
+        return "credit frame of the wrong length";
     if (h->port != port)
         return "frame for another channel";
     if (h->len > max_len)
@@ -53,17 +55,9 @@ const char *tcp_frame_check(const struct tcp_frame_hdr *h, uint16_t port, uint32
     return NULL;
 }
 
-const char *tcp_back_check(uint64_t rec, uint64_t released, uint64_t sent)
+const char *tcp_credit_check(uint64_t pos, uint64_t released, uint64_t sent)
 {
-    uint64_t pos = rec & TCP_BACK_POS_MASK;
-    switch (rec >> 56) {
-    case TCP_BACK_BYE:
-        return pos ? "malformed goodbye" : NULL;
-    case TCP_BACK_CREDIT:
-        return pos < released || pos > sent ? "credit for bytes never sent" : NULL;
-    default:
-        return "bytes on a send-only connection";
-    }
+    return pos < released || pos > sent || (pos & 7) ? "credit for bytes never sent" : NULL;
 }
 
 const char *tcp_rma_req_check(const struct tcp_rma_req *r, uint64_t max_len)

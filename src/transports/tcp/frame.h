@@ -4,10 +4,12 @@
  * over buffers (no sockets), so the fuzz harnesses drive them directly.
  *
  * A connection starts with a handshake (hello, challenge, proof: the job-key
- * check of auth.h), then carries frames.  A data connection is one-way (the
- * side that connected sends messages, the other receives): each message is
- * one frame: an 8-byte header, the payload, zero padding to a multiple of 8
- * (so payloads lie 8-byte aligned in the receiver's ring).  A one-sided (RMA) connection
+ * check of auth.h), then carries frames.  A data connection carries messages
+ * both ways (one connection per pair of ranks; two only when both dialled at
+ * once): each message is one frame: an 8-byte header, the payload, zero
+ * padding to a multiple of 8 (so payloads lie 8-byte aligned in the
+ * receiver's ring); credits and the goodbye are frames too, taken out of the
+ * stream by the transport as they arrive.  A one-sided (RMA) connection
  * carries requests from the side that connected and responses back.
  * Integers are in the host's byte order: all ranks of a job run the same
  * build on one architecture (the hello's magic catches a mismatch).
@@ -64,18 +66,25 @@ struct tcp_frame_hdr {
     uint8_t magic;
 };
 #define TCP_FRAME_DATA 1
-#define TCP_FRAME_BYE 2 /* empty, last on a data connection: its sender closed the channel */
-
-/* Back the other way on a data connection (receiver -> sender): 8-byte
- * records, kind in the top byte, a stream position in the low 56 bits.
- * CREDIT: "I have released your stream up to here" — the sender keeps at most
- * SKIFF_TCP_BUF bytes unreleased, so its room (and skf_wait WRITABLE) moves
- * only when the receiver takes messages, as with shm's ring, never with the
- * kernel's buffering.  BYE (position 0): the receiver closes its channel. */
-#define TCP_BACK_BYE 0x42
-#define TCP_BACK_CREDIT 0x43
-#define TCP_BACK_POS_MASK ((1ull << 56) - 1)
-#define TCP_BACK_RECORD(kind, pos) (((uint64_t)(kind) << 56) | ((pos) & TCP_BACK_POS_MASK))
+#define TCP_FRAME_BYE 2 /* empty, my last frame: I closed the channel (I send and read no more) */
+/* 8-byte payload: the position up to which I have released the other side's
+ * stream of data frames.  A sender keeps at most SKIFF_TCP_BUF - TCP_CTL_RESERVE
+ * bytes unreleased, so its room (and skf_wait WRITABLE) moves only when the
+ * receiver takes messages, as with shm's ring, never with the kernel's
+ * buffering; the reserve keeps room in the receiver's ring for control
+ * frames, so credits are read even when the ring is full of messages. */
+#define TCP_FRAME_CREDIT 3
+#define TCP_CREDIT_LEN 8
+#define TCP_CTL_RESERVE 64
+/* One connection per pair: when two ranks dialled each other at once, the
+ * connection dialled by the lower rank stays.  The higher one ends its own
+ * with SWITCH (empty: "my next messages come on the connection you
+ * dialled"), and its first data frame on the lower one's connection follows
+ * MOVED (empty: "after those before my SWITCH"); without a race that first
+ * frame follows FIRST (empty: "no messages of mine came elsewhere"). */
+#define TCP_FRAME_SWITCH 4
+#define TCP_FRAME_FIRST 5
+#define TCP_FRAME_MOVED 6
 
 /* RMA request (requester -> owner); a PUT's payload follows it. */
 struct tcp_rma_req {
@@ -101,8 +110,8 @@ const char *tcp_hello_check(const struct tcp_hello *h, uint16_t port, int me, in
 const char *tcp_challenge_check(const struct tcp_challenge *c);
 const char *tcp_proof_check(const struct tcp_proof *p);
 const char *tcp_frame_check(const struct tcp_frame_hdr *h, uint16_t port, uint32_t max_len);
-/* A back record, given the sender's state: released so far and bytes sent. */
-const char *tcp_back_check(uint64_t rec, uint64_t released, uint64_t sent);
+/* A credit's position, given the sender's state: released so far and bytes sent. */
+const char *tcp_credit_check(uint64_t pos, uint64_t released, uint64_t sent);
 const char *tcp_rma_req_check(const struct tcp_rma_req *r, uint64_t max_len);
 const char *tcp_rma_resp_check(const struct tcp_rma_resp *r, uint32_t id, uint32_t op, uint64_t len);
 

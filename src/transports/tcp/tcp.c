@@ -102,6 +102,17 @@ struct rma_state {
     skf_get_op_t *q_head, *q_tail, *q_wr;
 };
 
+/* A byte ring of a data connection; positions count up forever. */
+struct tcp_ring {
+    uint8_t *buf;
+    uint64_t cap, mask, head, tail;
+};
+
+/* Delivery of the frames that arrive on a connection I dialled to a higher
+ * rank: nothing before the peer says where its messages stand (FIRST: here
+ * only; MOVED: after those it sent on its own connection, up to its SWITCH). */
+enum { ROUTE_WAIT, ROUTE_DELIVER, ROUTE_HELD };
+
 struct tcp_conn {
     struct tcp_tp *tp;
     int fd;
@@ -116,26 +127,29 @@ struct tcp_conn {
     uint8_t nonce_acceptor[SKF_AUTH_NONCE];
     uint8_t hs[sizeof(struct tcp_challenge)];
     size_t hs_have, hs_need;
-    /* data: the byte ring (receive ring of an acceptor, send ring of a connector) */
-    uint8_t *buf;
-    uint64_t cap, mask, head, tail;
-    uint64_t scan;   /* acceptor: first byte not yet checked as a frame */
-    long nframes;    /* acceptor: complete frames in [head, scan) */
+    /* data connections carry frames both ways: rx holds what arrived (data
+     * frames only: control frames are taken out as they arrive), tx what
+     * the socket has not taken yet */
+    struct tcp_ring rx, tx;
+    uint64_t scan;   /* first byte of rx not yet checked as a frame */
+    long nframes;    /* complete frames in [rx.head, scan) */
     int queued;
-    int ack_owed;    /* acceptor: reads since its last ACK (ack_flush) */
-    int eof;         /* acceptor: the peer closed; deliver what is left */
+    int ack_owed;    /* reads since the last ACK left (ack_flush, or a frame I sent) */
+    int eof;         /* the peer closed; deliver what is left */
     int bye;         /* the peer said goodbye (closed its channel) before its EOF */
-    /* flow control (frame.h, back records): a connector counts the stream
-     * bytes it took (sent) and the receiver's last credit (released); an
-     * acceptor the position it last credited and the record being written */
+    /* flow control (frame.h, credit frames): bytes of data frames I took for
+     * this connection (sent) and the peer's last credit (released); the
+     * position of its stream I last credited, and where in tx my credit
+     * frame being sent ends (0: none pending) */
     uint64_t sent, released;
-    uint64_t credited, cred_rec;
-    size_t cred_left;
-    int cred_broken;  /* acceptor: the back direction failed; reads will tell why */
-    uint8_t back[8];  /* connector: back record being read */
-    size_t back_have;
-    int bye_out;      /* connector: my goodbye frame is in the send ring */
-    int shut;         /* connector: half-closed after the goodbye went out */
+    uint64_t credited, cred_end;
+    int bye_out;      /* my goodbye frame is in tx (I close) */
+    int shut;         /* half-closed after the goodbye went out */
+    /* one connection per pair (see "Connections" in docs/tcp.md) */
+    int route;        /* its frames: ROUTE_WAIT / ROUTE_DELIVER / ROUTE_HELD */
+    int announce;     /* TCP_FRAME_FIRST/MOVED owed before my first data frame (0: none) */
+    int has_switch;   /* the peer's SWITCH lies at rx position switch_at */
+    uint64_t switch_at;
     struct tcp_conn *next_ready;
     struct tcp_conn *next_hs; /* connections still in the handshake */
     struct rma_state rma;
@@ -144,12 +158,14 @@ struct tcp_conn {
 };
 
 struct tcp_peer {
-    struct tcp_conn *tx;     /* my data connection to it         */
-    struct tcp_conn *rx;     /* its data connection to me        */
+    struct tcp_conn *tx;     /* the data connection I send on: dial or acc */
+    struct tcp_conn *dial;   /* my data connection to it (I connected) */
+    struct tcp_conn *acc;    /* its data connection to me (I accepted) */
     struct tcp_conn *rma;    /* my requests to it                */
     struct tcp_conn *rma_in; /* its requests to me               */
     int gone;                /* died: EOF without goodbye, reset, timeout, refused */
     int closed;              /* closed its channel (said goodbye): sends fail     */
+    int switched;            /* all its messages up to its SWITCH are delivered   */
 };
 
 /* One epoll set per context, shared by the tcp part of every channel: any
@@ -300,7 +316,7 @@ static void unqueue(struct tcp_tp *t, struct tcp_conn *c)
 
 static void enqueue(struct tcp_tp *t, struct tcp_conn *c)
 {
-    if (c->queued)
+    if (c->queued || c->route != ROUTE_DELIVER)
         return;
     c->queued = 1;
     c->next_ready = NULL;
@@ -330,7 +346,8 @@ static void free_conn(struct tcp_conn *c)
     close_fd(c);
     unlink_hs(c);
     unqueue(c->tp, c);
-    free(c->buf);
+    free(c->rx.buf);
+    free(c->tx.buf);
     free(c);
 }
 
@@ -343,7 +360,7 @@ static void peer_gone(struct tcp_tp *t, int rank, const char *why)
         skf_verbose(t->ctx, "rank %d: port %u: tcp peer rank %d gone (%s)", t->me, t->port, rank, why);
     p->gone = 1;
     t->any_gone = 1;
-    struct tcp_conn *cs[] = {p->tx, p->rx, p->rma, p->rma_in};
+    struct tcp_conn *cs[] = {p->dial, p->acc, p->rma, p->rma_in};
     for (int i = 0; i < 4; i++)
         if (cs[i]) {
             close_fd(cs[i]);
@@ -355,21 +372,17 @@ static void peer_gone(struct tcp_tp *t, int rank, const char *why)
         rmaq_fail_all(p->rma, -EPIPE);
 }
 
-/* End of a data connection.  After a goodbye it is a clean close of that
- * one direction (the other may still hold bytes in flight): no more sends
- * to the peer, nobody waiting for other peers is disturbed.  Without one,
- * the peer is gone. */
+/* End of a data connection.  After the peer's goodbye it is a clean close
+ * (the peer closed its channel and reads to my end: closing mine is its
+ * cue), nobody waiting for other peers is disturbed, frames already here
+ * stay deliverable.  Without one, the peer is gone. */
 static void data_eof(struct tcp_conn *c)
 {
     if (!c->bye) {
         peer_gone(c->tp, c->peer, "connection closed without goodbye");
         return;
     }
-    if (c->role == ROLE_CONNECTOR)
-        c->tp->peer[c->peer].closed = 1;
-    static const uint64_t back_bye = TCP_BACK_RECORD(TCP_BACK_BYE, 0);
-    if (c->role == ROLE_ACCEPTOR && !c->cred_left) /* a clean end for the sender's close, too */
-        send(c->fd, &back_bye, sizeof back_bye, MSG_NOSIGNAL | MSG_DONTWAIT);
+    c->tp->peer[c->peer].closed = 1;
     close_fd(c);
     c->state = C_DEAD;
     c->eof = 1;
@@ -399,58 +412,93 @@ static struct tcp_conn *new_conn(struct tcp_tp *t, int fd, int kind, int role, i
     c->kind = kind;
     c->role = role;
     c->peer = peer;
+    c->route = ROUTE_DELIVER;
     c->deadline_ms = now_ms() + t->timeout_ms;
     c->next_hs = t->hs_list;
     t->hs_list = c;
     return c;
 }
 
+/* Both rings of a data connection (receive and send), cap bytes each. */
 static int ring_alloc(struct tcp_conn *c, uint64_t cap)
 {
-    c->buf = malloc(cap);
-    c->cap = cap;
-    c->mask = cap - 1;
-    return c->buf ? 0 : -ENOMEM;
+    c->rx = (struct tcp_ring){malloc(cap), cap, cap - 1, 0, 0};
+    c->tx = (struct tcp_ring){malloc(cap), cap, cap - 1, 0, 0};
+    return c->rx.buf && c->tx.buf ? 0 : -ENOMEM;
 }
 
 /* ---- ring helpers ------------------------------------------------------- */
 
 /* Copy n bytes at stream position pos out of the ring. */
-static void ring_read(const struct tcp_conn *c, uint64_t pos, void *dst, uint64_t n)
+static void ring_read(const struct tcp_ring *r, uint64_t pos, void *dst, uint64_t n)
 {
-    uint64_t off = pos & c->mask, first = c->cap - off < n ? c->cap - off : n;
-    memcpy(dst, c->buf + off, first);
-    memcpy((uint8_t *)dst + first, c->buf, n - first);
+    uint64_t off = pos & r->mask, first = r->cap - off < n ? r->cap - off : n;
+    memcpy(dst, r->buf + off, first);
+    memcpy((uint8_t *)dst + first, r->buf, n - first);
 }
 
-static void ring_write(struct tcp_conn *c, const void *src, uint64_t n)
+/* Copy n bytes into the ring at stream position pos. */
+static void ring_put(struct tcp_ring *r, uint64_t pos, const void *src, uint64_t n)
 {
-    uint64_t off = c->tail & c->mask, first = c->cap - off < n ? c->cap - off : n;
-    memcpy(c->buf + off, src, first);
-    memcpy(c->buf, (const uint8_t *)src + first, n - first);
-    c->tail += n;
+    uint64_t off = pos & r->mask, first = r->cap - off < n ? r->cap - off : n;
+    memcpy(r->buf + off, src, first);
+    memcpy(r->buf, (const uint8_t *)src + first, n - first);
+}
+
+static void ring_write(struct tcp_ring *r, const void *src, uint64_t n)
+{
+    ring_put(r, r->tail, src, n);
+    r->tail += n;
+}
+
+/* Take the n bytes at pos out of the ring: what follows them moves down.
+ * Only credits and the goodbye are taken out; they are rare (a credit per
+ * quarter ring of the other direction), and what follows them is at most
+ * the rest of one read. */
+static void ring_cut(struct tcp_ring *r, uint64_t pos, uint64_t n)
+{
+    uint8_t chunk[4096];
+    for (uint64_t from = pos + n; from < r->tail;) {
+        uint64_t k = r->tail - from < sizeof chunk ? r->tail - from : sizeof chunk;
+        ring_read(r, from, chunk, k);
+        ring_put(r, from - n, chunk, k);
+        from += k;
+    }
+    r->tail -= n;
 }
 
 /* The free space (for reading into) or the used space (for writing out) as
  * at most two iovecs. */
-static int ring_span(const struct tcp_conn *c, uint64_t from, uint64_t n, struct iovec *v)
+static int ring_span(const struct tcp_ring *r, uint64_t from, uint64_t n, struct iovec *v)
 {
-    uint64_t off = from & c->mask, first = c->cap - off < n ? c->cap - off : n;
-    v[0] = (struct iovec){c->buf + off, first};
+    uint64_t off = from & r->mask, first = r->cap - off < n ? r->cap - off : n;
+    v[0] = (struct iovec){r->buf + off, first};
     if (n == first)
         return 1;
-    v[1] = (struct iovec){c->buf, n - first};
+    v[1] = (struct iovec){r->buf, n - first};
     return 2;
+}
+
+/* A data connection's epoll interest: data while its receive ring has room
+ * (else the reader must make room first), writability while tx holds bytes. */
+static void data_interest(struct tcp_conn *c)
+{
+    if (c->state == C_OPEN)
+        set_interest(c, EPOLLRDHUP | (c->rx.tail - c->rx.head < c->rx.cap ? EPOLLIN : 0) |
+                            (c->tx.tail != c->tx.head ? EPOLLOUT : 0));
 }
 
 /* ---- data: sending -------------------------------------------------------- */
 
+static void send_credit(struct tcp_conn *c);
+
 /* Write what the send ring holds.  0, or -1 when the connection died. */
 static int flush_tx(struct tcp_conn *c)
 {
-    while (c->tail != c->head && c->state == C_OPEN) {
+    struct tcp_ring *r = &c->tx;
+    while (r->tail != r->head && c->state == C_OPEN) {
         struct iovec v[2];
-        int n = ring_span(c, c->head, c->tail - c->head, v);
+        int n = ring_span(r, r->head, r->tail - r->head, v);
         ssize_t w = writev(c->fd, v, n);
         if (w < 0) {
             if (errno == EAGAIN || errno == EWOULDBLOCK)
@@ -460,24 +508,56 @@ static int flush_tx(struct tcp_conn *c)
             peer_gone(c->tp, c->peer, strerror(errno));
             return -1;
         }
-        c->head += (uint64_t)w;
+        r->head += (uint64_t)w;
+        c->ack_owed = 0; /* the ACK of what I read rode along */
     }
-    if (c->state == C_OPEN)
-        set_interest(c, EPOLLIN | EPOLLRDHUP | (c->tail != c->head ? EPOLLOUT : 0));
+    if (c->cred_end && r->head >= c->cred_end) {
+        c->cred_end = 0;
+        send_credit(c); /* another may be due by now */
+    }
+    data_interest(c);
     return 0;
+}
+
+/* A control frame (credit, goodbye) behind whatever tx holds: straight to
+ * the socket when tx is empty, the rest into tx (the reserve keeps room). */
+static void send_control(struct tcp_conn *c, const void *frame, uint64_t n)
+{
+    uint64_t w = 0;
+    if (c->tx.tail == c->tx.head && c->state == C_OPEN) {
+        ssize_t k;
+        do
+            k = send(c->fd, frame, n, MSG_DONTWAIT | MSG_NOSIGNAL);
+        while (k < 0 && errno == EINTR);
+        if (k < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+            peer_gone(c->tp, c->peer, strerror(errno));
+            return;
+        }
+        w = k > 0 ? (uint64_t)k : 0;
+        if (w)
+            c->ack_owed = 0;
+    }
+    ring_write(&c->tx, (const uint8_t *)frame + w, n - w);
+    data_interest(c);
 }
 
 static struct tcp_conn *connect_peer(struct tcp_tp *t, int rank, int kind);
 static int progress(struct tcp_tp *t, int timeout_ms);
-static void read_back(struct tcp_conn *c);
+static void fill_rx(struct tcp_conn *c);
+
+/* Bytes of data frames a sender may have unreleased on c. */
+static uint64_t window(const struct tcp_conn *c)
+{
+    return c->rx.cap - TCP_CTL_RESERVE;
+}
 
 static ssize_t tcp_send(void *tpv, int peer, const struct iovec *iov, int iovcnt)
 {
     struct tcp_tp *t = tpv;
     struct tcp_peer *p = &t->peer[peer];
     struct tcp_conn *c = p->tx;
-    if (__builtin_expect(!c, 0)) {
-        if (p->gone || !(c = p->tx = connect_peer(t, peer, TCP_CONN_DATA)))
+    if (__builtin_expect(!c, 0)) { /* nobody connected yet: I do, and both directions use it */
+        if (p->gone || !(c = p->dial = p->tx = connect_peer(t, peer, TCP_CONN_DATA)))
             return -EPIPE;
     }
     if (c->state == C_DEAD || p->closed)
@@ -486,19 +566,23 @@ static ssize_t tcp_send(void *tpv, int peer, const struct iovec *iov, int iovcnt
     for (int i = 0; i < iovcnt; i++)
         want += iov[i].iov_len;
     /* The window: bytes the receiver has not released yet (in my send ring,
-     * in the kernels, in its receive ring) stay below its ring's size.  The
-     * send ring only ever holds part of them, so it cannot overflow. */
-    uint64_t room = c->cap - (c->sent - c->released);
+     * in the kernels, in its receive ring) stay below its ring's size less
+     * the control reserve.  The send ring only ever holds part of them (and
+     * a control frame or two), so it cannot overflow. */
+    uint64_t room = window(c) - (c->sent - c->released);
     uint64_t take = want < t->max_msg ? want : t->max_msg;
     if (room < TCP_FRAME_BYTES(take)) {
         uint64_t least = take < TCP_MIN_TAKE ? take : TCP_MIN_TAKE;
         /* Full: read credits that may have come (on this connection, then a
          * few passes while sockets move). */
-        read_back(c);
-        room = c->cap - (c->sent - c->released);
+        if (c->state == C_OPEN)
+            fill_rx(c);
+        room = window(c) - (c->sent - c->released);
         for (int pass = 0; pass < 4 && room < TCP_FRAME_BYTES(least) && progress(t, 0); pass++)
-            room = c->cap - (c->sent - c->released);
-        if (c->state == C_DEAD)
+            room = window(c) - (c->sent - c->released);
+        if (p->tx != c) /* progress adopted the peer's connection (SWITCH): send there */
+            return tcp_send(tpv, peer, iov, iovcnt);
+        if (c->state == C_DEAD || p->closed)
             return -EPIPE;
         if (room < TCP_FRAME_BYTES(least)) {
             t->blocked = peer;
@@ -507,6 +591,11 @@ static ssize_t tcp_send(void *tpv, int peer, const struct iovec *iov, int iovcnt
         }
         uint64_t fits = (room - TCP_HDR) & ~7ull;
         take = fits < take ? fits : take;
+    }
+    if (c->announce) { /* the peer holds my frames here until it knows where they stand */
+        struct tcp_frame_hdr a = {0, t->port, (uint8_t)c->announce, TCP_FRAME_MAGIC};
+        c->announce = 0;
+        send_control(c, &a, sizeof a);
     }
     /* header, the iovec cut to `take` bytes (and to what one writev takes),
      * padding */
@@ -527,7 +616,7 @@ static ssize_t tcp_send(void *tpv, int peer, const struct iovec *iov, int iovcnt
     if (TCP_FRAME_BYTES(take) > TCP_HDR + take)
         v[nv++] = (struct iovec){(void *)zeros, TCP_FRAME_BYTES(take) - TCP_HDR - take};
     uint64_t written = 0, total = TCP_FRAME_BYTES(take);
-    if (c->tail == c->head && c->state == C_OPEN) { /* straight from the caller's memory */
+    if (c->tx.tail == c->tx.head && c->state == C_OPEN) { /* straight from the caller's memory */
         ssize_t w;
         uint8_t small[TCP_SMALL_SEND];
         if (total <= sizeof small) { /* one send() of a copy: cheaper than writev's iovec import */
@@ -546,6 +635,8 @@ static ssize_t tcp_send(void *tpv, int peer, const struct iovec *iov, int iovcnt
             return -EPIPE;
         }
         written = w > 0 ? (uint64_t)w : 0;
+        if (written)
+            c->ack_owed = 0; /* the ACK of what I read rode along */
     }
     /* What the socket did not take goes to the send ring (it fits: checked). */
     uint64_t skip = written;
@@ -555,41 +646,103 @@ static ssize_t tcp_send(void *tpv, int peer, const struct iovec *iov, int iovcnt
             skip -= n;
             continue;
         }
-        ring_write(c, (const uint8_t *)v[i].iov_base + skip, n - skip);
+        ring_write(&c->tx, (const uint8_t *)v[i].iov_base + skip, n - skip);
         skip = 0;
     }
     c->sent += total;
-    if (c->state == C_OPEN && c->tail - c->head > total - written)
+    if (c->state == C_OPEN && c->tx.tail - c->tx.head > total - written)
         flush_tx(c); /* older bytes were waiting: push them along */
-    else if (c->state == C_OPEN && c->tail != c->head)
-        set_interest(c, EPOLLIN | EPOLLRDHUP | EPOLLOUT);
+    else if (c->state == C_OPEN && c->tx.tail != c->tx.head)
+        data_interest(c);
     t->blocked = -1;
     return (ssize_t)take;
 }
 
 /* ---- data: receiving ------------------------------------------------------ */
 
+/* The peer's messages before its SWITCH are all delivered: those it sent
+ * on my connection since follow now. */
+static void switch_done(struct tcp_conn *c)
+{
+    struct tcp_peer *p = &c->tp->peer[c->peer];
+    c->has_switch = 0;
+    p->switched = 1;
+    struct tcp_conn *d = p->dial;
+    if (d && d->route == ROUTE_HELD) {
+        d->route = ROUTE_DELIVER;
+        if (d->nframes)
+            enqueue(c->tp, d);
+    }
+}
+
+/* SWITCH, FIRST or MOVED arrived on c (frame.h).  NULL, or why c breaks the
+ * protocol: SWITCH comes only on a connection a higher rank dialled to me,
+ * FIRST/MOVED only on mine to a higher rank, once, before its messages. */
+static const char *route_frame(struct tcp_conn *c, int kind)
+{
+    struct tcp_tp *t = c->tp;
+    if (kind == TCP_FRAME_SWITCH) {
+        if (c->role != ROLE_ACCEPTOR || c->peer <= t->me || c->has_switch || t->peer[c->peer].switched)
+            return "unexpected switch frame";
+        c->has_switch = 1;
+        c->switch_at = c->scan;
+        return NULL;
+    }
+    if (c->role != ROLE_CONNECTOR || c->route != ROUTE_WAIT)
+        return "unexpected route frame";
+    c->route = kind == TCP_FRAME_FIRST || t->peer[c->peer].switched ? ROUTE_DELIVER : ROUTE_HELD;
+    return NULL;
+}
+
 /* Check the frames whose headers have arrived; queue the connection when one
- * is complete.  0, or -1 after dropping it for a malformed frame. */
+ * is complete.  Credits and the goodbye are applied and taken out of the
+ * ring.  0, or -1 after dropping the connection for a malformed frame. */
 static int scan_frames(struct tcp_conn *c)
 {
     struct tcp_tp *t = c->tp;
-    while (c->tail - c->scan >= TCP_HDR) {
+    struct tcp_ring *r = &c->rx;
+    while (r->tail - c->scan >= TCP_HDR) {
         struct tcp_frame_hdr h;
-        ring_read(c, c->scan, &h, TCP_HDR);
+        ring_read(r, c->scan, &h, TCP_HDR);
         const char *bad = c->bye ? "bytes after the goodbye"
                                  : tcp_frame_check(&h, t->port, (uint32_t)t->max_msg);
         if (bad) {
             drop(c, bad);
             return -1;
         }
-        if (h.kind == TCP_FRAME_BYE) { /* the last frame: not a message */
-            c->bye = 1;
-            c->scan += TCP_HDR;
+        if (r->tail - c->scan < TCP_FRAME_BYTES(h.len))
+            break;
+        if (h.kind == TCP_FRAME_CREDIT) {
+            uint64_t pos;
+            ring_read(r, c->scan + TCP_HDR, &pos, sizeof pos);
+            if ((bad = tcp_credit_check(pos, c->released, c->sent))) {
+                drop(c, bad);
+                return -1;
+            }
+            c->released = pos;
+            ring_cut(r, c->scan, TCP_FRAME_BYTES(h.len));
             continue;
         }
-        if (c->tail - c->scan < TCP_FRAME_BYTES(h.len))
-            break;
+        if (h.kind == TCP_FRAME_BYE) { /* the peer closed its channel: my sends to it fail */
+            c->bye = 1;
+            t->peer[c->peer].closed = 1;
+            ring_cut(r, c->scan, TCP_HDR);
+            continue;
+        }
+        if (h.kind != TCP_FRAME_DATA) { /* where the peer's messages stand */
+            if ((bad = route_frame(c, h.kind))) {
+                drop(c, bad);
+                return -1;
+            }
+            ring_cut(r, c->scan, TCP_HDR);
+            if (c->has_switch && r->head == c->switch_at)
+                switch_done(c); /* nothing of the peer's before it is left to deliver */
+            continue;
+        }
+        if (c->route == ROUTE_WAIT) {
+            drop(c, "a message before the connection's route");
+            return -1;
+        }
         c->scan += TCP_FRAME_BYTES(h.len);
         c->nframes++;
     }
@@ -598,57 +751,37 @@ static int scan_frames(struct tcp_conn *c)
     return 0;
 }
 
-/* A receiving connection's epoll interest: data while its ring has room
- * (else the reader must make room first), writability while a credit waits. */
-static void rx_interest(struct tcp_conn *c)
-{
-    if (c->state == C_OPEN)
-        set_interest(c, (c->tail - c->head < c->cap ? EPOLLIN | EPOLLRDHUP : 0) |
-                            (c->cred_left ? EPOLLOUT : 0));
-}
-
 /* Receiver: tell the sender how far its stream is released, once a quarter
- * of the ring has been freed since the last credit (one small write per
- * SKIFF_TCP_BUF/4 bytes taken, never per message).  Whatever is left (and
- * so whatever the sender waits for) is below a quarter: a sender whose
- * messages were all taken always has room for a cut message. */
+ * of the ring has been freed since the last credit (one small frame per
+ * SKIFF_TCP_BUF/4 bytes taken, never per message), one credit frame in
+ * flight at a time.  Whatever is left (and so whatever the sender waits for)
+ * is below a quarter: a sender whose messages were all taken always has
+ * room for a cut message. */
 static void send_credit(struct tcp_conn *c)
 {
-    while (c->state == C_OPEN && !c->cred_broken) {
-        if (!c->cred_left) {
-            /* after its goodbye frame the sender sends nothing more */
-            if (c->bye || c->head - c->credited < c->cap / 4)
-                break;
-            c->credited = c->head;
-            c->cred_rec = TCP_BACK_RECORD(TCP_BACK_CREDIT, c->head);
-            c->cred_left = sizeof c->cred_rec;
-        }
-        ssize_t w = send(c->fd, (uint8_t *)&c->cred_rec + sizeof c->cred_rec - c->cred_left,
-                         c->cred_left, MSG_DONTWAIT | MSG_NOSIGNAL);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-            break; /* EPOLLOUT brings me back */
-        if (w < 0) { /* the sender went away: reading its EOF or reset decides */
-            c->cred_broken = 1;
-            c->cred_left = 0;
-            break;
-        }
-        c->cred_left -= (size_t)w;
-    }
-    rx_interest(c);
+    if (c->state != C_OPEN || c->bye_out || c->cred_end || c->rx.head - c->credited < c->rx.cap / 4)
+        return;
+    struct {
+        struct tcp_frame_hdr h;
+        uint64_t pos;
+    } f = {{TCP_CREDIT_LEN, c->tp->port, TCP_FRAME_CREDIT, TCP_FRAME_MAGIC}, c->rx.head};
+    c->credited = c->rx.head;
+    send_control(c, &f, sizeof f);
+    if (c->tx.tail != c->tx.head)
+        c->cred_end = c->tx.tail; /* not all out: no second one until it is */
 }
 
 static void fill_rx(struct tcp_conn *c)
 {
+    struct tcp_ring *ring = &c->rx;
     for (;;) {
-        uint64_t room = c->cap - (c->tail - c->head);
+        uint64_t room = ring->cap - (ring->tail - ring->head);
         if (!room) {
-            rx_interest(c);
+            data_interest(c);
             return;
         }
         struct iovec v[2];
-        int n = ring_span(c, c->tail, room, v);
+        int n = ring_span(ring, ring->tail, room, v);
         /* recv into the first span when it is big (the usual case): cheaper
          * than readv, and the next call takes the rest after the wrap */
         ssize_t r = n == 1 || v[0].iov_len >= TCP_MIN_TAKE * 16
@@ -665,7 +798,7 @@ static void fill_rx(struct tcp_conn *c)
             data_eof(c);
             return;
         }
-        c->tail += (uint64_t)r;
+        ring->tail += (uint64_t)r;
         if (c->tp->hot != c) { /* another sender: settle what the last one is owed */
             if (c->tp->hot && c->tp->hot->ack_owed)
                 ack_flush(c->tp->hot);
@@ -684,8 +817,8 @@ static ssize_t deliver(struct tcp_tp *t, struct iovec *cont, int *ncont, int *sr
 {
     struct tcp_conn *c = t->ready_head;
     struct tcp_frame_hdr h;
-    ring_read(c, c->head, &h, TCP_HDR);
-    *ncont = h.len ? ring_span(c, c->head + TCP_HDR, h.len, cont) : 0;
+    ring_read(&c->rx, c->rx.head, &h, TCP_HDR);
+    *ncont = h.len ? ring_span(&c->rx, c->rx.head + TCP_HDR, h.len, cont) : 0;
     *src = c->peer;
     t->out = c;
     t->out_len = h.len;
@@ -707,16 +840,17 @@ static void tcp_recv_done(void *tpv)
 {
     struct tcp_tp *t = tpv;
     struct tcp_conn *c = t->out;
-    c->head += TCP_FRAME_BYTES(t->out_len);
+    c->rx.head += TCP_FRAME_BYTES(t->out_len);
     c->nframes--;
     t->out = NULL;
     unqueue(t, c);
     if (c->nframes)
         enqueue(t, c); /* to the back: senders take turns */
-    if (c->head - c->credited >= c->cap / 4)
-        send_credit(c); /* also restores the interest */
-    else if (c->state == C_OPEN && !(c->interest & EPOLLIN))
-        rx_interest(c); /* there is room again */
+    if (c->has_switch && c->rx.head == c->switch_at)
+        switch_done(c);
+    send_credit(c);
+    if (c->state == C_OPEN && !(c->interest & EPOLLIN))
+        data_interest(c); /* there is room again */
 }
 
 static size_t tcp_max_msg(void *tpv, int peer)
@@ -769,13 +903,12 @@ static void became_open(struct tcp_conn *c)
     unlink_hs(c);
     c->state = C_OPEN;
     snprintf(c->name, sizeof c->name, "rank %d", c->peer);
-    if (c->role == ROLE_CONNECTOR && c->kind == TCP_CONN_DATA) {
-        flush_tx(c);
+    if (c->kind == TCP_CONN_DATA) {
+        ack_defer(c);
+        flush_tx(c); /* what was sent during the handshake; sets the interest */
         return;
     }
     set_interest(c, EPOLLIN | EPOLLRDHUP);
-    if (c->role == ROLE_ACCEPTOR && c->kind == TCP_CONN_DATA)
-        ack_defer(c);
     if (c->role == ROLE_ACCEPTOR && c->kind == TCP_CONN_RMA)
         c->rma.hdr_in_need = sizeof(struct tcp_rma_req);
     (void)t;
@@ -843,6 +976,25 @@ static void on_hello(struct tcp_conn *c)
     hs_expect(c, sizeof(struct tcp_proof));
 }
 
+/* A data connection the peer dialled.  One connection both ways is the aim
+ * (the ACK of each message then rides on the reply instead of being a
+ * packet of its own): unless I dialled too, I send on this one.  When we
+ * both dialled, the connection of the lower rank stays: if that is this
+ * one, I end mine with SWITCH and go on here after MOVED (frame.h). */
+static void adopt_accepted(struct tcp_tp *t, struct tcp_peer *p, struct tcp_conn *c)
+{
+    int lower = c->peer < t->me; /* its dial is the one that stays */
+    if (!p->tx) {
+        p->tx = c;
+        c->announce = lower ? TCP_FRAME_FIRST : 0;
+    } else if (lower && p->tx == p->dial && p->dial->state != C_DEAD) {
+        struct tcp_frame_hdr sw = {0, t->port, TCP_FRAME_SWITCH, TCP_FRAME_MAGIC};
+        send_control(p->dial, &sw, sizeof sw);
+        p->tx = c;
+        c->announce = TCP_FRAME_MOVED;
+    }
+}
+
 /* acceptor: the connector's proof; on success the connection joins its peer */
 static void on_proof(struct tcp_conn *c)
 {
@@ -861,19 +1013,24 @@ static void on_proof(struct tcp_conn *c)
     }
     int src = (int)c->hello.src;
     struct tcp_peer *p = &t->peer[src];
-    struct tcp_conn **slot = c->hello.kind == TCP_CONN_DATA ? &p->rx : &p->rma_in;
+    struct tcp_conn **slot = c->hello.kind == TCP_CONN_DATA ? &p->acc : &p->rma_in;
     if (p->gone || (*slot && (*slot)->state != C_DEAD)) {
         drop(c, "a second connection of the same kind from that rank");
         return;
     }
     if (c->kind == TCP_CONN_DATA && ring_alloc(c, t->buf_bytes) < 0) {
-        drop(c, "out of memory for the receive ring");
+        drop(c, "out of memory for the rings");
         return;
     }
-    if (*slot)
+    if (*slot) {
+        if (p->tx == *slot)
+            p->tx = NULL;
         free_conn(*slot);
+    }
     *slot = c;
     c->peer = src;
+    if (c->kind == TCP_CONN_DATA)
+        adopt_accepted(t, p, c);
     became_open(c);
 }
 
@@ -971,6 +1128,8 @@ static struct tcp_conn *connect_peer(struct tcp_tp *t, int rank, int kind)
         return NULL;
     }
     snprintf(c->name, sizeof c->name, "rank %d (%.40s)", rank, val);
+    if (kind == TCP_CONN_DATA && rank > t->me)
+        c->route = ROUTE_WAIT; /* until it says FIRST or MOVED */
     c->hello = (struct tcp_hello){.magic = TCP_HS_MAGIC, .version = TCP_HS_VERSION,
                                   .kind = (uint8_t)kind, .port = t->port, .src = (uint32_t)t->me,
                                   .dst = (uint32_t)rank, .job_size = (uint32_t)t->size,
@@ -1336,55 +1495,17 @@ static void on_event(struct tcp_conn *c, uint32_t ev)
     default:
         return;
     }
-    if (c->kind == TCP_CONN_DATA && c->role == ROLE_ACCEPTOR) {
-        if (ev & EPOLLOUT)
-            send_credit(c);
-        if (c->state == C_OPEN && (ev & ~(uint32_t)EPOLLOUT))
-            fill_rx(c);
-        return;
-    }
-    if (c->kind == TCP_CONN_DATA) { /* my sending side: only back records arrive */
+    if (c->kind == TCP_CONN_DATA) {
         if (ev & EPOLLOUT)
             flush_tx(c);
-        if (ev & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
-            read_back(c);
+        if (c->state == C_OPEN && (ev & ~(uint32_t)EPOLLOUT))
+            fill_rx(c);
         return;
     }
     if (c->role == ROLE_ACCEPTOR)
         rma_serve(c);
     else
         rma_request_progress(c);
-}
-
-/* Sender: read the receiver's back records (credits, goodbye). */
-static void read_back(struct tcp_conn *c)
-{
-    while (c->state == C_OPEN) {
-        ssize_t r = recv(c->fd, c->back + c->back_have, sizeof c->back - c->back_have, MSG_DONTWAIT);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r == 0)
-            data_eof(c);
-        else if (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
-            peer_gone(c->tp, c->peer, strerror(errno));
-        if (r <= 0)
-            return;
-        c->back_have += (size_t)r;
-        if (c->back_have < sizeof c->back)
-            continue;
-        c->back_have = 0;
-        uint64_t rec;
-        memcpy(&rec, c->back, sizeof rec);
-        const char *bad = c->bye ? "bytes after the goodbye" : tcp_back_check(rec, c->released, c->sent);
-        if (bad) {
-            drop(c, bad);
-            return;
-        }
-        if (rec >> 56 == TCP_BACK_BYE)
-            c->bye = 1; /* the receiver closes its channel; EOF follows */
-        else
-            c->released = rec & TCP_BACK_POS_MASK;
-    }
 }
 
 /* Handshakes that take too long (a silent stranger, an unreachable host). */
@@ -1404,10 +1525,12 @@ static int progress(struct tcp_tp *t, int timeout_ms)
 {
     struct tcp_conn *h = t->hot;
     int moved = t->rmaq ? rmaq_progress_all(t) : 0;
-    if (timeout_ms == 0 && h && h->state == C_OPEN && h->tail - h->head < h->cap) {
-        uint64_t had = h->tail;
+    if (timeout_ms == 0 && h && h->state == C_OPEN && h->rx.tail - h->rx.head < h->rx.cap) {
+        uint64_t had = h->rx.tail, rel = h->released;
+        long frames = h->nframes;
         fill_rx(h); /* may drop it, or end it (EOF): moved either way */
-        moved |= h->tail != had || h->state != C_OPEN;
+        moved |= h->rx.tail != had || h->nframes != frames || h->released != rel ||
+                 h->state != C_OPEN;
         if (!moved && h->ack_owed) /* idle now: the ACK costs nobody a wait */
             ack_flush(h);
         /* every TCP_EPOLL_EVERY-th pass asks epoll, busy hot stream or not:
@@ -1440,7 +1563,7 @@ static int writable(struct tcp_tp *t)
     if (p->gone || p->closed)
         return 0; /* wait reports -EPIPE */
     struct tcp_conn *c = p->tx;
-    return c && c->cap - (c->sent - c->released) >= t->blocked_need;
+    return c && window(c) - (c->sent - c->released) >= t->blocked_need;
 }
 
 static int tcp_ready(void *tpv, int events)
@@ -1449,7 +1572,7 @@ static int tcp_ready(void *tpv, int events)
     int r = 0;
     if ((events & SKF_WRITABLE) && t->blocked >= 0 && t->peer[t->blocked].tx &&
         t->peer[t->blocked].tx->state == C_OPEN)
-        read_back(t->peer[t->blocked].tx); /* its credits, without waiting for epoll's turn */
+        fill_rx(t->peer[t->blocked].tx); /* its credits, without waiting for epoll's turn */
     if (!((events & SKF_READABLE) && (t->out || t->ready_head)) &&
         !((events & SKF_WRITABLE) && writable(t)) && !((events & SKF_GET_DONE) && t->gets_done))
         progress(t, 0);
@@ -1641,9 +1764,10 @@ static void drain_sends(struct tcp_tp *t)
     for (;;) {
         int pending = 0;
         for (int r = 0; r < t->size; r++) {
-            struct tcp_conn *c = t->peer[r].tx;
-            if (c && c->state != C_DEAD && c->tail != c->head)
-                pending = 1;
+            struct tcp_conn *cs[] = {t->peer[r].dial, t->peer[r].acc};
+            for (int i = 0; i < 2; i++)
+                if (cs[i] && cs[i]->state != C_DEAD && cs[i]->tx.tail != cs[i]->tx.head)
+                    pending = 1;
         }
         if (!pending)
             return;
@@ -1656,56 +1780,44 @@ static void drain_sends(struct tcp_tp *t)
     }
 }
 
-/* Tell every peer this is a clean close: a goodbye frame on my sending
- * connections, a goodbye record on my receiving ones (after a credit still
- * being written; a record never interleaves with another). */
+/* Tell every peer this is a clean close: a goodbye frame, my last, on each
+ * data connection (through tx: a full socket buffer takes it later, whole). */
 static void say_goodbye(struct tcp_tp *t)
 {
-    static const struct tcp_frame_hdr bye = {0, 0, TCP_FRAME_BYE, TCP_FRAME_MAGIC};
-    static const uint64_t back_bye = TCP_BACK_RECORD(TCP_BACK_BYE, 0);
+    struct tcp_frame_hdr bye = {0, t->port, TCP_FRAME_BYE, TCP_FRAME_MAGIC};
     for (int r = 0; r < t->size; r++) {
-        struct tcp_peer *p = &t->peer[r];
-        if (p->tx && p->tx->state == C_OPEN && p->tx->tail == p->tx->head) {
-            /* through the ring: a full socket buffer takes it later, whole */
-            struct tcp_frame_hdr h = bye;
-            h.port = t->port;
-            ring_write(p->tx, &h, sizeof h);
-            p->tx->bye_out = 1;
-            flush_tx(p->tx);
-        }
-        if (p->rx && p->rx->state == C_OPEN) {
-            send_credit(p->rx);
-            if (!p->rx->cred_left)
-                send(p->rx->fd, &back_bye, sizeof back_bye, MSG_NOSIGNAL | MSG_DONTWAIT);
-        }
+        struct tcp_conn *cs[] = {t->peer[r].dial, t->peer[r].acc};
+        for (int i = 0; i < 2; i++)
+            if (cs[i] && cs[i]->state == C_OPEN && !cs[i]->bye_out) {
+                cs[i]->bye_out = 1;
+                send_control(cs[i], &bye, sizeof bye);
+            }
     }
 }
 
-/* After the goodbyes: stop receiving (my receive connections close), then
- * half-close my sending connections and read their back records until each
- * receiver has read my goodbye and closed its side.  Closing at once would
- * answer a credit still on its way with a reset, which a receiver that is
- * still taking my last messages would take for my death.  Bounded by
- * SKIFF_TCP_TIMEOUT (a receiver outside Skiff that long is not waited for). */
-static void await_receivers(struct tcp_tp *t)
+/* After the goodbyes: half-close each data connection once my goodbye is
+ * out, and keep reading until the peer's end (it reads to mine the same way,
+ * and on my goodbye and end closes its side): closing with frames of the peer
+ * unread would answer them with a reset, which a peer still taking my last
+ * messages would take for my death.  Bounded by SKIFF_TCP_TIMEOUT (a peer
+ * outside Skiff that long is not waited for). */
+static void await_peers(struct tcp_tp *t)
 {
-    for (int r = 0; r < t->size; r++)
-        if (t->peer[r].rx) {
-            free_conn(t->peer[r].rx);
-            t->peer[r].rx = NULL;
-        }
     long long end = now_ms() + t->timeout_ms;
     for (;;) {
         int waiting = 0;
         for (int r = 0; r < t->size; r++) {
-            struct tcp_conn *c = t->peer[r].tx;
-            if (!c || c->state != C_OPEN || !c->bye_out)
-                continue;
-            if (!c->shut && c->tail == c->head) { /* the goodbye is out */
-                c->shut = 1;
-                shutdown(c->fd, SHUT_WR);
+            struct tcp_conn *cs[] = {t->peer[r].dial, t->peer[r].acc};
+            for (int i = 0; i < 2; i++) {
+                struct tcp_conn *c = cs[i];
+                if (!c || c->state != C_OPEN)
+                    continue;
+                if (!c->shut && c->tx.tail == c->tx.head) { /* the goodbye is out */
+                    c->shut = 1;
+                    shutdown(c->fd, SHUT_WR);
+                }
+                waiting = 1;
             }
-            waiting = 1;
         }
         if (!waiting || now_ms() > end)
             return;
@@ -1718,10 +1830,10 @@ static int tcp_chan_close(void *tpv)
     struct tcp_tp *t = tpv;
     drain_sends(t);
     say_goodbye(t);
-    await_receivers(t);
+    await_peers(t);
     for (int r = 0; r < t->size; r++) {
         struct tcp_peer *p = &t->peer[r];
-        struct tcp_conn *cs[] = {p->tx, p->rx, p->rma, p->rma_in};
+        struct tcp_conn *cs[] = {p->dial, p->acc, p->rma, p->rma_in};
         for (int i = 0; i < 4; i++)
             if (cs[i])
                 free_conn(cs[i]);
