@@ -3,23 +3,24 @@
  * connections opened lazily and authenticated with the job key.
  *
  * Per channel, each rank listens on one socket whose address it publishes
- * through PMI at open.  Connections are one-way for messages: the first send
- * to a peer connects a *data* connection (I send, it receives), so two ranks
- * talking both ways hold two connections and no connect race exists.  The
- * first skf_get/skf_put to a peer connects an *RMA* connection (requests one
- * way, responses back).  Every connection starts with the job-key handshake
+ * through PMI at open.  The first send to a peer connects a *data*
+ * connection, and both ranks send their messages on it (the ACK of a message
+ * rides on the reply); when both dialled at once, the lower rank's connection
+ * stays (SWITCH/MOVED, frame.h).  The first skf_get/skf_put to a peer
+ * connects an *RMA* connection (requests one way, responses back).  Every connection starts with the job-key handshake
  * (frame.h); nothing else is read from it until the peer has proved the key.
  *
  * Buffers (ULFM's fixed buffers, over a stream):
- *  - receive: one byte ring per incoming data connection (SKIFF_TCP_BUF).  The
+ *  - receive: one byte ring per data connection (SKIFF_TCP_BUF).  The
  *    socket is read only into free ring space; skf_recv hands out pointers to
  *    the frame's payload in the ring (two pieces when it wraps) until
  *    recv_done.  A full ring stops reading, so TCP's own flow control pushes
  *    back on the sender.
  *  - send: a message is written straight from the caller's iovec (writev);
  *    only what the socket did not take is copied into the connection's send
- *    ring.  The window: at most SKIFF_TCP_BUF bytes the receiver has not
- *    released (credits come back on the connection, frame.h).  No room: -EAGAIN.
+ *    ring.  The window: at most SKIFF_TCP_BUF - TCP_CTL_RESERVE bytes the
+ *    receiver has not released (credit frames come back among its messages
+ *    and are taken out of my ring on arrival, frame.h).  No room: -EAGAIN.
  *  - one-sided: the owner answers a GET by writev from the exposed memory,
  *    the requester reads the data straight into its buffer; a PUT goes the
  *    other way.  Nothing is staged, whatever the size.
