@@ -127,7 +127,6 @@ typedef struct skf_get_op {
     int8_t state;  /* SKF_GET_OP_* */
     int8_t write;  /* a put queued behind gets (blocking skf_put) */
     int8_t async;  /* started by skf_get_start: skf_wait reports its end */
-    int32_t owner; /* rank owning the region */
     int32_t status; /* 0 or -errno once finished */
 } skf_get_op_t;
 enum { SKF_GET_OP_IDLE, SKF_GET_OP_QUEUED, SKF_GET_OP_DONE };

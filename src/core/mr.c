@@ -522,7 +522,7 @@ int skf_get_start(skf_chan_t *ch, const skf_mr_key_t *key, size_t off, void *dst
     int rc = check_rma(ch, "skf_get_start", key, off, dst, len);
     if (rc)
         return rc;
-    *op = (skf_get_op_t){.owner = key->owner, .async = 1};
+    *op = (skf_get_op_t){.async = 1};
     const struct skf_peer *via = &ch->peer[key->owner];
     if (key->owner != ch->ctx->rank && via->ops && via->ops->get_start) {
         rc = via->ops->get_start(via->tp, via->id, key, key->base + off, dst, len, op);

@@ -45,8 +45,8 @@ struct skf_transport_ops {
     ssize_t (*recv)(void *tp, struct iovec *cont, int *ncont, int *src_rank);
     /* Give back the message recv handed out last.  Must not block. */
     void (*recv_done)(void *tp);
-    /* Which of events (SKF_READABLE|SKF_WRITABLE|SKF_GET_DONE) are true now
-     * (events 0: one progress pass, nothing reported); WRITABLE refers
+    /* Which of events (SKF_READABLE|SKF_WRITABLE|SKF_GET_DONE) are true now;
+     * WRITABLE refers
      * to the peer the last send returned -EAGAIN for (always true when no send
      * failed) and turns true only when that peer has taken messages, never
      * by buffering elsewhere (a full ring stays full while nobody reads);

@@ -8,8 +8,8 @@
  *              follows as W_CONT messages
  *   rendezvous larger: W_RTS carries a memory key, the receiver pulls the data
  *              with skf_get straight into its buffer and answers W_FIN
- *   streamed   derived types above their eager limit, and any rendezvous to a
- *              rank reached over tcp: W_RTS without a key;
+ *   streamed   derived types above their eager limit, and contiguous ones to a
+ *              rank reached over tcp up to SKIFF_MPI_RNDV_STREAM: W_RTS, no key;
  *              on the receiver's W_GO the data follows as W_DATA + W_CONTs,
  *              packed chunk by chunk into the ring (both cores copy at once)
  *

@@ -66,7 +66,7 @@ struct tcp_frame_hdr {
     uint8_t magic;
 };
 #define TCP_FRAME_DATA 1
-#define TCP_FRAME_BYE 2 /* empty, my last frame: I closed the channel (I send and read no more) */
+#define TCP_FRAME_BYE 2 /* empty, my last frame: I closed the channel (I send nothing more; I read on only to the peer's end) */
 /* 8-byte payload: the position up to which I have released the other side's
  * stream of data frames.  A sender keeps at most SKIFF_TCP_BUF - TCP_CTL_RESERVE
  * bytes unreleased, so its room (and skf_wait WRITABLE) moves only when the

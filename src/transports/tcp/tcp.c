@@ -85,7 +85,7 @@ struct tcp_tp;
  * answers come back in the same order, so the link never idles between two
  * gets. */
 struct rma_state {
-    int busy;          /* requester: operations queued; owner: answering */
+    int busy;          /* owner: 1 reading a put's data, 2 answering (a requester: q_head) */
     int64_t status;
     /* request / response header being written, then payload from `out` */
     uint8_t hdr_out[sizeof(struct tcp_rma_req)];
@@ -1202,7 +1202,7 @@ static int rma_read(struct tcp_conn *c)
             continue;
         if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
             return 0;
-        if (r == 0 && s->hdr_in_len == 0 && !(c->role == ROLE_CONNECTOR && s->busy)) {
+        if (r == 0 && s->hdr_in_len == 0 && !(c->role == ROLE_CONNECTOR && s->q_head)) {
             close_fd(c); /* idle and closed by the other side: a clean close */
             c->state = C_DEAD;
             return -1;
@@ -1323,7 +1323,6 @@ static void rmaq_fail_all(struct tcp_conn *c, int status)
         rmaq_finish(c->tp, op, status);
     }
     s->q_head = s->q_tail = s->q_wr = NULL;
-    s->busy = 0;
     rmaq_unlist(c);
 }
 
@@ -1375,7 +1374,6 @@ static int rma_request_progress(struct tcp_conn *c)
         s->q_head = op->next;
         if (!s->q_head) {
             s->q_tail = NULL;
-            s->busy = 0;
             rmaq_unlist(c);
         }
         s->hdr_in_len = 0;
@@ -1428,7 +1426,6 @@ static int rmaq_start(struct tcp_tp *t, int peer, skf_get_op_t *op)
         s->hdr_in_need = sizeof(struct tcp_rma_resp);
         s->in = NULL;
         s->in_left = 0;
-        s->busy = 1;
         c->next_rmaq = t->rmaq;
         t->rmaq = c;
     } else {
@@ -1460,7 +1457,7 @@ static int tcp_rma(void *tpv, int peer, int write, const skf_mr_key_t *key, uint
 {
     struct tcp_tp *t = tpv;
     skf_get_op_t op = {.write = (int8_t)write, .cookie = key->cookie, .addr = addr, .dst = buf,
-                       .len = len, .owner = key->owner};
+                       .len = len};
     int rc = rmaq_start(t, peer, &op);
     if (rc < 0)
         return rc;
