@@ -152,6 +152,8 @@ int main(int argc, char **argv)
             break;
         if (!progress) {
             int r = skf_wait(ch, all_sent ? SKF_READABLE : SKF_READABLE | SKF_WRITABLE, 1000);
+            if (r < 0)
+                fprintf(stderr, "rank %d: skf_wait: %s\n", me, strerror(-r));
             CHECK(r >= 0);
         }
     }

@@ -376,10 +376,13 @@ static void peer_gone(struct tcp_tp *t, int rank, const char *why)
 /* End of a data connection.  After the peer's goodbye it is a clean close
  * (the peer closed its channel and reads to my end: closing mine is its
  * cue), nobody waiting for other peers is disturbed, frames already here
- * stay deliverable.  Without one, the peer is gone. */
+ * stay deliverable.  After my own goodbye it is the peer's answer to it
+ * (it closes on my goodbye without saying its own): clean too, and calling
+ * that a death would close my other connections to the peer abruptly,
+ * resetting what it has not read yet.  Otherwise the peer is gone. */
 static void data_eof(struct tcp_conn *c)
 {
-    if (!c->bye) {
+    if (!c->bye && !c->bye_out) {
         peer_gone(c->tp, c->peer, "connection closed without goodbye");
         return;
     }
