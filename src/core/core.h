@@ -76,6 +76,8 @@ struct skf_chan {
     int blocked_tp; /* transport whose send said -EAGAIN last, or -1 (skf_wait WRITABLE) */
     int streak;     /* messages in a row from last_tp (several transports take turns) */
     int serve_fb; /* the calls on this channel also serve one-sided fallback requests */
+    void *stage;  /* skf_send_pack's staging buffer for transports without send_pack */
+    size_t stage_cap;
     skf_chan_t *next_open;
 };
 

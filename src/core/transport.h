@@ -37,6 +37,10 @@ struct skf_transport_ops {
      * fits now, -EPIPE when the peer is known dead.  Must not block, allocate
      * or make a system call unless it must wake a sleeping receiver. */
     ssize_t (*send)(void *tp, int peer, const struct iovec *iov, int iovcnt);
+    /* send, the message continuing with len bytes pack writes in place
+     * (skf_send_pack).  NULL: the core stages them and calls send. */
+    ssize_t (*send_pack)(void *tp, int peer, const struct iovec *iov, int iovcnt, size_t len,
+                         skf_pack_fn pack, void *arg);
     /* Hand out the oldest deliverable message as pieces in cont (at most
      * SKF_CONT_SIZE) and its sender's world rank.  Returns its length or
      * -EAGAIN.  The first piece of every message starts 8-byte aligned (the

@@ -4,6 +4,7 @@
  * messages, a token passed around all ranks with blocking waits, no
  * /dev/shm leftovers once the channel is open, and port isolation.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,13 @@ static void check_args(skf_ctx_t *ctx, skf_chan_t *ch)
     CHECK_EQ_INT(skf_send(ch, skf_addr(ctx, me, 16), &iov, -1), -EINVAL);
     CHECK_EQ_INT(skf_send(ch, skf_addr(ctx, me, 16), NULL, 1), -EINVAL);
     CHECK_EQ_INT(skf_send(NULL, skf_addr(ctx, me, 16), &iov, 1), -EINVAL);
+    /* skf_send_pack: the same checks, one iovec entry less, and a generator */
+    CHECK_EQ_INT(skf_send_pack(NULL, skf_addr(ctx, me, 16), &iov, 1, 0, NULL, NULL), -EINVAL);
+    CHECK_EQ_INT(skf_send_pack(ch, skf_addr(ctx, size, 16), &iov, 1, 0, NULL, NULL), -EINVAL);
+    CHECK_EQ_INT(skf_send_pack(ch, skf_addr(ctx, me, 17), &iov, 1, 0, NULL, NULL), -EINVAL);
+    CHECK_EQ_INT(skf_send_pack(ch, skf_addr(ctx, me, 16), &iov, IOV_MAX, 0, NULL, NULL), -EINVAL);
+    CHECK_EQ_INT(skf_send_pack(ch, skf_addr(ctx, me, 16), NULL, 1, 0, NULL, NULL), -EINVAL);
+    CHECK_EQ_INT(skf_send_pack(ch, skf_addr(ctx, me, 16), &iov, 1, 5, NULL, NULL), -EINVAL);
     CHECK_EQ_INT(skf_recv(ch, NULL, &ncont, NULL), -EINVAL);
     CHECK_EQ_INT(skf_recv(ch, cont, NULL, NULL), -EINVAL);
     CHECK_EQ_INT(skf_recv_done(ch), -EINVAL);

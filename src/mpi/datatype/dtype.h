@@ -151,8 +151,13 @@ int mpir_dt_deliver(struct MPI_ABI_Request *r, const struct iovec *cont, int nco
  * pieces themselves instead of being packed first. */
 #define MPIR_DT_IOV_MAX 32
 /* Fill iov with r's payload from stream offset off on: the type's pieces (at
- * most MPIR_DT_IOV_MAX), or the next chunk packed just now; returns how many. */
+ * most MPIR_DT_IOV_MAX), or the rest of its packed copy; returns how many. */
 int mpir_dt_iov(struct MPI_ABI_Request *r, size_t off, struct iovec *iov);
+/* A send packed chunk by chunk straight into the ring: the chunk starting at
+ * stream offset off (0: r sends its pieces, mpir_dt_iov), then its packer
+ * for skf_send_pack (req = r). */
+size_t mpir_dt_chunk(struct MPI_ABI_Request *r, size_t off);
+void mpir_dt_pack_chunk(void *req, size_t off, void *dst, size_t n);
 /* What a request's ->dtp holds: typed data, or a nonblocking MPI_Comm_idup
  * (binding/comm_mgmt.c) whose communicator is built when the request completes. */
 enum { DTP_TYPED = 0x7470, DTP_IDUP = 0x6964 };

@@ -34,7 +34,8 @@ typedef struct dt_pending {
     int delivered; /* the data went straight into ubuf (mpir_dt_pull) */
     size_t direct; /* eager bytes unpacked straight from the ring so far */
     int is_send;   /* packed holds an outgoing message: nothing to unpack */
-    size_t stream; /* eager send packed chunk by chunk: bytes of packed (0: whole) */
+    size_t stream; /* send packed chunk by chunk into the ring: chunk bytes (0: not so) */
+    size_t pack_from; /* stream offset of the chunk being packed (mpir_dt_chunk) */
     dt_cursor_t cur; /* send from the pieces: where the channel took up to */
 } dt_pending_t;
 
@@ -176,16 +177,24 @@ static void cursor_seek(dt_pending_t *p, size_t off)
     c->off = off;
 }
 
+size_t mpir_dt_chunk(mpid_req_t *r, size_t off)
+{
+    dt_pending_t *p = r->dtp;
+    if (!p->stream)
+        return 0;
+    p->pack_from = off;
+    return r->cap - off < p->stream ? r->cap - off : p->stream;
+}
+
+void mpir_dt_pack_chunk(void *req, size_t off, void *dst, size_t n)
+{
+    dt_pending_t *p = ((mpid_req_t *)req)->dtp;
+    dt_copy(p->d, p->ubuf, p->count, p->pack_from + off, dst, n, 0);
+}
+
 int mpir_dt_iov(mpid_req_t *r, size_t off, struct iovec *iov)
 {
     dt_pending_t *p = r->dtp;
-    if (p->stream) {
-        size_t k = r->cap - off < p->stream ? r->cap - off : p->stream;
-        dt_copy(p->d, p->ubuf, p->count, off, p->packed, k, 0);
-        iov[0].iov_base = p->packed;
-        iov[0].iov_len = k;
-        return 1;
-    }
     if (p->packed) {
         iov[0].iov_base = p->packed + off;
         iov[0].iov_len = r->cap - off;
@@ -289,7 +298,6 @@ mpid_req_t *mpir_dt_isend(const void *buf, int count, struct MPI_ABI_Datatype *d
         if ((int64_t)d->size < dt_iov_min() * d->rep->reps * d->rep->nruns) {
             size_t chunk = n <= dt_eager_max() ? STREAM_CHUNK : STREAM_CHUNK_RNDV;
             p->stream = n < chunk ? n : chunk;
-            p->packed = bounce_get(p->stream, &p->cap);
         }
         if (n <= dt_eager_max())
             return mpid_isend_dt(NULL, p, n, dest, tag, c, mode);

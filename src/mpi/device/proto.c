@@ -59,14 +59,18 @@ static int push(mpid_req_t *r)
             off = r->sent - r->hdr_len;
         }
         int n = 1;
+        size_t chunk = 0;
         if (unlikely(r->dtp != NULL) && off < r->cap) {
-            n = 1 + mpir_dt_iov(r, off, iov + 1); /* pieces of a derived type */
+            /* a derived type: packed straight into the ring, or its pieces */
+            if (!(chunk = mpir_dt_chunk(r, off)))
+                n = 1 + mpir_dt_iov(r, off, iov + 1);
         } else if (off < r->cap) {
             iov[1].iov_base = (char *)r->buf + off;
             iov[1].iov_len = r->cap - off;
             n = 2;
         }
-        ssize_t k = skf_send(mpid.ch, dst, iov, n);
+        ssize_t k = chunk ? skf_send_pack(mpid.ch, dst, iov, 1, chunk, mpir_dt_pack_chunk, r)
+                          : skf_send(mpid.ch, dst, iov, n);
         if (k == -EAGAIN)
             return 0;
         if (k < 0)
