@@ -5,7 +5,8 @@
  *   vec-large  vector of doubles, 1024 every 2048 (8 KiB blocks)
  *   struct     array of struct {double; char; int} (13 data bytes in 16)
  * at data sizes from 64 B to 4 MiB.  Prints "kind bytes MB/s" (data bytes,
- * both directions counted once per round trip).  Build with any mpicc. */
+ * both directions counted once per round trip).  Build with any mpicc.
+ *   mpi_dtype_bw [KIND [BYTES]]     one kind, one size (BYTES = 64 * 4^k) */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,7 +46,8 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 1;
     }
-    const char *only = argc > 1 ? argv[1] : NULL;
+    const char *only = argc > 1 ? argv[1] : NULL;             /* one kind */
+    size_t only_bytes = argc > 2 ? (size_t)atol(argv[2]) : 0; /* one size of it */
     size_t maxb = 4 << 20;
     void *buf = calloc(1, 4 * maxb + 65536);
     MPI_Datatype elem[4];
@@ -71,7 +73,7 @@ int main(int argc, char **argv)
         MPI_Type_size(elem[k], &esize);
         for (size_t bytes = 64; bytes <= maxb; bytes *= 4) {
             int count = (int)(bytes / (size_t)esize);
-            if (count == 0)
+            if (count == 0 || (only_bytes && bytes != only_bytes))
                 continue;
             int iters = bytes < 65536 ? 2000 : bytes < (1 << 20) ? 200 : 30;
             run(elem[k], count, buf, rank, iters / 2 + 1); /* warm up (rings, waiters) */

@@ -132,12 +132,14 @@ static int iov_ok(const struct MPI_ABI_Datatype *d, int count)
     return pieces <= MPIR_DT_IOV_MAX && n <= dt_eager_max() && (int64_t)n >= pieces * dt_iov_min();
 }
 
-/* A send packed a chunk at a time, each straight before the ring takes it:
+/* A send packed a chunk at a time straight into the ring (skf_send_pack):
  * the receiver unpacks chunk k while I pack chunk k+1.  Eager messages (up
- * to 64 KiB) need small chunks to overlap at all; a streamed rendezvous
- * moves more per ring message (8-byte pieces, 32 vs 16 KiB: 64 KiB 7.0 vs
- * 7.7 GB/s, 256 KiB-4 MiB 4% faster). */
-#define STREAM_CHUNK (16 * 1024)
+ * to 64 KiB) need small chunks to overlap at all: since the packer writes
+ * into the ring, 4 KiB beat 16 KiB (8-byte pieces, 16 KiB message: 6.1 vs
+ * 4.5 GB/s, docs/datatypes-and-communicators.md); a streamed rendezvous
+ * moves more per ring message (32 vs 16 KiB: 256 KiB-4 MiB 4% faster).  To a
+ * tcp peer every chunk is a frame and a system call: 32 KiB there. */
+#define STREAM_CHUNK (4 * 1024)
 #define STREAM_CHUNK_RNDV (32 * 1024)
 
 static void cursor_next_run(const struct dtype_rep *t, dt_cursor_t *c)
@@ -296,7 +298,8 @@ mpid_req_t *mpir_dt_isend(const void *buf, int count, struct MPI_ABI_Datatype *d
          * limit, a streamed rendezvous (RTS, W_GO, data) above; pieces
          * averaging SKIFF_MPI_DTYPE_IOV_MIN go as they are, others packed */
         if ((int64_t)d->size < dt_iov_min() * d->rep->reps * d->rep->nruns) {
-            size_t chunk = n <= dt_eager_max() ? STREAM_CHUNK : STREAM_CHUNK_RNDV;
+            int remote = mpid.remote[comm_world_rank(c, dest)];
+            size_t chunk = n <= dt_eager_max() && !remote ? STREAM_CHUNK : STREAM_CHUNK_RNDV;
             p->stream = n < chunk ? n : chunk;
         }
         if (n <= dt_eager_max())
