@@ -34,6 +34,8 @@
 #include <string.h>
 #include <sys/uio.h>
 
+#include "skiff.h" /* skf_pack_fn */
+
 #define SHM_LINE 64                      /* one slot = one cache line                */
 #define SHM_LINE_SHIFT 6
 #define SHM_META 8                       /* meta word at the start of a message      */
@@ -163,6 +165,24 @@ static inline void shm_fill(const struct shm_ring *r, uint64_t pos, const struct
             n -= chunk;
         }
     }
+}
+
+/* The generated part of the message at pos (skf_send_pack): its bytes after
+ * the first `head`, up to len, written by pack in place (a second call when
+ * the message wraps at the end of the ring). */
+static inline void shm_fill_generated(const struct shm_ring *r, uint64_t pos, uint64_t head,
+                                      uint64_t len, skf_pack_fn pack, void *arg)
+{
+    if (len <= head)
+        return;
+    uint64_t ring_bytes = r->lines << SHM_LINE_SHIFT;
+    uint64_t off = ((pos & r->mask) << SHM_LINE_SHIFT) + SHM_META + head;
+    if (off >= ring_bytes)
+        off -= ring_bytes;
+    uint64_t n = len - head, first = ring_bytes - off < n ? ring_bytes - off : n;
+    pack(arg, 0, r->data + off, first);
+    if (n > first)
+        pack(arg, first, r->data, n - first);
 }
 
 /* Messages of at most this many lines are "small"; larger ones "big". */
