@@ -64,6 +64,8 @@ int skf_local_rank(const skf_ctx_t *ctx);         /* my index on my node  */
 int skf_local_size(const skf_ctx_t *ctx);         /* ranks on my node     */
 /* Abort the whole job (through the launcher when there is one). Never returns. */
 void skf_abort(skf_ctx_t *ctx, int code, const char *why) __attribute__((noreturn));
+/* The same for a layer that has printed why itself (MPI): no second line. */
+void skf_abort_quiet(skf_ctx_t *ctx, int code, const char *why) __attribute__((noreturn));
 
 /* ---- addresses ---------------------------------------------------------- */
 skf_addr_t skf_addr(const skf_ctx_t *ctx, int rank, uint16_t port);
@@ -99,6 +101,10 @@ int skf_recv_done(skf_chan_t *ch);
  * this channel depends on dies (-EPIPE).  Returns the events that are ready
  * (> 0), 0 on timeout, or a negative errno.  Polls briefly, then sleeps. */
 int skf_wait(skf_chan_t *ch, int events, int timeout_ms);
+/* After -EPIPE: which peer is gone.  Returns its rank (-1 when none is known,
+ * -EINVAL for bad arguments) and, unless cap is 0, a few words about it in desc
+ * ("pid 4242, this node, exited"; "on 10.0.0.2, connection reset by peer"). */
+int skf_chan_lost(skf_chan_t *ch, char *desc, size_t cap);
 
 /* ---- one-sided bulk (PUSH): expose memory, let a peer get/put it -------- */
 /* A key is plain data: send it to a peer inside a message. */

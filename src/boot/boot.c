@@ -316,6 +316,11 @@ int boot_finalize(void)
 void boot_abort(int code, const char *why)
 {
     boot_error("abort with exit code %d: %s", code, why ? why : "(no reason given)");
+    boot_abort_quiet(code, why);
+}
+
+void boot_abort_quiet(int code, const char *why)
+{
     fflush(NULL);
     if (boot.initialized && !boot.init_rc)
         boot.backend->abort(code, why);

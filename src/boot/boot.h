@@ -38,8 +38,11 @@ int boot_put(const char *key, const char *value);
 int boot_get(const char *key, char *value, size_t value_len);
 /* Collective barrier that also makes every put visible. */
 int boot_fence(void);
-/* Ask the launcher to end the job with this exit code.  Never returns. */
+/* Ask the launcher to end the job with this exit code, after one line on
+ * stderr saying why.  Never returns. */
 void boot_abort(int code, const char *why) __attribute__((noreturn));
+/* The same without the line: the caller has printed why already. */
+void boot_abort_quiet(int code, const char *why) __attribute__((noreturn));
 /* Tell the launcher this rank is done (a rank that exits after this with
  * status 0 is a normal exit). */
 int boot_finalize(void);

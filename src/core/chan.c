@@ -306,6 +306,27 @@ int skf_recv_done(skf_chan_t *ch)
     return 0;
 }
 
+int skf_chan_lost(skf_chan_t *ch, char *desc, size_t cap)
+{
+    if (!ch || (!desc && cap)) {
+        skf_error("skf_chan_lost: invalid arguments (channel %p, desc %p, cap %zu)", (const void *)ch,
+                  (const void *)desc, cap);
+        return -EINVAL;
+    }
+    char none[1];
+    if (!cap) { /* the rank alone */
+        desc = none;
+        cap = sizeof none;
+    }
+    desc[0] = '\0';
+    for (int i = 0; i < ch->ntp; i++) {
+        int r = ch->tops[i]->lost_peer ? ch->tops[i]->lost_peer(ch->tp[i], desc, cap) : -1;
+        if (r >= 0)
+            return r;
+    }
+    return -1;
+}
+
 int skf_wait(skf_chan_t *ch, int events, int timeout_ms)
 {
     if (!ch || events <= 0 || (events & ~(SKF_READABLE | SKF_WRITABLE | SKF_GET_DONE)) ||

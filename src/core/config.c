@@ -1,50 +1,108 @@
+/* config — the table of every SKIFF_* variable and the checks of their values. */
 #include "core/config.h"
 
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/utsname.h>
+#include <unistd.h>
 
-/* Keep sorted by layer, then name.  Each row: name, default, meaning. */
+#define KI (1LL << 10)
+#define MI (1LL << 20)
+#define GI (1LL << 30)
+#define ANY_SIZE (1LL << 40) /* thresholds: beyond any message a job sends */
+
+/* The last fields of a row: what the variable accepts. */
+#define NUM(lo, hi) SKF_PARAM_NUM, NULL, (lo), (hi), 0, NULL
+#define NUM_OR_AUTO(lo, hi) SKF_PARAM_NUM, WORDS("auto"), (lo), (hi), 0, NULL
+#define POW2(lo, hi) SKF_PARAM_NUM, NULL, (lo), (hi), 1, NULL
+#define FLAG NUM(0, 1)
+#define ONE_OF(...) SKF_PARAM_WORD, WORDS(__VA_ARGS__), 0, 0, 0, NULL
+#define TEXT(check) SKF_PARAM_TEXT, NULL, 0, 0, 0, (check)
+#define WORDS(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+static int check_tcp_if(const char *v, char *why, size_t cap);
+static int check_tcp_cc(const char *v, char *why, size_t cap);
+
+/* Keep sorted by layer, then name.  Each row: name, default, meaning, what it
+ * accepts (a row without the last part accepts any text). */
 const skf_param_t skf_params[] = {
     /* boot reads SKIFF_JOB_KEY and SKIFF_VERBOSE with getenv: it stands alone */
-    {"SKIFF_JOB_KEY", "(random)", "job key (1-32 hex digits) set by skiffrun; names shm objects"},
-    {"SKIFF_VERBOSE", "0", "1: print transport choices and fallbacks to stderr at start-up"},
-    {"SKIFF_CMA", "1", "0: never use CMA (process_vm_readv/writev) for skf_get/put; copy through the rings"},
-    {"SKIFF_SPIN", "auto", "polls before a waiter yields/sleeps (auto: 20000, or 4 when ranks > cores; -1: none)"},
-    {"SKIFF_YIELDS", "auto", "sched_yield rounds before a waiter sleeps (auto: 0, or 1 when ranks > cores; -1: none)"},
-    {"SKIFF_SHM_RING_SIZE", "256K", "bytes per shm receive ring (power of two; a message takes at most 1/4)"},
-    {"SKIFF_SHM_DEDICATED_MAX", "8", "dedicated rings per receiver (0..63); all peers get one at open if fewer"},
-    {"SKIFF_SHM_MEMBARRIER", "1", "0: shm senders fence every message instead of sleeping receivers issuing membarrier"},
-    {"SKIFF_SHM_DEDICATED_AFTER", "64", "messages a sender puts on the shared ring before it gets a dedicated one"},
-    {"SKIFF_TRANSPORTS", "auto", "auto: shm on a node, tcp between nodes; tcp: tcp for every peer (testing); shm: this node only"},
-    {"SKIFF_TCP_IF", "auto", "tcp: interface name or IPv4 address to publish (auto: the one that reaches the launcher)"},
-    {"SKIFF_TCP_BUF", "1M", "tcp: bytes of each connection's receive and send ring (power of two; a message takes at most 1/4)"},
-    {"SKIFF_TCP_CC", "reno", "tcp: congestion control of Skiff's sockets (TCP_CONGESTION; system: leave the system's default)"},
-    {"SKIFF_TCP_TIMEOUT", "10000", "tcp: ms before a silent or unreachable peer counts as gone (keepalive, user timeout, handshake)"},
+    {"SKIFF_JOB_KEY", "(random)", "job key (1-32 hex digits) set by skiffrun; names shm objects",
+     TEXT(NULL)}, /* boot checks it */
+    {"SKIFF_VERBOSE", "0", "1: print transport choices and fallbacks to stderr at start-up",
+     NUM(0, 9)},
+    {"SKIFF_CMA", "1", "0: never use CMA (process_vm_readv/writev) for skf_get/put; copy through the rings",
+     FLAG},
+    {"SKIFF_SPIN", "auto", "polls before a waiter yields/sleeps (auto: 20000, or 4 when ranks > cores; -1: none)",
+     NUM_OR_AUTO(-1, 1LL << 30)},
+    {"SKIFF_YIELDS", "auto", "sched_yield rounds before a waiter sleeps (auto: 0, or 1 when ranks > cores; -1: none)",
+     NUM_OR_AUTO(-1, 1000000)},
+    {"SKIFF_SHM_RING_SIZE", "256K", "bytes per shm receive ring (power of two; a message takes at most 1/4)",
+     POW2(4 * KI, GI)},
+    {"SKIFF_SHM_DEDICATED_MAX", "8", "dedicated rings per receiver (0..63); all peers get one at open if fewer",
+     NUM(0, 63)},
+    {"SKIFF_SHM_MEMBARRIER", "1", "0: shm senders fence every message instead of sleeping receivers issuing membarrier",
+     FLAG},
+    {"SKIFF_SHM_DEDICATED_AFTER", "64", "messages a sender puts on the shared ring before it gets a dedicated one",
+     NUM(1, ANY_SIZE)},
+    {"SKIFF_TRANSPORTS", "auto", "auto: shm on a node, tcp between nodes; tcp: tcp for every peer (testing); shm: this node only",
+     ONE_OF("auto", "tcp", "shm")},
+    {"SKIFF_TCP_IF", "auto", "tcp: interface name or IPv4 address to publish (auto: the one that reaches the launcher)",
+     TEXT(check_tcp_if)},
+    {"SKIFF_TCP_BUF", "1M", "tcp: bytes of each connection's receive and send ring (power of two; a message takes at most 1/4)",
+     POW2(16 * KI, GI)},
+    {"SKIFF_TCP_CC", "reno", "tcp: congestion control of Skiff's sockets (TCP_CONGESTION; system: leave the system's default)",
+     TEXT(check_tcp_cc)},
+    {"SKIFF_TCP_TIMEOUT", "10000", "tcp: ms before a silent or unreachable peer counts as gone (keepalive, user timeout, handshake)",
+     NUM(100, 3600000)},
     {"SKIFF_MPI_EAGER_MAX", "8K",
-     "MPI: largest payload sent eagerly (copied through the ring); larger ones use rendezvous"},
+     "MPI: largest payload sent eagerly (copied through the ring); larger ones use rendezvous",
+     NUM(0, GI)},
     {"SKIFF_MPI_RNDV_SPLIT", "256K",
-     "MPI: from this size a same-node rendezvous is copied by both ranks (receiver reads half, sender writes half; 0: off)"},
+     "MPI: from this size a same-node rendezvous is copied by both ranks (receiver reads half, sender writes half; 0: off)",
+     NUM(0, ANY_SIZE)},
     {"SKIFF_MPI_EAGER_MAX_TCP", "64K",
-     "MPI: largest payload sent eagerly to a rank reached over tcp (SKIFF_MPI_EAGER_MAX is for ranks on this node)"},
+     "MPI: largest payload sent eagerly to a rank reached over tcp (SKIFF_MPI_EAGER_MAX is for ranks on this node)",
+     NUM(0, GI)},
     {"SKIFF_MPI_RNDV_STREAM", "256K",
-     "MPI: a rendezvous up to this size to a rank reached over tcp streams the data after the match (RTS, W_GO, data) instead of a get; larger ones use gets, queued so several are in flight (0: always gets)"},
+     "MPI: a rendezvous up to this size to a rank reached over tcp streams the data after the match (RTS, W_GO, data) instead of a get; larger ones use gets, queued so several are in flight (0: always gets)",
+     NUM(0, ANY_SIZE)},
     {"SKIFF_MPI_DTYPE_EAGER_MAX", "64K",
-     "MPI: largest derived-type message sent eagerly (packed chunk by chunk into the ring while the receiver unpacks); larger ones use rendezvous"},
+     "MPI: largest derived-type message sent eagerly (packed chunk by chunk into the ring while the receiver unpacks); larger ones use rendezvous",
+     NUM(0, GI)},
     {"SKIFF_MPI_DTYPE_IOV_MIN", "1K",
-     "MPI: an eager send of a derived type goes out as an iovec of its pieces (no packing) when they average this size"},
+     "MPI: an eager send of a derived type goes out as an iovec of its pieces (no packing) when they average this size",
+     NUM(0, ANY_SIZE)},
     {"SKIFF_MPI_DTYPE_PULL_MIN", "4K",
-     "MPI: a rendezvous into a derived type gets the data straight into its pieces when they average this size"},
-    {"SKIFF_COLL_HIER", "1", "MPI collectives: 0 turns off the two-level path for communicators spanning nodes (barrier, bcast, allreduce: node path inside nodes, point-to-point among node leaders)"},
-    {"SKIFF_COLL_NODE", "1", "MPI collectives: 0 turns off the node shared-memory path (barrier, bcast, reduce, allreduce, allgather, alltoall)"},
-    {"SKIFF_COLL_NODE_MAX", "64K", "MPI collectives: largest message sent through the node shared-memory path (halved while ranks x 4 slots pass 4 MiB)"},
-    {"SKIFF_COLL_NODE_ALLREDUCE_MAX", "0", "MPI_Allreduce: vectors longer than SKIFF_COLL_NODE_MAX and up to this go through shared memory in chunks (0: off; measured slower than Rabenseifner over CMA at 2 and 4 ranks)"},
-    {"SKIFF_COLL_BCAST_LONG", "128K", "MPI_Bcast: binomial tree below, scatter + ring allgather from this size (> 2 ranks)"},
-    {"SKIFF_COLL_ALLREDUCE_LONG", "16K", "MPI_Allreduce: recursive doubling below, Rabenseifner from this size (commutative ops)"},
-    {"SKIFF_COLL_ALLGATHER_LONG", "256K", "MPI_Allgather: recursive doubling / Bruck below this total size, ring above"},
-    {"SKIFF_COLL_ALLTOALL_SHORT", "256", "MPI_Alltoall: Bruck below this block size (> 2 ranks), pairwise exchange above"},
-    {"SKIFF_CC", "(configure-time C compiler)", "mpicc: the C compiler it runs"},
-    {"SKIFF_CXX", "(configure-time C++ compiler)", "mpicxx: the C++ compiler it runs"},
+     "MPI: a rendezvous into a derived type gets the data straight into its pieces when they average this size",
+     NUM(0, ANY_SIZE)},
+    {"SKIFF_COLL_HIER", "1", "MPI collectives: 0 turns off the two-level path for communicators spanning nodes (barrier, bcast, allreduce: node path inside nodes, point-to-point among node leaders)",
+     FLAG},
+    {"SKIFF_COLL_NODE", "1", "MPI collectives: 0 turns off the node shared-memory path (barrier, bcast, reduce, allreduce, allgather, alltoall)",
+     FLAG},
+    {"SKIFF_COLL_NODE_MAX", "64K", "MPI collectives: largest message sent through the node shared-memory path (halved while ranks x 4 slots pass 4 MiB)",
+     NUM(0, 4 * MI)}, /* the segment budget: larger could never be used */
+    {"SKIFF_COLL_NODE_ALLREDUCE_MAX", "0", "MPI_Allreduce: vectors longer than SKIFF_COLL_NODE_MAX and up to this go through shared memory in chunks (0: off; measured slower than Rabenseifner over CMA at 2 and 4 ranks)",
+     NUM(0, ANY_SIZE)},
+    {"SKIFF_COLL_BCAST_LONG", "128K", "MPI_Bcast: binomial tree below, scatter + ring allgather from this size (> 2 ranks)",
+     NUM(0, ANY_SIZE)},
+    {"SKIFF_COLL_ALLREDUCE_LONG", "16K", "MPI_Allreduce: recursive doubling below, Rabenseifner from this size (commutative ops)",
+     NUM(0, ANY_SIZE)},
+    {"SKIFF_COLL_ALLGATHER_LONG", "256K", "MPI_Allgather: recursive doubling / Bruck below this total size, ring above",
+     NUM(0, ANY_SIZE)},
+    {"SKIFF_COLL_ALLTOALL_SHORT", "256", "MPI_Alltoall: Bruck below this block size (> 2 ranks), pairwise exchange above",
+     NUM(0, ANY_SIZE)},
+    {"SKIFF_CC", "(configure-time C compiler)", "mpicc: the C compiler it runs",
+     TEXT(NULL)},
+    {"SKIFF_CXX", "(configure-time C++ compiler)", "mpicxx: the C++ compiler it runs",
+     TEXT(NULL)},
 };
 const int skf_nparams = (int)(sizeof skf_params / sizeof skf_params[0]);
 
@@ -57,43 +115,205 @@ static const skf_param_t *find_param(const char *name)
     abort();
 }
 
-const char *skf_param_str(const char *name)
-{
-    const skf_param_t *p = find_param(name);
-    const char *v = getenv(name);
-    return (v && *v) ? v : p->def;
-}
+/* ---- parsing and checking ------------------------------------------------ */
 
-static int parse_ll(const char *s, long long *out)
+/* A decimal integer with an optional K, M or G suffix (powers of 1024).
+ * -1 when malformed or beyond long long. */
+static int parse_num(const char *s, long long *out)
 {
-    char *end;
-    long long v = strtoll(s, &end, 0);
-    if (end == s)
+    const char *digits = s[0] == '-' ? s + 1 : s;
+    if (!isdigit((unsigned char)digits[0]))
         return -1;
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno == ERANGE)
+        return -1;
+    int shift = 0;
     switch (*end) {
-    case 'k': case 'K': v <<= 10; end++; break;
-    case 'm': case 'M': v <<= 20; end++; break;
-    case 'g': case 'G': v <<= 30; end++; break;
+    case 'k': case 'K': shift = 10; end++; break;
+    case 'm': case 'M': shift = 20; end++; break;
+    case 'g': case 'G': shift = 30; end++; break;
     default: break;
     }
-    if (*end)
+    if (*end || v > (LLONG_MAX >> shift) || v < (LLONG_MIN >> shift))
         return -1;
-    *out = v;
+    *out = v * (1LL << shift);
     return 0;
+}
+
+/* The table's spelling of value if it is one of words (any case), else NULL. */
+static const char *find_word(const char *const *words, const char *value)
+{
+    for (; words && *words; words++)
+        if (strcasecmp(*words, value) == 0)
+            return *words;
+    return NULL;
+}
+
+/* "64K" for 65536: sizes as people write them. */
+static void fmt_num(long long v, char *out, size_t cap)
+{
+    static const char suffix[] = "GMK";
+    for (int i = 0; i < 3; i++) {
+        long long unit = 1LL << (10 * (3 - i));
+        if (v != 0 && v % unit == 0) {
+            snprintf(out, cap, "%lld%c", v / unit, suffix[i]);
+            return;
+        }
+    }
+    snprintf(out, cap, "%lld", v);
+}
+
+/* "auto, tcp or shm" */
+static void list_words(const char *const *words, char *out, size_t cap)
+{
+    size_t n = 0;
+    out[0] = '\0';
+    for (int i = 0; words && words[i] && n < cap; i++)
+        n += (size_t)snprintf(out + n, cap - n, "%s%s", i == 0 ? "" : words[i + 1] ? ", " : " or ",
+                              words[i]);
+}
+
+static void expected_num(const skf_param_t *p, char *why, size_t cap)
+{
+    char lo[32], hi[32], words[128];
+    if (p->min == 0 && p->max == 1 && !p->words) {
+        snprintf(why, cap, "expected 0 or 1");
+        return;
+    }
+    fmt_num(p->min, lo, sizeof lo);
+    fmt_num(p->max, hi, sizeof hi);
+    list_words(p->words, words, sizeof words);
+    snprintf(why, cap, "expected %s%s%s from %s to %s%s", words, p->words ? " or " : "",
+             p->pow2 ? "a power of two" : "a number", lo, hi,
+             p->max >= 1024 ? " (K, M, G: times 1024)" : "");
+}
+
+int skf_param_check(const skf_param_t *p, const char *value, char *why, size_t cap)
+{
+    long long v;
+    switch (p->kind) {
+    case SKF_PARAM_NUM:
+        if (find_word(p->words, value) ||
+            (parse_num(value, &v) == 0 && v >= p->min && v <= p->max && (!p->pow2 || !(v & (v - 1)))))
+            return 0;
+        expected_num(p, why, cap);
+        return -1;
+    case SKF_PARAM_WORD: {
+        char words[128];
+        if (find_word(p->words, value))
+            return 0;
+        list_words(p->words, words, sizeof words);
+        snprintf(why, cap, "expected %s", words);
+        return -1;
+    }
+    case SKF_PARAM_TEXT:
+    default:
+        return p->check ? p->check(value, why, cap) : 0;
+    }
+}
+
+int skf_config_check(const char *caller)
+{
+    int bad = 0;
+    for (int i = 0; i < skf_nparams; i++) {
+        const char *v = getenv(skf_params[i].name);
+        char why[256];
+        if (v && *v && skf_param_check(&skf_params[i], v, why, sizeof why) != 0) {
+            fprintf(stderr, "skiff: %s: %s=%.64s is not valid: %s\n", caller, skf_params[i].name, v,
+                    why);
+            bad = 1;
+        }
+    }
+    return bad ? -EINVAL : 0;
+}
+
+/* ---- values -------------------------------------------------------------- */
+
+/* The environment's value when the table accepts it, else the default. */
+static const char *value_of(const skf_param_t *p)
+{
+    const char *v = getenv(p->name);
+    char why[256];
+    if (!v || !*v || skf_param_check(p, v, why, sizeof why) != 0)
+        return p->def;
+    const char *word = find_word(p->words, v);
+    return word ? word : v;
+}
+
+const char *skf_param_str(const char *name)
+{
+    return value_of(find_param(name));
 }
 
 long long skf_param_ll(const char *name)
 {
-    const skf_param_t *p = find_param(name);
-    const char *v = getenv(name);
-    long long out = 0;
-    if (v && *v) {
-        if (parse_ll(v, &out) == 0)
-            return out;
-        fprintf(stderr, "skiff: ignoring %s=%s (not a number); using the default %s\n", name, v,
-                p->def);
-    }
-    if (parse_ll(p->def, &out) != 0)
-        return 0; /* non-numeric default such as "auto": callers treat 0 as "choose" */
+    long long out;
+    if (parse_num(value_of(find_param(name)), &out) != 0)
+        return 0; /* a word such as "auto": callers treat 0 as "choose" */
     return out;
+}
+
+/* ---- checks of free-form values ------------------------------------------ */
+
+/* auto, an IPv4 address, or the name of one of this host's interfaces. */
+static int check_tcp_if(const char *v, char *why, size_t cap)
+{
+    struct in_addr a;
+    if (strcmp(v, "auto") == 0 || inet_pton(AF_INET, v, &a) == 1 || if_nametoindex(v) != 0)
+        return 0;
+    size_t n = (size_t)snprintf(why, cap, "expected auto, an IPv4 address or an interface of this host");
+    struct if_nameindex *all = if_nameindex();
+    for (int i = 0; all && all[i].if_name && n < cap; i++)
+        n += (size_t)snprintf(why + n, cap - n, "%s%s", i ? ", " : " (", all[i].if_name);
+    if (all && all[0].if_name && n < cap)
+        snprintf(why + n, cap - n, ")");
+    if (all)
+        if_freenameindex(all);
+    return -1;
+}
+
+/* A congestion-control module the kernel could load for setsockopt. */
+static int cc_module_exists(const char *name)
+{
+    static const char *const ext[] = {".ko", ".ko.xz", ".ko.zst", ".ko.gz"};
+    struct utsname u;
+    if (uname(&u) != 0)
+        return 0;
+    for (size_t i = 0; i < sizeof ext / sizeof ext[0]; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "/lib/modules/%s/kernel/net/ipv4/tcp_%s%s", u.release, name,
+                 ext[i]);
+        if (access(path, F_OK) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* system, or a congestion control this kernel has (or can load). */
+static int check_tcp_cc(const char *v, char *why, size_t cap)
+{
+    if (strcmp(v, "system") == 0)
+        return 0;
+    size_t len = strlen(v);
+    char avail[256] = "", words[256];
+    FILE *f = fopen("/proc/sys/net/ipv4/tcp_available_congestion_control", "r");
+    if (f) {
+        if (!fgets(avail, sizeof avail, f))
+            avail[0] = '\0';
+        fclose(f);
+        avail[strcspn(avail, "\n")] = '\0';
+    }
+    if (len > 0 && len < 16 && strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789_-") == len) {
+        if (!f || cc_module_exists(v))
+            return 0; /* nothing to compare with, or loadable */
+        snprintf(words, sizeof words, "%s", avail);
+        for (char *save, *w = strtok_r(words, " ", &save); w; w = strtok_r(NULL, " ", &save))
+            if (strcmp(w, v) == 0)
+                return 0;
+    }
+    snprintf(why, cap, "expected system or a congestion control of this kernel%s%s%s",
+             avail[0] ? " (" : "", avail, avail[0] ? ")" : "");
+    return -1;
 }

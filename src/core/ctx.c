@@ -44,41 +44,25 @@ void skf_verbose(const skf_ctx_t *ctx, const char *fmt, ...)
 
 /* ---- tunables ------------------------------------------------------------ */
 
-static int read_config(skf_ctx_t *ctx)
+/* The values are in range: skf_config_check refused the job otherwise. */
+static void read_config(skf_ctx_t *ctx)
 {
     struct skf_shm_conf *c = &ctx->shm;
-    long long ring = skf_param_ll("SKIFF_SHM_RING_SIZE");
-    long long dmax = skf_param_ll("SKIFF_SHM_DEDICATED_MAX");
-    long long after = skf_param_ll("SKIFF_SHM_DEDICATED_AFTER");
     long long spin = skf_param_ll("SKIFF_SPIN");
     long long yields = skf_param_ll("SKIFF_YIELDS");
-    if (ring < 4096 || ring > (1ll << 30) || (ring & (ring - 1))) {
-        skf_error("skf_init: SKIFF_SHM_RING_SIZE=%lld must be a power of two from 4K to 1G", ring);
-        return -EINVAL;
-    }
-    if (dmax < 0 || dmax > 63) {
-        skf_error("skf_init: SKIFF_SHM_DEDICATED_MAX=%lld must be within 0..63", dmax);
-        return -EINVAL;
-    }
-    if (after < 1) {
-        skf_error("skf_init: SKIFF_SHM_DEDICATED_AFTER=%lld must be at least 1", after);
-        return -EINVAL;
-    }
-    c->ring_bytes = (uint64_t)ring;
-    c->dedicated_max = (int)dmax;
-    c->dedicated_after = (long)after;
+    c->ring_bytes = (uint64_t)skf_param_ll("SKIFF_SHM_RING_SIZE");
+    c->dedicated_max = (int)skf_param_ll("SKIFF_SHM_DEDICATED_MAX");
+    c->dedicated_after = (long)skf_param_ll("SKIFF_SHM_DEDICATED_AFTER");
     /* "auto" (0): spin long when every rank has a core; when ranks outnumber
      * cores, poll 4 times, yield once, then sleep on the doorbell (a
      * spinning or yield-looping waiter steals the core its sender needs:
      * measured with skf_chan_bench tokenring, docs/shm-transport.md). */
     c->spin = spin > 0 ? (long)spin : (ctx->oversubscribed ? 4 : 20000);
-    c->yields = yields > 0 ? (int)(yields > INT_MAX ? INT_MAX : yields)
-                           : (ctx->oversubscribed ? 1 : 0);
+    c->yields = yields > 0 ? (int)yields : (ctx->oversubscribed ? 1 : 0);
     if (spin < 0)
         c->spin = 0;
     if (yields < 0)
         c->yields = 0;
-    return 0;
 }
 
 /* ---- liveness of local ranks --------------------------------------------- */
@@ -194,7 +178,7 @@ int skf_init(skf_ctx_t **ctxp)
         return -EINVAL;
     }
     *ctxp = NULL;
-    if ((rc = boot_init(&b)))
+    if ((rc = skf_config_check("skf_init")) || (rc = boot_init(&b)))
         return rc;
     skf_ctx_t *ctx = calloc(1, sizeof *ctx);
     if (!ctx)
@@ -222,7 +206,8 @@ int skf_init(skf_ctx_t **ctxp)
      * ptrace_scope=1 siblings could not otherwise. */
     prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
     ctx->cma_probe_word = SKF_CMA_PROBE_MAGIC; /* before exchange_pids publishes its address */
-    if ((rc = read_config(ctx)) || (rc = exchange_pids(ctx)) || (rc = skf_mr_init(ctx)) ||
+    read_config(ctx);
+    if ((rc = exchange_pids(ctx)) || (rc = skf_mr_init(ctx)) ||
         (rc = skf_chan_open_port(ctx, SKF_PORT_INTERNAL, &ctx->internal))) {
         free_ctx(ctx);
         return rc;
@@ -281,6 +266,12 @@ void skf_abort(skf_ctx_t *ctx, int code, const char *why)
 {
     (void)ctx;
     boot_abort(code, why ? why : "skf_abort");
+}
+
+void skf_abort_quiet(skf_ctx_t *ctx, int code, const char *why)
+{
+    (void)ctx;
+    boot_abort_quiet(code, why ? why : "skf_abort");
 }
 
 skf_addr_t skf_addr(const skf_ctx_t *ctx, int rank, uint16_t port)

@@ -74,6 +74,9 @@ struct skf_transport_ops {
      * errno when it cannot start.  NULL where rma is NULL. */
     int (*get_start)(void *tp, int peer, const skf_mr_key_t *key, uint64_t addr, void *buf,
                      size_t len, skf_get_op_t *op);
+    /* After -EPIPE: the world rank of a peer this transport has lost, with a
+     * few words about it in desc ("pid 4242"); -1 when it lost none. */
+    int (*lost_peer)(void *tp, char *desc, size_t cap);
 };
 
 extern const struct skf_transport_ops skf_shm_ops;

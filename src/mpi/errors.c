@@ -62,9 +62,35 @@ const char *mpir_class_string(int cls)
     return NULL;
 }
 
+/* The launcher's rank for this process, from its environment (-1: none). */
+static int launcher_rank(void)
+{
+    static const char *const names[] = {"PMI_RANK", "PMI_ID"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const char *v = getenv(names[i]);
+        char *end;
+        long r = v ? strtol(v, &end, 10) : -1;
+        if (v && end != v && !*end && r >= 0 && r < (1L << 24))
+            return (int)r;
+    }
+    return -1;
+}
+
 int mpir_world_rank(void)
 {
-    return mpid.ctx ? mpid.rank : 0;
+    if (mpid.ctx || mpir_finalized) /* mpid.rank outlives MPI_Finalize */
+        return mpid.rank;
+    return launcher_rank();
+}
+
+void mpir_say(const char *msg)
+{
+    int rank = mpir_world_rank();
+    if (rank >= 0)
+        fprintf(stderr, "skiff MPI: rank %d: %s\n", rank, msg);
+    else
+        fprintf(stderr, "skiff MPI: %s\n", msg);
+    fflush(stderr);
 }
 
 void mpir_fatal(const char *fmt, ...)
@@ -74,10 +100,9 @@ void mpir_fatal(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "skiff MPI: rank %d: %s\n", mpir_world_rank(), msg);
-    fflush(stderr);
+    mpir_say(msg);
     if (mpid.ctx)
-        skf_abort(mpid.ctx, 1, msg);
+        skf_abort_quiet(mpid.ctx, 1, msg);
     exit(1);
 }
 
@@ -92,10 +117,9 @@ int mpir_error(struct MPI_ABI_Comm *c, int cls, const char *fmt, ...)
         c = &mpir_comm_predef[1];
     struct MPI_ABI_Errhandler *eh = c->eh ? c->eh : &mpir_eh_predef[1];
     if (!mpir_initialized || eh->kind == EH_FATAL || eh->kind == EH_ABORT) {
-        fprintf(stderr, "skiff MPI: rank %d: %s\n", mpir_world_rank(), msg);
-        fflush(stderr);
+        mpir_say(msg);
         if (mpid.ctx)
-            skf_abort(mpid.ctx, cls ? cls : 1, msg);
+            skf_abort_quiet(mpid.ctx, cls ? cls : 1, msg);
         exit(cls ? cls : 1);
     }
     if (eh->kind == EH_USER) {

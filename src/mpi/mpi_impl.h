@@ -135,7 +135,12 @@ int mpir_error(struct MPI_ABI_Comm *c, int cls, const char *fmt, ...)
 /* An internal failure nobody can recover from: print and end the job. */
 void mpir_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 const char *mpir_class_string(int cls);
+/* My rank in MPI_COMM_WORLD; before MPI_Init has made it, the launcher's
+ * PMI_RANK (or PMI_ID); -1 when nothing tells (a singleton before MPI_Init). */
 int mpir_world_rank(void);
+/* One line on stderr: "skiff MPI: rank R: msg" ("skiff MPI: msg" when the
+ * rank is unknown), flushed at once. */
+void mpir_say(const char *msg);
 void mpir_eh_release(struct MPI_ABI_Errhandler *eh);
 void mpir_bsend_release(void *block);
 

@@ -58,7 +58,10 @@ int main(int argc, char **argv)
         const skf_param_t *p = &skf_params[i];
         const char *cur = getenv(p->name);
         printf("  %-26s default %s", p->name, p->def);
-        if (cur && *cur)
+        char why[256];
+        if (cur && *cur && skf_param_check(p, cur, why, sizeof why) != 0)
+            printf(", set to %s: NOT VALID, %s", cur, why);
+        else if (cur && *cur)
             printf(", set to %s", cur);
         printf("\n      %s\n", p->meaning);
     }

@@ -8,20 +8,13 @@ CASE=$1 R=$2 H=$3 RAW=$4
 T=$(mktemp -d /tmp/skiffrun-test.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 
-fail() {
-    echo "FAIL [$CASE]: $*" >&2
-    for f in "$T"/out "$T"/err; do
-        [ -f "$f" ] && { echo "--- $f (head)"; head -c 2000 "$f"; echo; } >&2
-    done
-    exit 1
-}
+. "$(dirname "$0")/../common/cases_lib.sh" # fail, expect_rc, ...
 
 # run ARGS...: skiffrun ARGS with stdin from $STDIN (default /dev/null).
 run() {
     "$R" "$@" >"$T/out" 2>"$T/err" <"${STDIN:-/dev/null}"
     RC=$?
 }
-expect_rc() { [ "$RC" = "$1" ] || fail "exit status $RC, expected $1"; }
 expect_no_stderr() { [ ! -s "$T/err" ] || fail "unexpected stderr"; }
 # The one line a failed job prints, and nothing else on stderr.
 expect_one_err_line() {
@@ -30,7 +23,6 @@ expect_one_err_line() {
     [ "$n" = 1 ] || fail "expected exactly one line on stderr, got $n"
     grep -Eq -- "$1" "$T/err" || fail "stderr does not match /$1/"
 }
-expect_out() { grep -Eq -- "$1" "$T/out" || fail "stdout has no line matching /$1/"; }
 expect_out_count() {
     local n
     n=$(grep -Ec -- "$1" "$T/out")

@@ -82,12 +82,10 @@ int MPI_Abort(MPI_Comm comm, int errorcode)
 {
     (void)comm; /* every rank of the job ends, whatever the communicator */
     char why[128];
-    snprintf(why, sizeof why, "MPI_Abort(errorcode %d) called on rank %d", errorcode,
-             mpir_world_rank());
-    fprintf(stderr, "skiff MPI: rank %d: %s\n", mpir_world_rank(), why);
-    fflush(stderr);
+    snprintf(why, sizeof why, "MPI_Abort(errorcode %d) called", errorcode);
+    mpir_say(why);
     if (mpid.ctx)
-        skf_abort(mpid.ctx, errorcode ? errorcode : 1, why);
+        skf_abort_quiet(mpid.ctx, errorcode ? errorcode : 1, why);
     exit(errorcode ? errorcode : 1);
 }
 

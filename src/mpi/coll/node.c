@@ -237,6 +237,8 @@ static void setup(struct MPI_ABI_Comm *c, coll_comm_t *cc)
         return;
     int P = c->size, me = c->rank, tag = coll_next_tag(c);
     size_t max = coll_tune.node_max; /* many ranks: smaller slots, within the budget */
+    if (max > SEG_BUDGET)
+        max = SEG_BUDGET; /* (SKIFF_COLL_NODE_MAX is checked; keep the products below from wrapping) */
     while (max > 4096 && (size_t)P * NGEN_MIN * (DATA_OFF + max) > SEG_BUDGET)
         max /= 2;
     size_t stride = (DATA_OFF + max + LINE - 1) / LINE * LINE;

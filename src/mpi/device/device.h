@@ -232,6 +232,8 @@ void match_free_all(struct MPI_ABI_Comm *c);
 /* ---- progress (progress.c) ---------------------------------------------- */
 int mpid_progress(void);       /* one pass: push sends, drain arrivals; 1 if anything moved */
 void mpid_idle(void);          /* nothing moved: let skf_wait poll, then sleep */
+/* A wait saw -EPIPE: end the job with a line naming the peer that is gone. */
+void mpid_peer_gone(void) __attribute__((noreturn));
 void mpid_wait(mpid_req_t *r); /* progress until r->done */
 
 /* copy len bytes from offset off of a received message's pieces */

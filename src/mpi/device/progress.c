@@ -38,12 +38,21 @@ int mpid_progress(void)
     return moved;
 }
 
+void mpid_peer_gone(void)
+{
+    char desc[128];
+    int r = skf_chan_lost(mpid.ch, desc, sizeof desc);
+    if (r >= 0)
+        mpir_fatal("a peer process is gone: rank %d (%s); ending the job", r, desc);
+    mpir_fatal("a peer process is gone; ending the job");
+}
+
 void mpid_idle(void)
 {
     int events = SKF_READABLE | (mpid.n_active ? SKF_WRITABLE : 0) | (mpid.pulls ? SKF_GET_DONE : 0);
     int rc = skf_wait(mpid.ch, events, 1000);
     if (rc == -EPIPE)
-        mpir_fatal("a peer process is gone; ending the job");
+        mpid_peer_gone();
     if (rc < 0 && rc != -EINTR && rc != -EAGAIN)
         mpir_fatal("waiting for messages failed: %s", skf_strerror(rc));
 }

@@ -27,6 +27,7 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -242,6 +243,21 @@ static int any_peer_lost(const struct shm_tp *t)
                               SHM_MEMBER_OPEN && skf_local_dead(t->ctx, s))
             return 1;
     return 0;
+}
+
+static int shm_lost_peer(void *tpv, char *desc, size_t cap)
+{
+    const struct shm_tp *t = tpv;
+    for (int s = 0; s < t->nlocal; s++) {
+        if (s == t->me || !peer_lost(t, s))
+            continue;
+        int closed = atomic_load_explicit(&t->members[s].state, memory_order_acquire) ==
+                     SHM_MEMBER_CLOSED;
+        snprintf(desc, cap, "pid %d, this node, %s", (int)t->ctx->local_pid[s],
+                 closed ? "closed the channel" : "exited");
+        return t->world[s];
+    }
+    return -1;
 }
 
 /* ---- dedicated rings ----------------------------------------------------------- */
@@ -717,4 +733,5 @@ const struct skf_transport_ops skf_shm_ops = {
     .recv_done = shm_recv_done,
     .ready = shm_ready,
     .wait = shm_wait,
+    .lost_peer = shm_lost_peer,
 };

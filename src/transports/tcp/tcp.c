@@ -166,6 +166,8 @@ struct tcp_peer {
     struct tcp_conn *rma_in; /* its requests to me               */
     int gone;                /* died: EOF without goodbye, reset, timeout, refused */
     int closed;              /* closed its channel (said goodbye): sends fail     */
+    const char *gone_why;    /* static text: how it went                          */
+    char where[64];          /* its address, once a connection knew it            */
     int switched;            /* all its messages up to its SWITCH are delivered   */
 };
 
@@ -243,8 +245,13 @@ static void tune_socket(struct tcp_tp *t, int fd)
     setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof cnt);
     setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &user_timeout, sizeof user_timeout);
     if (t->cc[0] && setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, t->cc, (socklen_t)strlen(t->cc))) {
-        skf_verbose(t->ctx, "rank %d: port %u: tcp: congestion control %s refused (%s); using the "
-                    "system's", t->me, t->port, t->cc, strerror(errno));
+        /* Asked for by name (not the default): the user hears why it is not used. */
+        if (getenv("SKIFF_TCP_CC"))
+            skf_error("rank %d: port %u: tcp: SKIFF_TCP_CC=%s refused by the kernel (%s); using "
+                      "the system's congestion control", t->me, t->port, t->cc, strerror(errno));
+        else
+            skf_verbose(t->ctx, "rank %d: port %u: tcp: congestion control %s refused (%s); using "
+                        "the system's", t->me, t->port, t->cc, strerror(errno));
         t->cc[0] = 0; /* say it once */
     }
 }
@@ -357,8 +364,10 @@ static void free_conn(struct tcp_conn *c)
 static void peer_gone(struct tcp_tp *t, int rank, const char *why)
 {
     struct tcp_peer *p = &t->peer[rank];
-    if (!p->gone)
+    if (!p->gone) {
         skf_verbose(t->ctx, "rank %d: port %u: tcp peer rank %d gone (%s)", t->me, t->port, rank, why);
+        p->gone_why = why;
+    }
     p->gone = 1;
     t->any_gone = 1;
     struct tcp_conn *cs[] = {p->dial, p->acc, p->rma, p->rma_in};
@@ -906,6 +915,9 @@ static void became_open(struct tcp_conn *c)
     struct tcp_tp *t = c->tp;
     unlink_hs(c);
     c->state = C_OPEN;
+    char *where = t->peer[c->peer].where;
+    if (!where[0] && c->role == ROLE_ACCEPTOR) /* its host, from "host:port" */
+        snprintf(where, sizeof t->peer[c->peer].where, "%.*s", (int)strcspn(c->name, ":"), c->name);
     snprintf(c->name, sizeof c->name, "rank %d", c->peer);
     if (c->kind == TCP_CONN_DATA) {
         ack_defer(c);
@@ -1132,6 +1144,7 @@ static struct tcp_conn *connect_peer(struct tcp_tp *t, int rank, int kind)
         return NULL;
     }
     snprintf(c->name, sizeof c->name, "rank %d (%.40s)", rank, val);
+    snprintf(t->peer[rank].where, sizeof t->peer[rank].where, "%s", host);
     if (kind == TCP_CONN_DATA && rank > t->me)
         c->route = ROUTE_WAIT; /* until it says FIRST or MOVED */
     c->hello = (struct tcp_hello){.magic = TCP_HS_MAGIC, .version = TCP_HS_VERSION,
@@ -1556,6 +1569,26 @@ static int progress(struct tcp_tp *t, int timeout_ms)
     return (n > 0 ? n : 0) + moved;
 }
 
+static int tcp_lost_peer(void *tpv, char *desc, size_t cap)
+{
+    const struct tcp_tp *t = tpv;
+    for (int r = 0; r < t->size; r++) {
+        const struct tcp_peer *p = &t->peer[r];
+        if (r == t->me || !(p->gone || p->closed))
+            continue;
+        int local = t->ctx->local_of_rank[r];
+        if (local >= 0)
+            snprintf(desc, cap, "pid %d, this node, ", (int)t->ctx->local_pid[local]);
+        else
+            snprintf(desc, cap, "%s%s%s", p->where[0] ? "on " : "", p->where, p->where[0] ? ", " : "");
+        size_t n = strlen(desc);
+        snprintf(desc + n, cap - n, "%s", p->gone ? (p->gone_why ? p->gone_why : "gone")
+                                                  : "closed the channel");
+        return r;
+    }
+    return -1;
+}
+
 static int writable(struct tcp_tp *t)
 {
     if (t->blocked < 0)
@@ -1686,15 +1719,8 @@ static int tcp_chan_open(skf_chan_t *ch, int *peer_id, void **tpp)
     const char *cc = skf_param_str("SKIFF_TCP_CC");
     if (strcmp(cc, "system") != 0)
         snprintf(t->cc, sizeof t->cc, "%s", cc);
+    /* In range: skf_init checked them (config.c). */
     long long buf = skf_param_ll("SKIFF_TCP_BUF"), tmo = skf_param_ll("SKIFF_TCP_TIMEOUT");
-    if (buf < 16384 || buf > (1ll << 30) || (buf & (buf - 1))) {
-        skf_error("skf_chan_open: SKIFF_TCP_BUF=%lld must be a power of two from 16K to 1G", buf);
-        rc = -EINVAL;
-    }
-    if (tmo < 100 || tmo > 3600000) {
-        skf_error("skf_chan_open: SKIFF_TCP_TIMEOUT=%lld must be 100..3600000 ms", tmo);
-        rc = -EINVAL;
-    }
     if (!getenv("SKIFF_JOB_KEY")) { /* every rank made up its own: no handshake could pass */
         skf_error("skf_chan_open(port %u): tcp needs the job key every rank shares: start the job "
                   "with skiffrun, or give mpiexec.mpich -genv SKIFF_JOB_KEY <32 hex digits>",
@@ -1862,4 +1888,5 @@ const struct skf_transport_ops skf_tcp_ops = {
     .wait = tcp_wait,
     .rma = tcp_rma,
     .get_start = tcp_get_start,
+    .lost_peer = tcp_lost_peer,
 };
