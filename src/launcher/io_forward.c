@@ -89,7 +89,10 @@ static void pass_lines(io_source_t *s, int at_eof)
 {
     char *p = s->buf, *end = s->buf + s->len, *nl;
     while (p < end && (nl = memchr(p, '\n', (size_t)(end - p))) != NULL) {
-        emit(s, p, (size_t)(nl - p) + 1, 1);
+        /* A whole line (not the end of one passed on in pieces) may be taken. */
+        int whole = s->sink->open_rank != s->rank;
+        if (!(whole && s->filter && s->filter(s->filter_ctx, s->rank, p, (size_t)(nl - p))))
+            emit(s, p, (size_t)(nl - p) + 1, 1);
         p = nl + 1;
     }
     size_t rest = (size_t)(end - p);
@@ -109,6 +112,14 @@ void io_source_init(io_source_t *s, int fd, int rank, int tag, io_sink_t *sink)
     s->tag = tag;
     s->sink = sink;
     s->len = 0;
+    s->filter = NULL;
+    s->filter_ctx = NULL;
+}
+
+void io_source_set_filter(io_source_t *s, io_line_filter_fn filter, void *ctx)
+{
+    s->filter = filter;
+    s->filter_ctx = ctx;
 }
 
 void io_source_close(io_source_t *s)

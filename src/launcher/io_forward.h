@@ -27,12 +27,18 @@ typedef struct io_sink {
     int broken;    /* writing failed (EPIPE...): discard from now on      */
 } io_sink_t;
 
+/* Offered every complete line of a source (without '\n'): returns 1 when it
+ * has taken the line (it is not passed on), 0 to let it through. */
+typedef int (*io_line_filter_fn)(void *ctx, int rank, const char *line, size_t len);
+
 /* One pipe carrying a rank's stdout or stderr. */
 typedef struct io_source {
     int fd;      /* read end (non-blocking), -1 once at EOF and closed */
     int rank;
     int tag;     /* prefix lines with "[rank] " */
     io_sink_t *sink;
+    io_line_filter_fn filter; /* NULL: every line passes */
+    void *filter_ctx;
     size_t len;  /* bytes of an unfinished line in buf */
     char buf[IO_LINE_MAX];
 } io_source_t;
@@ -42,6 +48,7 @@ void io_sink_init(io_sink_t *k, int fd);
  * rank's unfinished line if there is one. */
 void io_sink_message(io_sink_t *k, const char *text);
 void io_source_init(io_source_t *s, int fd, int rank, int tag, io_sink_t *sink);
+void io_source_set_filter(io_source_t *s, io_line_filter_fn filter, void *ctx);
 /* Read once and pass on every complete line.  Returns 1 while the pipe stays
  * open, 0 at EOF or when the sink broke: then stop watching fd and call
  * io_source_close(). */

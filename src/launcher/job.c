@@ -20,6 +20,7 @@
 #include "pmi_server.h"
 #include "pmi_tcp.h"
 #include "spawn.h"
+#include "summary.h"
 
 #define PMI_DRAIN_READS 64 /* lines a dead rank may have left in its socket */
 
@@ -47,7 +48,9 @@ typedef struct job {
     int in_watched, out_watched;
     int epfd, sigfd;
     int nlive;                 /* ranks started and not yet reaped */
-    int ended;                 /* the job is being ended: one message printed */
+    int ended;                 /* the job is being ended: verdict set */
+    char verdict[1600];        /* why it ended: printed last, after the ranks' summary */
+    summary_t summary;         /* the ranks' Skiff lines, one per distinct message */
     int killed;                /* SIGKILL sent to every rank */
     int nterm;                 /* SIGINT/SIGTERM/SIGHUP received */
     int exit_code;
@@ -59,19 +62,14 @@ typedef struct job {
 } job_t;
 
 /* One line of the launcher's own on stderr, never inside a rank's line. */
-static void say_v(job_t *j, const char *fmt, va_list ap)
-{
-    char line[1600];
-    vsnprintf(line, sizeof line, fmt, ap);
-    io_sink_message(&j->sink_err, line);
-}
-
 __attribute__((format(printf, 2, 3))) static void job_say(job_t *j, const char *fmt, ...)
 {
+    char line[1600];
     va_list ap;
     va_start(ap, fmt);
-    say_v(j, fmt, ap);
+    vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
+    io_sink_message(&j->sink_err, line);
 }
 
 static void watch(job_t *j, int fd, uint32_t events, uint64_t tag)
@@ -98,8 +96,9 @@ static void kill_ranks_now(job_t *j)
     j->killed = 1;
 }
 
-/* End the job (first caller only): one line on stderr, the exit status, and
- * SIGTERM to every rank; SIGKILL follows after JOB_KILL_GRACE_MS. */
+/* End the job (first caller only): the verdict line (printed once every rank
+ * is gone, after what the ranks said), the exit status, and SIGTERM to every
+ * rank; SIGKILL follows after JOB_KILL_GRACE_MS. */
 __attribute__((format(printf, 3, 4))) static void job_end(job_t *j, int code, const char *fmt, ...)
 {
     if (j->ended)
@@ -109,7 +108,7 @@ __attribute__((format(printf, 3, 4))) static void job_end(job_t *j, int code, co
     j->exit_code = code;
     va_list ap;
     va_start(ap, fmt);
-    say_v(j, fmt, ap);
+    vsnprintf(j->verdict, sizeof j->verdict, fmt, ap);
     va_end(ap);
     signal_ranks(j, SIGTERM);
     clock_gettime(CLOCK_MONOTONIC, &j->kill_at);
@@ -376,6 +375,9 @@ static void event_loop(job_t *j)
     struct epoll_event evs[64];
     while (j->nlive > 0) {
         int timeout = (j->ended && !j->killed) ? ms_until(&j->kill_at) : -1;
+        int held = j->ended ? -1 : summary_ms_left(&j->summary); /* ended: held to the end */
+        if (held >= 0 && (timeout < 0 || held < timeout))
+            timeout = held;
         int n = epoll_wait(j->epfd, evs, 64, timeout);
         if (n < 0 && errno != EINTR) {
             job_say(j, "skiffrun: internal error: epoll_wait: %s", strerror(errno));
@@ -388,6 +390,8 @@ static void event_loop(job_t *j)
             dispatch(j, evs[i].data.u64);
         if (j->ended && !j->killed && ms_until(&j->kill_at) == 0)
             kill_ranks_now(j);
+        if (!j->ended && summary_ms_left(&j->summary) == 0)
+            summary_flush(&j->summary);
     }
 }
 
@@ -476,6 +480,11 @@ static int setup_remote(job_t *j, spawn_plan_t *plan)
     return 0;
 }
 
+static int take_skiff_line(void *summary, int rank, const char *line, size_t len)
+{
+    return summary_take(summary, rank, line, len);
+}
+
 static void start_ranks(job_t *j, spawn_plan_t *plan)
 {
     for (int r = 0; r < j->size; r++) {
@@ -490,6 +499,7 @@ static void start_ranks(job_t *j, spawn_plan_t *plan)
         j->nlive++;
         io_source_init(&j->out[r], rp->out_fd, r, j->opts->tag_output, &j->sink_out);
         io_source_init(&j->err[r], rp->err_fd, r, j->opts->tag_output, &j->sink_err);
+        io_source_set_filter(&j->err[r], take_skiff_line, &j->summary);
         watch(j, rp->out_fd, EPOLLIN, EV(EV_OUT, r));
         watch(j, rp->err_fd, EPOLLIN, EV(EV_ERR, r));
         if (rp->pmi_fd < 0)
@@ -514,9 +524,14 @@ static void finish(job_t *j)
     }
     if (j->in.out_fd >= 0)
         stdin_fwd_close(&j->in);
+    summary_flush(&j->summary);
+    if (j->verdict[0])
+        io_sink_message(&j->sink_err, j->verdict);
     pmi_server_destroy(&j->pmi);
-    if (j->have_tcp)
+    if (j->have_tcp) {
+        pmi_tcp_summary(&j->tcp, on_pmi_log, j);
         pmi_tcp_close(&j->tcp);
+    }
     /* Every rank is gone: nothing can create another segment of this job. */
     job_shm_cleanup(j->key);
 }
@@ -539,6 +554,7 @@ int job_run(const launch_opts_t *o)
     j->in.state = STDIN_DONE;
     io_sink_init(&j->sink_out, 1);
     io_sink_init(&j->sink_err, 2);
+    summary_init(&j->summary, size, &j->sink_err);
     int rc = job_key_make(j->key);
     if (rc < 0) {
         fprintf(stderr, "skiffrun: cannot make a job key: getrandom: %s\n", strerror(-rc));

@@ -39,16 +39,20 @@ void launch_print_help(void)
            "  -x VAR[=VAL]         pass VAR (from this environment, or set to VAL)\n"
            "  -genv VAR VAL        set VAR=VAL for every rank\n"
            "  --env VAR=VAL        set VAR=VAL for every rank\n"
-           "  --tag-output         prefix every output line with \"[rank] \"\n"
+           "  --tag-output, -l     prefix every output line with \"[rank] \"\n"
            "  --bind-to none|core  pin rank i to the i-th available CPU (default: core\n"
            "                       when N <= available CPUs, otherwise none)\n"
            "  --hosts h1:2,h2:2    run on these hosts, N ranks each (also -hosts, -H)\n"
            "  --hostfile FILE      hosts from a file: 'host slots=N' lines (also -f)\n"
+           "  -ppn N               N ranks per host (also -perhost, --npernode); without\n"
+           "                       -n: N ranks on each host given (this one if none)\n"
+           "  -wdir DIR            start the ranks in DIR (also --wdir, -wd); a program\n"
+           "                       named with '/' is found from there\n"
            "  --launch-agent CMD   start remote ranks with CMD (default 'ssh -x {host}';\n"
            "                       e.g. 'ip netns exec {host}')\n"
            "  --launcher-addr A    address remote ranks use to reach this launcher\n"
-           "  --oversubscribe, --allow-run-as-root\n"
-           "                       accepted and ignored: both always work\n"
+           "  --oversubscribe, --allow-run-as-root, -genvall, -envall\n"
+           "                       accepted and ignored: all always hold\n"
            "  --version            print the version and exit\n"
            "  -h, --help           print this help and exit\n"
            "\n"
@@ -146,6 +150,40 @@ static int match_valued(int argc, char **argv, int *i, const char *name, const c
     return 1;
 }
 
+/* -wdir DIR: kept as an absolute path (the ranks chdir there before exec). */
+static int opt_wdir(launch_opts_t *o, const char *opt, const char *dir)
+{
+    struct stat st;
+    char *abs = realpath(dir, NULL);
+    if (!abs || stat(abs, &st) != 0 || !S_ISDIR(st.st_mode) || access(abs, X_OK) != 0) {
+        usage_error("%.*s '%s': %s", (int)strcspn(opt, "="), opt, dir,
+                    !abs ? strerror(errno) : !S_ISDIR(st.st_mode) ? "not a directory"
+                                                                  : "cannot enter it");
+        free(abs);
+        return -1;
+    }
+    free(o->wdir);
+    o->wdir = abs;
+    return 0;
+}
+
+/* -ppn N: every host of the list takes N ranks; with no list, this host runs
+ * N ranks unless -n says otherwise (hydra's reading). */
+static void apply_ppn(launch_opts_t *o)
+{
+    if (!o->ppn)
+        return;
+    if (!o->hosts.nhosts) {
+        if (!o->nranks_given)
+            o->nranks = o->ppn;
+        return;
+    }
+    for (int h = 0; h < o->hosts.nhosts; h++)
+        o->hosts.hosts[h].slots = o->ppn;
+    long total = (long)o->ppn * o->hosts.nhosts;
+    o->hosts.total_slots = total < LAUNCH_MAX_RANKS ? (int)total : LAUNCH_MAX_RANKS;
+}
+
 static int is_any(const char *a, const char *const *names)
 {
     for (; *names; names++)
@@ -156,9 +194,11 @@ static int is_any(const char *a, const char *const *names)
 
 int launch_opts_parse(int argc, char **argv, launch_opts_t *o)
 {
-    static const char *const ignored[] = {"--oversubscribe", "-oversubscribe",
-                                          "--allow-run-as-root", "-allow-run-as-root", NULL};
-    static const char *const tag[] = {"--tag-output", "-tag-output", "-prepend-rank", NULL};
+    /* Always true here: oversubscribing, running as root, ranks getting the
+     * whole environment (hydra's -genvall/-envall). */
+    static const char *const ignored[] = {"--oversubscribe", "-oversubscribe", "--allow-run-as-root",
+                                          "-allow-run-as-root", "-genvall", "-envall", NULL};
+    static const char *const tag[] = {"--tag-output", "-tag-output", "-prepend-rank", "-l", NULL};
     memset(o, 0, sizeof *o);
     o->nranks = 1;
     o->bind = BIND_AUTO;
@@ -209,6 +249,23 @@ int launch_opts_parse(int argc, char **argv, launch_opts_t *o)
             (m = match_valued(argc, argv, &i, "-machinefile", &val)) ||
             (m = match_valued(argc, argv, &i, "-f", &val))) {
             if (m < 0 || hosts_parse_file(&o->hosts, a, val) < 0)
+                return -1;
+            continue;
+        }
+        if ((m = match_valued(argc, argv, &i, "-ppn", &val)) ||
+            (m = match_valued(argc, argv, &i, "--ppn", &val)) ||
+            (m = match_valued(argc, argv, &i, "-perhost", &val)) ||
+            (m = match_valued(argc, argv, &i, "--npernode", &val)) ||
+            (m = match_valued(argc, argv, &i, "-npernode", &val))) {
+            if (m < 0 || parse_nranks(a, val, &o->ppn) < 0)
+                return -1;
+            continue;
+        }
+        if ((m = match_valued(argc, argv, &i, "-wdir", &val)) ||
+            (m = match_valued(argc, argv, &i, "--wdir", &val)) ||
+            (m = match_valued(argc, argv, &i, "-wd", &val)) ||
+            (m = match_valued(argc, argv, &i, "--wd", &val))) {
+            if (m < 0 || opt_wdir(o, a, val) < 0)
                 return -1;
             continue;
         }
@@ -283,10 +340,11 @@ int launch_opts_parse(int argc, char **argv, launch_opts_t *o)
         usage_error("no program given");
         return -1;
     }
+    apply_ppn(o);
     if (o->hosts.nhosts && !o->nranks_given)
         o->nranks = o->hosts.total_slots < LAUNCH_MAX_RANKS ? o->hosts.total_slots : LAUNCH_MAX_RANKS;
     o->prog_argv = &argv[i];
-    o->prog_path = launch_resolve_program(argv[i]);
+    o->prog_path = launch_resolve_program(argv[i], o->wdir);
     return o->prog_path ? 0 : -1;
 }
 
@@ -296,9 +354,11 @@ void launch_opts_free(launch_opts_t *o)
         free(o->env[i]);
     free(o->env);
     free(o->prog_path);
+    free(o->wdir);
     hosts_free(&o->hosts);
     o->env = NULL;
     o->prog_path = NULL;
+    o->wdir = NULL;
 }
 
 /* 0 when path is an executable regular file; else errno (EACCES, ENOENT...). */
@@ -314,14 +374,23 @@ static int check_executable(const char *path)
     return 0;
 }
 
-char *launch_resolve_program(const char *prog)
+/* dir/name into out (name alone when dir is NULL or name is absolute). */
+static int join(char *out, size_t cap, const char *dir, const char *name)
 {
+    int n = (!dir || name[0] == '/') ? snprintf(out, cap, "%s", name)
+                                     : snprintf(out, cap, "%s/%s", dir, name);
+    return n > 0 && (size_t)n < cap ? 0 : -1;
+}
+
+char *launch_resolve_program(const char *prog, const char *wdir)
+{
+    char full[PATH_MAX];
     if (strchr(prog, '/')) {
-        int err = check_executable(prog);
+        int err = join(full, sizeof full, wdir, prog) == 0 ? check_executable(full) : ENAMETOOLONG;
         if (err == 0)
-            return strdup(prog);
-        fprintf(stderr, "skiffrun: cannot run '%s': %s\n", prog,
-                err == EACCES ? "not an executable file" : strerror(err));
+            return strdup(full);
+        fprintf(stderr, "skiffrun: cannot run '%s'%s%s: %s\n", prog, wdir ? " in " : "",
+                wdir ? wdir : "", err == EACCES ? "not an executable file" : strerror(err));
         return NULL;
     }
     const char *path = getenv("PATH");
@@ -331,7 +400,6 @@ char *launch_resolve_program(const char *prog)
     for (const char *p = path;; ) {
         const char *colon = strchrnul(p, ':');
         size_t dlen = (size_t)(colon - p);
-        char full[PATH_MAX];
         /* An empty PATH entry means the current directory. */
         int n = dlen ? snprintf(full, sizeof full, "%.*s/%s", (int)dlen, p, prog)
                      : snprintf(full, sizeof full, "./%s", prog);
@@ -346,8 +414,13 @@ char *launch_resolve_program(const char *prog)
             break;
         p = colon + 1;
     }
+    /* Users of other launchers type "mpiexec -n 4 hello" for ./hello. */
+    int here = join(full, sizeof full, wdir ? wdir : ".", prog) == 0 && check_executable(full) == 0;
     if (saw_unusable)
         fprintf(stderr, "skiffrun: cannot run '%s': found in PATH but not executable\n", prog);
+    else if (here)
+        fprintf(stderr, "skiffrun: cannot run '%s': command not found in PATH; there is ./%s in %s: "
+                "run it as ./%s\n", prog, prog, wdir ? wdir : "the current directory", prog);
     else
         fprintf(stderr, "skiffrun: cannot run '%s': command not found in PATH\n", prog);
     return NULL;

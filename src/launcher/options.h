@@ -28,6 +28,8 @@ typedef struct launch_opts {
     char **prog_argv; /* the program and its arguments (points into argv)         */
     char *prog_path;  /* the program resolved through PATH, as execvp would        */
     int nranks_given; /* -n was on the command line (else: the hosts' slots)    */
+    int ppn;          /* -ppn: ranks per host (0: the host list's slots)         */
+    char *wdir;       /* -wdir: the ranks' working directory (absolute), or NULL */
     /* Multi-host (docs/launcher.md, "Several hosts"); nhosts == 0: this host only. */
     host_list_t hosts;
     const char *agent;         /* --launch-agent template, NULL: LAUNCH_DEFAULT_AGENT */
@@ -40,9 +42,10 @@ void launch_opts_free(launch_opts_t *o);
 void launch_print_help(void);
 void launch_print_version(void);
 
-/* Find prog like execvp(3) would: a name with '/' is used as is, otherwise
- * each PATH entry is tried.  Returns a malloc'd path to an executable regular
- * file, or NULL after printing why not. */
-char *launch_resolve_program(const char *prog);
+/* Find prog like execvp(3) would in directory wdir (NULL: the current one): a
+ * name with '/' is used as is (relative to wdir), otherwise each PATH entry is
+ * tried.  Returns a malloc'd path to an executable regular file, or NULL after
+ * printing why not (with a hint when prog, named without '/', is in wdir). */
+char *launch_resolve_program(const char *prog, const char *wdir);
 
 #endif /* SKIFF_LAUNCHER_OPTIONS_H */

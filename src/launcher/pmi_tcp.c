@@ -100,20 +100,46 @@ static void peer_name(int fd, char *out, size_t cap)
     snprintf(out, cap, "%s:%s", host, port);
 }
 
+static int is_power_of_ten(unsigned long n)
+{
+    while (n >= 10 && n % 10 == 0)
+        n /= 10;
+    return n == 1;
+}
+
 __attribute__((format(printf, 5, 6))) static int refuse(pmi_tcp_t *t, int slot,
                                                         void (*log)(void *, const char *),
                                                         void *ctx, const char *fmt, ...)
 {
-    char why[256], who[80], line[400];
+    char why[256], who[80], line[440];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
     peer_name(t->pend[slot].fd, who, sizeof who);
-    snprintf(line, sizeof line, "skiffrun: PMI connection from %s dropped: %s", who, why);
-    log(ctx, line);
+    snprintf(t->last_refusal, sizeof t->last_refusal, "from %s: %s", who, why);
+    t->refused++;
+    if (t->refused <= PMI_TCP_REFUSALS_SHOWN) {
+        snprintf(line, sizeof line, "skiffrun: PMI connection from %s dropped: %s%s", who, why,
+                 t->refused == PMI_TCP_REFUSALS_SHOWN ? " (further drops are counted, not shown)" : "");
+        log(ctx, line);
+        t->refused_said = t->refused;
+    } else if (is_power_of_ten(t->refused)) {
+        pmi_tcp_summary(t, log, ctx);
+    }
     drop(t, slot);
     return -1;
+}
+
+void pmi_tcp_summary(pmi_tcp_t *t, void (*log)(void *, const char *), void *ctx)
+{
+    if (t->refused == t->refused_said)
+        return;
+    char line[600];
+    snprintf(line, sizeof line, "skiffrun: %lu PMI connections dropped (the first %d shown; the "
+             "last %.400s)", t->refused, PMI_TCP_REFUSALS_SHOWN, t->last_refusal);
+    log(ctx, line);
+    t->refused_said = t->refused;
 }
 
 int pmi_tcp_accept(pmi_tcp_t *t, void (*log)(void *, const char *), void *ctx)

@@ -11,7 +11,10 @@
  *   rank:     cmd=skiff_proof mac=<64 hex>
  *   launcher: cmd=skiff_auth rc=0
  * Anything else (a stranger, a wrong key, a replayed proof, garbage) closes
- * the connection with one line on stderr; the job goes on.
+ * the connection; the job goes on.  The first PMI_TCP_REFUSALS_SHOWN drops
+ * get one line each on stderr; after that a flood is counted, with a line at
+ * 100, 1000, 10000... drops and a last count when the job ends
+ * (pmi_tcp_summary).
  */
 #ifndef SKIFF_LAUNCHER_PMI_TCP_H
 #define SKIFF_LAUNCHER_PMI_TCP_H
@@ -22,6 +25,7 @@
 #include "transports/tcp/auth.h"
 
 #define PMI_TCP_PENDING_MAX 64 /* connections still proving themselves */
+#define PMI_TCP_REFUSALS_SHOWN 5
 
 typedef struct pmi_tcp_pending {
     int fd; /* -1: free slot */
@@ -38,6 +42,9 @@ typedef struct pmi_tcp {
     const char *key;
     uint64_t next_seq;
     pmi_tcp_pending_t pend[PMI_TCP_PENDING_MAX];
+    unsigned long refused;       /* connections dropped                   */
+    unsigned long refused_said;  /* ... of which the lines so far told    */
+    char last_refusal[400];      /* the latest, for the counting lines     */
 } pmi_tcp_t;
 
 /* Listen on addr (numeric; NULL: every address, and tell ranks the first
@@ -53,5 +60,7 @@ int pmi_tcp_accept(pmi_tcp_t *t, void (*log)(void *, const char *), void *ctx);
  * rank proved the key: *rank and *fd are set and the slot is free again. */
 int pmi_tcp_step(pmi_tcp_t *t, int slot, int *rank, int *fd, int size,
                  void (*log)(void *, const char *), void *ctx);
+/* At the end of the job: one line with the drops not told yet, if any. */
+void pmi_tcp_summary(pmi_tcp_t *t, void (*log)(void *, const char *), void *ctx);
 
 #endif

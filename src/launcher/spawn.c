@@ -93,6 +93,7 @@ int spawn_plan_init(spawn_plan_t *p, const launch_opts_t *o, const char *job_key
 {
     memset(p, 0, sizeof *p);
     p->path = o->prog_path;
+    p->wdir = o->wdir;
     p->argv = o->prog_argv;
     p->size = o->nranks;
     p->forward_stdin = forward_stdin;
@@ -204,9 +205,10 @@ static char *shell_quote(const char *w)
 
 /* A remote rank reads the job key from the first line of its stdin (the
  * launcher writes it there before anything else), so it never shows on a
- * command line (ps, /proc/PID/cmdline) on either host. */
+ * command line (ps, /proc/PID/cmdline) on either host.  $1 is the working
+ * directory ("." when -wdir is not given: the agent's). */
 static const char key_from_stdin[] =
-    "IFS= read -r SKIFF_JOB_KEY && export SKIFF_JOB_KEY && exec \"$@\"";
+    "IFS= read -r SKIFF_JOB_KEY && export SKIFF_JOB_KEY && cd \"$1\" && shift && exec \"$@\"";
 
 /* agent words ({host} replaced; the host appended when no word names it),
  * then: sh -c KEY_FROM_STDIN skiff-rank env PMI_...=... settings... program args... */
@@ -216,7 +218,7 @@ static char **remote_argv(const spawn_plan_t *p, int rank)
     int nargs = 0;
     while (p->argv[nargs])
         nargs++;
-    size_t cap = (size_t)(p->nagent + 1 + 9 + p->nremote_env + 1 + nargs + 1);
+    size_t cap = (size_t)(p->nagent + 1 + 10 + p->nremote_env + 1 + nargs + 1);
     char **av = calloc(cap, sizeof *av);
     int n = 0, named = 0;
     if (!av)
@@ -241,6 +243,7 @@ static char **remote_argv(const spawn_plan_t *p, int rank)
     av[n++] = strdup("-c");
     av[n++] = strdup(key_from_stdin);
     av[n++] = strdup("skiff-rank"); /* $0 of that script */
+    av[n++] = strdup(p->wdir ? p->wdir : ".");
     av[n++] = strdup("env");
     snprintf(buf, sizeof buf, "PMI_PORT=%s", p->pmi_port);
     av[n++] = strdup(buf);
@@ -322,6 +325,11 @@ static void become_rank(const spawn_plan_t *p, int rank, int stdin_src, int out_
         CPU_ZERO(&set);
         CPU_SET(p->cpu_of_rank[rank], &set);
         sched_setaffinity(0, sizeof set, &set);
+    }
+    if (p->wdir && chdir(p->wdir) != 0) {
+        dprintf(2, "skiffrun: rank %d: cannot change to the working directory %s: %s\n", rank,
+                p->wdir, strerror(errno));
+        _exit(127);
     }
     execve(p->path, p->argv, p->envp);
     if (errno == ENOEXEC) { /* a script without "#!": run it with sh, as execvp does */

@@ -28,6 +28,7 @@ typedef struct rank_proc {
 
 typedef struct spawn_plan {
     const char *path;       /* resolved program */
+    const char *wdir;       /* -wdir: the ranks start there (NULL: where I am) */
     char *const *argv;
     char **envp;            /* reserved slots first, then inherited + user settings */
     int size;

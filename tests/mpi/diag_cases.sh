@@ -36,6 +36,21 @@ peer-named) # "a peer process is gone" says which one
         done
     done
     ;;
+summary) # N ranks saying the same: one line from the launcher, not N (or 2N)
+    for n in 5 16 64; do
+        run "$R" -n "$n" "$D" all-fatal
+        expect_rc 6 # MPI_ERR_RANK
+        expect_err_lines 3
+        expect_err "^skiff MPI: ranks? [0-9,-]+: MPI_Send: invalid rank $((n + 5)) \(communicator size $n\)$"
+        expect_err "^skiffrun: rank [0-9]+ \(pid [0-9]+\) called PMI abort with exit code 6: MPI_Send: invalid rank"
+        expect_no_err "skiff boot:" # the MPI line is said once, not again by the channel layer
+    done
+    # Start-up lines too (SKIFF_VERBOSE): one per distinct message, ranks listed.
+    SKIFF_VERBOSE=1 run "$R" -n 8 "$HELLO"
+    expect_rc 0
+    expect_err '^skiff: ranks [0-9,-]+: port 0: shm segment [0-9]+ bytes, 8 local ranks'
+    [ "$(grep -c 'port 0: shm segment' "$T/err")" -lt 8 ] || fail "start-up lines not grouped"
+    ;;
 config-values) # every SKIFF_* value is checked: a clear line, no crash, no silence
     check_bad() { # VAR=VALUE, what the message says is accepted
         env "$1" "$R" -n 2 "$HELLO" >"$T/out" 2>"$T/err" </dev/null

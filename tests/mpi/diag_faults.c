@@ -3,9 +3,12 @@
  *   after-finalize  the last rank calls MPI_Send after MPI_Finalize
  *   peer-exit       rank 1 prints its pid and exits 0 without MPI_Finalize
  *                   while the others wait to receive from it
- *   all-fatal       every rank sends to an invalid rank (one fatal error each)
+ *   all-fatal       every rank sends to an invalid rank (one fatal error each;
+ *                   SIGTERM blocked, so each rank gets to say it before the
+ *                   launcher's SIGKILL)
  * The ranks print "pid R P" first so the script can match pids to ranks. */
 #include <mpi.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +32,13 @@ int main(int argc, char **argv)
         if (rank == 1)
             _exit(0);
         MPI_Recv(&x, 1, MPI_INT, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+    if (strcmp(mode, "all-fatal") == 0) {
+        sigset_t term;
+        sigemptyset(&term);
+        sigaddset(&term, SIGTERM);
+        sigprocmask(SIG_BLOCK, &term, NULL);
+        MPI_Barrier(MPI_COMM_WORLD);
     }
     if (strcmp(mode, "all-fatal") == 0)
         MPI_Send(&x, 1, MPI_INT, size + 5, 0, MPI_COMM_WORLD);
