@@ -8,7 +8,7 @@ CASE=$1 R=$2 H=$3 RAW=$4
 T=$(mktemp -d /tmp/skiffrun-test.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 
-. "$(dirname "$0")/../common/cases_lib.sh" # fail, expect_rc, ...
+. "$(dirname "$0")/../common/cases_lib.sh" || exit 1 # fail, expect_rc, ...
 
 # run ARGS...: skiffrun ARGS with stdin from $STDIN (default /dev/null).
 run() {

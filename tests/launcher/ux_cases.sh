@@ -6,7 +6,7 @@ set -u
 CASE=$1 R=$2 H=$3 AGENT=$4
 T=$(mktemp -d /tmp/skiffrun-ux.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-. "$(dirname "$0")/../common/cases_lib.sh"
+. "$(dirname "$0")/../common/cases_lib.sh" || exit 1
 
 expect_out_count() {
     local n

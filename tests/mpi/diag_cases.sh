@@ -7,7 +7,7 @@ set -u
 CASE=$1 R=$2 D=$3 HELLO=$4 INFO=$5
 T=$(mktemp -d /tmp/skiff-diag.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-. "$(dirname "$0")/../common/cases_lib.sh"
+. "$(dirname "$0")/../common/cases_lib.sh" || exit 1
 
 case "$CASE" in
 rank-before-init) # the launcher's rank, not "rank 0" on every rank
