@@ -43,9 +43,18 @@ static size_t seed_input(uint8_t *buf, size_t cap)
         memcpy(buf + 1, &h, sizeof h);
         return 1 + sizeof h;
     }
-    case 2: {
+    case 2: { /* a get's answer, an atomic's answer, an atomic request */
         struct tcp_rma_resp r = {.op = TCP_RMA_GET_RESP, .id = 7, .len = 4096};
+        struct tcp_rma_req q = {.op = TCP_RMA_ATOMIC, .id = 7, .cookie = 99, .addr = 4096,
+                                .len = sizeof(struct tcp_rma_atomic)};
+        uint64_t pick = next() % 3;
         buf[0] = 2;
+        if (pick == 2) {
+            memcpy(buf + 1, &q, sizeof q);
+            return 1 + sizeof q;
+        }
+        if (pick == 1)
+            r = (struct tcp_rma_resp){.op = TCP_RMA_ATOMIC_RESP, .id = 7, .len = TCP_ATOMIC_RESP_LEN};
         memcpy(buf + 1, &r, sizeof r);
         return 1 + sizeof r;
     }

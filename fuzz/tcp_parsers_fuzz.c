@@ -74,13 +74,23 @@ static void rma(const uint8_t *d, size_t n)
     struct tcp_rma_resp r;
     if (n >= sizeof q) {
         memcpy(&q, d, sizeof q);
-        if (!tcp_rma_req_check(&q, UINT64_MAX / 2))
-            must((q.op == TCP_RMA_GET || q.op == TCP_RMA_PUT) && q.addr + q.len >= q.addr);
+        if (!tcp_rma_req_check(&q, UINT64_MAX / 2)) {
+            must((q.op == TCP_RMA_GET || q.op == TCP_RMA_PUT || q.op == TCP_RMA_ATOMIC) &&
+                 q.addr + q.len >= q.addr);
+            /* an atomic's payload is exactly its operands: the owner reads no more */
+            must(q.op != TCP_RMA_ATOMIC || q.len == sizeof(struct tcp_rma_atomic));
+        }
     }
     if (n >= sizeof r) {
         memcpy(&r, d, sizeof r);
         if (!tcp_rma_resp_check(&r, 7, TCP_RMA_GET_RESP, 4096))
-            must(r.id == 7 && (r.status < 0 ? r.len == 0 : r.len == 4096));
+            must(r.id == 7 && r.op == TCP_RMA_GET_RESP && (r.status < 0 ? r.len == 0 : r.len == 4096));
+        if (!tcp_rma_resp_check(&r, 7, TCP_RMA_PUT_RESP, 0))
+            must(r.id == 7 && r.op == TCP_RMA_PUT_RESP && r.len == 0 && r.status <= 0);
+        /* an atomic's answer: 8 bytes of old value, or an error without payload */
+        if (!tcp_rma_resp_check(&r, 7, TCP_RMA_ATOMIC_RESP, TCP_ATOMIC_RESP_LEN))
+            must(r.id == 7 && r.op == TCP_RMA_ATOMIC_RESP &&
+                 (r.status < 0 ? r.len == 0 : r.status == 0 && r.len == TCP_ATOMIC_RESP_LEN));
     }
 }
 

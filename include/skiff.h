@@ -165,6 +165,29 @@ int skf_get_start(skf_chan_t *ch, const skf_mr_key_t *key, size_t off, void *dst
  * Only looks: progress comes from skf_recv and skf_wait. */
 int skf_get_test(skf_chan_t *ch, skf_get_op_t *op);
 
+/* ---- one-sided atomics on exposed memory ---- */
+enum skf_aop {
+    SKF_AOP_FETCH,  /* read the value atomically (operand unused) */
+    SKF_AOP_SET,    /* store operand atomically (old value returned) */
+    SKF_AOP_SWAP,   /* = SET; kept for readers used to SHMEM */
+    SKF_AOP_CSWAP,  /* if value == compare then value = operand; old value returned */
+    SKF_AOP_ADD, SKF_AOP_AND, SKF_AOP_OR, SKF_AOP_XOR,
+    SKF_AOP_MIN, SKF_AOP_MAX,   /* signed */
+    SKF_AOP_UMIN, SKF_AOP_UMAX  /* unsigned */
+};
+/* One atomic read-modify-write of the size-byte integer (size 4 or 8, naturally aligned) at offset off of
+ * the peer's exposed region key.  *old (may be NULL) receives the value before the operation (zero-extended
+ * for size 4).  Atomic with respect to every other skf_atomic on the same word from any rank, and to the
+ * owner's own __atomic builtins (seq_cst) on it.  Returns 0 or a negative errno: -EINVAL (bad op/size,
+ * misaligned, outside the exposure), -EPIPE (owner gone).  Same progress rule as skf_get.
+ * (For size 4 only the low 32 bits of operand and compare count.)  The owner executes it: its own
+ * process (key owner == me: the builtins right here), its tcp transport (a request on the one-sided
+ * connection), or, on the same node over shm, its fallback server on the internal port, which
+ * answers while the owner is inside Skiff and has memory exposed (CMA cannot do atomics: passive
+ * same-node atomics need memory both map, as MPI windows and SHMEM set up themselves). */
+int skf_atomic(skf_chan_t *ch, const skf_mr_key_t *key, size_t off, int op, int size,
+               uint64_t operand, uint64_t compare, uint64_t *old);
+
 const char *skf_strerror(int err);
 
 #ifdef __cplusplus

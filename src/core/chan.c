@@ -12,6 +12,8 @@
 
 #define unlikely(x) __builtin_expect(!!(x), 0)
 #define COLD __attribute__((noinline, cold))
+/* Serve the one-sided fallback (mr.c) from this call? */
+#define SERVES_FB(ch) unlikely((ch)->serve_fb && (ch)->ctx->fb_serve)
 
 static void unlink_open(skf_ctx_t *ctx, skf_chan_t *ch)
 {
@@ -65,7 +67,7 @@ int skf_chan_open_port(skf_ctx_t *ctx, uint16_t port, skf_chan_t **chp)
     ch->size = ctx->size;
     ch->out_tp = -1;
     ch->blocked_tp = -1;
-    ch->serve_fb = ctx->fallback_needed && port != SKF_PORT_INTERNAL;
+    ch->serve_fb = port != SKF_PORT_INTERNAL && ctx->boot->local_size > 1;
     rc = 0;
     for (int k = 0; k < NTRANSPORTS && !rc; k++) {
         void *tp;
@@ -182,7 +184,7 @@ ssize_t skf_send(skf_chan_t *ch, skf_addr_t dst, const struct iovec *iov, int io
     if (unlikely(!ch || rank >= (uint64_t)ch->size || (uint16_t)dst != ch->port ||
                  (unsigned)iovcnt > IOV_MAX || (!iov && iovcnt) || !ch->peer[rank].ops))
         return bad_send("skf_send", ch, dst, iov, iovcnt, IOV_MAX);
-    if (unlikely(ch->serve_fb))
+    if (SERVES_FB(ch))
         skf_fallback_progress(ch->ctx);
     const struct skf_peer *p = &ch->peer[rank];
     ssize_t n = p->ops->send(p->tp, p->id, iov, iovcnt);
@@ -230,7 +232,7 @@ ssize_t skf_send_pack(skf_chan_t *ch, skf_addr_t dst, const struct iovec *iov, i
                   ch->ctx->rank);
         return -EINVAL;
     }
-    if (unlikely(ch->serve_fb))
+    if (SERVES_FB(ch))
         skf_fallback_progress(ch->ctx);
     const struct skf_peer *p = &ch->peer[rank];
     ssize_t n = p->ops->send_pack ? p->ops->send_pack(p->tp, p->id, iov, iovcnt, len, pack, arg)
@@ -281,7 +283,7 @@ ssize_t skf_recv(skf_chan_t *ch, struct iovec cont[SKF_CONT_SIZE], int *ncont, s
 {
     if (unlikely(!ch || !cont || !ncont || ch->out_tp >= 0))
         return bad_recv(ch, cont, ncont);
-    if (unlikely(ch->serve_fb))
+    if (SERVES_FB(ch))
         skf_fallback_progress(ch->ctx);
     int i = ch->last_tp;
     ssize_t n = ch->tops[i]->recv(ch->tp[i], cont, ncont, &ch->src_rank);
@@ -336,7 +338,7 @@ int skf_wait(skf_chan_t *ch, int events, int timeout_ms)
         return -EINVAL;
     }
     skf_ctx_t *ctx = ch->ctx;
-    if (ch->ntp == 1 && !ch->serve_fb)
+    if (ch->ntp == 1 && !SERVES_FB(ch))
         return ch->tops[0]->wait(ch->tp[0], events, timeout_ms);
     /* Several transports, or one-sided requests to serve.  WRITABLE is asked
      * only of the transport whose send said -EAGAIN.  Poll them all
@@ -349,7 +351,7 @@ int skf_wait(skf_chan_t *ch, int events, int timeout_ms)
         return SKF_WRITABLE;
     int turn = (events & SKF_WRITABLE) ? ch->blocked_tp : ch->last_tp;
     for (long polls = 0, waited = 0;; polls++) {
-        if (ch->serve_fb)
+        if (SERVES_FB(ch))
             skf_fallback_progress(ctx);
         for (int i = 0; i < ch->ntp; i++) {
             int ev = events & (SKF_READABLE | SKF_GET_DONE | (i == ch->blocked_tp ? SKF_WRITABLE : 0));

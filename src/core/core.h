@@ -52,6 +52,8 @@ struct skf_ctx {
     int nmrs, mrs_cap;
     uint64_t mr_next_cookie;
     struct skf_fallback *fb;
+    int fb_serve;           /* channels serve the fallback now: fallback_needed, or memory
+                               exposed with node mates (they send atomics through it) */
     volatile uint64_t cma_probe_word; /* = SKF_CMA_PROBE_MAGIC, read by a peer's CMA probe */
 };
 
@@ -75,7 +77,8 @@ struct skf_chan {
     int src_rank; /* sender of the message handed out last */
     int blocked_tp; /* transport whose send said -EAGAIN last, or -1 (skf_wait WRITABLE) */
     int streak;     /* messages in a row from last_tp (several transports take turns) */
-    int serve_fb; /* the calls on this channel also serve one-sided fallback requests */
+    int serve_fb; /* the calls on this channel serve one-sided fallback requests while
+                     ctx->fb_serve says so (0: the internal port, or no node mates) */
     void *stage;  /* skf_send_pack's staging buffer for transports without send_pack */
     size_t stage_cap;
     skf_chan_t *next_open;
@@ -103,6 +106,12 @@ void skf_fallback_progress(skf_ctx_t *ctx);
 /* Is [addr, addr+len) inside the exposure named by cookie? (a remote transport
  * checks a peer's one-sided request with it) */
 int skf_mr_range_ok(skf_ctx_t *ctx, uint64_t cookie, uint64_t addr, uint64_t len);
+/* Execute one skf_atomic on my own memory (the owner's part of every path):
+ * [addr, addr+size) must lie inside the exposure named by cookie, addr be
+ * size-aligned, op an enum skf_aop and size 4 or 8; then the __atomic
+ * builtin (seq_cst) runs and *old gets the value before.  0 or -EINVAL. */
+int skf_atomic_exec(skf_ctx_t *ctx, uint64_t cookie, uint64_t addr, int op, int size,
+                    uint64_t operand, uint64_t compare, uint64_t *old);
 /* SKIFF_TRANSPORTS=tcp: tcp serves every peer of user and MPI ports. */
 int skf_tcp_for_all(void);
 

@@ -7,6 +7,12 @@
  * runs as a copy pipeline through the rings of SKF_PORT_INTERNAL: requests and
  * data chunks that the owner answers whenever it is inside Skiff (skf_recv,
  * skf_wait or skf_send on any channel) — the fallback server.
+ *
+ * skf_atomic: the owner executes every atomic with the __atomic builtins
+ * (skf_atomic_exec): in place when I own the word, through the tcp
+ * transport's request, or — same node over shm, where CMA cannot help — as
+ * a request of the fallback protocol, which every rank with memory exposed
+ * and node mates then serves.
  */
 #include <errno.h>
 #include <limits.h>
@@ -24,7 +30,11 @@
 
 /* ---- fallback protocol ----------------------------------------------------- */
 
-enum fb_op { FB_GET_REQ = 1, FB_GET_DATA, FB_PUT_DATA, FB_PUT_DONE, FB_PUT_ACK, FB_ERR };
+enum fb_op {
+    FB_GET_REQ = 1, FB_GET_DATA, FB_PUT_DATA, FB_PUT_DONE, FB_PUT_ACK, FB_ERR,
+    FB_ATOMIC_REQ,  /* answered by ATOMIC_RESP (the old value) or ERR */
+    FB_ATOMIC_RESP
+};
 
 /* Header of every SKF_PORT_INTERNAL message of the fallback; data follows. */
 struct fb_hdr {
@@ -35,9 +45,13 @@ struct fb_hdr {
     uint64_t len;    /* GET_REQ: bytes wanted */
     uint64_t off;    /* offset of this chunk in the operation */
     int64_t status;  /* FB_ERR / FB_PUT_ACK: 0 or -errno */
+    /* atomics travel whole in the header (a cut send can never split them) */
+    uint32_t aop, size; /* ATOMIC_REQ: enum skf_aop, 4 or 8 */
+    uint64_t value;     /* ATOMIC_REQ: the operand; ATOMIC_RESP: the old value */
+    uint64_t compare;   /* ATOMIC_REQ: CSWAP's comparand */
 };
 
-/* A GET the owner is still streaming back, or an ACK/ERR not yet sent. */
+/* A GET the owner is still streaming back, or an answer not yet sent. */
 struct fb_job {
     struct fb_job *next;
     int dst;
@@ -54,6 +68,7 @@ struct skf_fallback {
     uint64_t got, want;
     int done;
     int64_t status;
+    uint64_t old; /* an atomic's answer */
 };
 
 /* ---- regions ------------------------------------------------------------------ */
@@ -90,6 +105,7 @@ int skf_mr_expose(skf_ctx_t *ctx, void *base, size_t len, skf_mr_key_t *key)
     }
     uint64_t cookie = ctx->mr_next_cookie++;
     ctx->mrs[ctx->nmrs++] = (struct skf_mr_entry){(uint64_t)(uintptr_t)base, len, cookie};
+    ctx->fb_serve = ctx->fallback_needed || ctx->boot->local_size > 1;
     *key = (skf_mr_key_t){(uint64_t)(uintptr_t)base, len, ctx->rank, (int32_t)getpid(), cookie};
     return 0;
 }
@@ -103,6 +119,7 @@ int skf_mr_release(skf_ctx_t *ctx, const skf_mr_key_t *key)
     }
     struct skf_mr_entry *m = find_mr(ctx, key->cookie);
     *m = ctx->mrs[--ctx->nmrs];
+    ctx->fb_serve = ctx->fallback_needed || (ctx->nmrs && ctx->boot->local_size > 1);
     return 0;
 }
 
@@ -193,6 +210,7 @@ int skf_mr_init(skf_ctx_t *ctx)
         if (strcmp(val + 1, " 1") != 0)
             ctx->asym_fence = 0;
     }
+    ctx->fb_serve = ctx->fallback_needed;
     return 0;
 }
 
@@ -266,6 +284,28 @@ static void reply(skf_ctx_t *ctx, int dst, uint32_t op, uint32_t id, int64_t sta
         add_job(ctx, dst, &h);
 }
 
+/* The first n bytes of a received message (it may be split by the ring's end). */
+static void gather_head(const struct iovec *cont, int ncont, void *out, size_t n)
+{
+    size_t got = 0;
+    for (int i = 0; i < ncont && got < n; i++) {
+        size_t c = cont[i].iov_len < n - got ? cont[i].iov_len : n - got;
+        memcpy((uint8_t *)out + got, cont[i].iov_base, c);
+        got += c;
+    }
+}
+
+/* Owner: execute an atomic request and answer it (the old value, or the error). */
+static void serve_atomic(skf_ctx_t *ctx, int src, const struct fb_hdr *h)
+{
+    uint64_t old = 0;
+    int rc = skf_atomic_exec(ctx, h->cookie, h->addr, (int)h->aop, (int)h->size, h->value,
+                             h->compare, &old);
+    struct fb_hdr r = {.op = rc ? FB_ERR : FB_ATOMIC_RESP, .id = h->id, .status = rc, .value = old};
+    if (fb_send(ctx, src, &r, NULL, 0) < 0)
+        add_job(ctx, src, &r);
+}
+
 /* One message of the internal port, owner or requester side. */
 static void handle(skf_ctx_t *ctx, int src, const struct fb_hdr *h, const struct iovec *cont,
                    int ncont, size_t hdr_in_first)
@@ -303,6 +343,9 @@ static void handle(skf_ctx_t *ctx, int src, const struct fb_hdr *h, const struct
     case FB_PUT_DONE: /* after all the data, thanks to per-sender order */
         reply(ctx, src, FB_PUT_ACK, h->id, 0);
         return;
+    case FB_ATOMIC_REQ:
+        serve_atomic(ctx, src, h);
+        return;
     case FB_GET_DATA:
         if (h->id == fb->cur_id && !fb->done && h->off + dlen <= fb->want) {
             uint8_t *to = fb->get_dst + h->off;
@@ -318,11 +361,13 @@ static void handle(skf_ctx_t *ctx, int src, const struct fb_hdr *h, const struct
                 fb->done = 1;
         }
         return;
+    case FB_ATOMIC_RESP:
     case FB_PUT_ACK:
     case FB_ERR:
         if (h->id == fb->cur_id && !fb->done) {
             fb->done = 1;
             fb->status = h->status;
+            fb->old = h->value;
         }
         return;
     default:
@@ -342,12 +387,7 @@ void skf_fallback_progress(skf_ctx_t *ctx)
             break;
         struct fb_hdr h;
         if ((size_t)n >= sizeof h) { /* the header may itself be split by the ring's end */
-            size_t got = 0;
-            for (int i = 0; i < ncont && got < sizeof h; i++) {
-                size_t c = cont[i].iov_len < sizeof h - got ? cont[i].iov_len : sizeof h - got;
-                memcpy((uint8_t *)&h + got, cont[i].iov_base, c);
-                got += c;
-            }
+            gather_head(cont, ncont, &h, sizeof h);
             handle(ctx, skf_addr_rank(src), &h, cont, ncont, sizeof h);
         }
         skf_recv_done(ch);
@@ -380,25 +420,43 @@ static int fb_finish(skf_ctx_t *ctx, int owner)
     return (int)fb->status;
 }
 
-static int fb_get(skf_ctx_t *ctx, const skf_mr_key_t *key, uint64_t addr, void *dst, size_t len)
+/* Send request h (one header) and wait for its answer. */
+static int fb_request(skf_ctx_t *ctx, const skf_mr_key_t *key, struct fb_hdr *h)
 {
     struct skf_fallback *fb = ctx->fb;
-    struct fb_hdr h = {.op = FB_GET_REQ, .id = ++fb->next_id, .cookie = key->cookie,
-                       .addr = addr, .len = len};
-    fb->cur_id = h.id;
-    fb->get_dst = dst;
-    fb->got = 0;
-    fb->want = len;
-    fb->done = len == 0;
+    h->id = ++fb->next_id;
+    fb->cur_id = h->id;
+    fb->done = 0;
     fb->status = 0;
-    if (len == 0)
-        return 0;
-    while (fb_send(ctx, key->owner, &h, NULL, 0) < 0) {
+    while (fb_send(ctx, key->owner, h, NULL, 0) < 0) {
         skf_fallback_progress(ctx);
         if (skf_wait(ctx->internal, SKF_WRITABLE, 100) < 0)
             return -EPIPE;
     }
     return fb_finish(ctx, key->owner);
+}
+
+static int fb_get(skf_ctx_t *ctx, const skf_mr_key_t *key, uint64_t addr, void *dst, size_t len)
+{
+    struct skf_fallback *fb = ctx->fb;
+    struct fb_hdr h = {.op = FB_GET_REQ, .cookie = key->cookie, .addr = addr, .len = len};
+    if (len == 0)
+        return 0;
+    fb->get_dst = dst;
+    fb->got = 0;
+    fb->want = len;
+    return fb_request(ctx, key, &h);
+}
+
+static int fb_atomic(skf_ctx_t *ctx, const skf_mr_key_t *key, uint64_t addr, int op, int size,
+                     uint64_t operand, uint64_t compare, uint64_t *old)
+{
+    struct fb_hdr h = {.op = FB_ATOMIC_REQ, .cookie = key->cookie, .addr = addr,
+                       .aop = (uint32_t)op, .size = (uint32_t)size, .value = operand,
+                       .compare = compare};
+    int rc = fb_request(ctx, key, &h);
+    *old = ctx->fb->old;
+    return rc;
 }
 
 static int fb_put(skf_ctx_t *ctx, const skf_mr_key_t *key, uint64_t addr, const void *src,
@@ -509,6 +567,111 @@ int skf_get(skf_chan_t *ch, const skf_mr_key_t *key, size_t off, void *dst, size
 int skf_put(skf_chan_t *ch, const skf_mr_key_t *key, size_t off, const void *src, size_t len)
 {
     return rma(ch, "skf_put", 1, key, off, (void *)src, len);
+}
+
+/* ---- atomics -------------------------------------------------------------------- */
+
+/* The read-modify-write of one word of type T (S: its signed twin), seq_cst;
+ * returns the value before.  MIN/MAX and their unsigned kin are a CAS loop. */
+#define DEFINE_AOP(name, T, S)                                                                     \
+    static T name(T *p, int op, T v, T cmp)                                                         \
+    {                                                                                              \
+        switch (op) {                                                                              \
+        case SKF_AOP_FETCH:                                                                        \
+            return __atomic_load_n(p, __ATOMIC_SEQ_CST);                                           \
+        case SKF_AOP_SET:                                                                          \
+        case SKF_AOP_SWAP:                                                                         \
+            return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);                                    \
+        case SKF_AOP_CSWAP:                                                                        \
+            __atomic_compare_exchange_n(p, &cmp, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);        \
+            return cmp; /* the value found, whether it matched or not */                          \
+        case SKF_AOP_ADD:                                                                          \
+            return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);                                     \
+        case SKF_AOP_AND:                                                                          \
+            return __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST);                                     \
+        case SKF_AOP_OR:                                                                           \
+            return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST);                                      \
+        case SKF_AOP_XOR:                                                                          \
+            return __atomic_fetch_xor(p, v, __ATOMIC_SEQ_CST);                                     \
+        }                                                                                          \
+        T cur = __atomic_load_n(p, __ATOMIC_SEQ_CST), next;                                        \
+        do {                                                                                       \
+            int take = op == SKF_AOP_MIN    ? (S)v < (S)cur                                        \
+                       : op == SKF_AOP_MAX  ? (S)v > (S)cur                                        \
+                       : op == SKF_AOP_UMIN ? v < cur                                              \
+                                            : v > cur;                                             \
+            next = take ? v : cur;                                                                 \
+        } while (!__atomic_compare_exchange_n(p, &cur, next, 0, __ATOMIC_SEQ_CST,                  \
+                                              __ATOMIC_SEQ_CST));                                  \
+        return cur;                                                                                \
+    }
+DEFINE_AOP(aop32, uint32_t, int32_t)
+DEFINE_AOP(aop64, uint64_t, int64_t)
+
+static int aop_valid(int op, int size)
+{
+    return op >= SKF_AOP_FETCH && op <= SKF_AOP_UMAX && (size == 4 || size == 8);
+}
+
+int skf_atomic_exec(skf_ctx_t *ctx, uint64_t cookie, uint64_t addr, int op, int size,
+                    uint64_t operand, uint64_t compare, uint64_t *old)
+{
+    if (!aop_valid(op, size) || addr % (uint64_t)size ||
+        !skf_mr_range_ok(ctx, cookie, addr, (uint64_t)size))
+        return -EINVAL;
+    if (size == 4)
+        *old = aop32((uint32_t *)(uintptr_t)addr, op, (uint32_t)operand, (uint32_t)compare);
+    else
+        *old = aop64((uint64_t *)(uintptr_t)addr, op, operand, compare);
+    return 0;
+}
+
+int skf_atomic(skf_chan_t *ch, const skf_mr_key_t *key, size_t off, int op, int size,
+               uint64_t operand, uint64_t compare, uint64_t *old)
+{
+    uint64_t ignored;
+    if (!old)
+        old = &ignored;
+    if (!ch || !key) {
+        skf_error("skf_atomic: invalid arguments (channel %p, key %p)", (void *)ch,
+                  (const void *)key);
+        return -EINVAL;
+    }
+    skf_ctx_t *ctx = ch->ctx;
+    if (!aop_valid(op, size)) {
+        skf_error("skf_atomic: rank %d: op %d / size %d (ops %d..%d, sizes 4 and 8)", ctx->rank,
+                  op, size, SKF_AOP_FETCH, SKF_AOP_UMAX);
+        return -EINVAL;
+    }
+    const char *bad = key->owner < 0 || key->owner >= ctx->size                  ? "no such rank"
+                      : off > key->len || (uint64_t)size > key->len - off      ? "outside the region"
+                      : (key->base + off) % (uint64_t)size                      ? "not naturally aligned"
+                                                                                : NULL;
+    if (bad) {
+        skf_error("skf_atomic: rank %d: %d bytes at offset %zu of the %llu-byte region of rank "
+                  "%d (base %#llx): %s", ctx->rank, size, off, (unsigned long long)key->len,
+                  key->owner, (unsigned long long)key->base, bad);
+        return -EINVAL;
+    }
+    uint64_t addr = key->base + off;
+    if (key->owner == ctx->rank) {
+        if (ctx->fb_serve) /* a spin on my own word must not starve node mates' requests */
+            skf_fallback_progress(ctx);
+        int rc = skf_atomic_exec(ctx, key->cookie, addr, op, size, operand, compare, old);
+        if (rc)
+            skf_error("skf_atomic: rank %d: key names no region exposed by this process (cookie "
+                      "%llx)", ctx->rank, (unsigned long long)key->cookie);
+        return rc;
+    }
+    const struct skf_peer *via = &ch->peer[key->owner];
+    if (via->ops && via->ops->atomic) /* a remote transport asks the owner (tcp: a request) */
+        return via->ops->atomic(via->tp, via->id, key, addr, op, size, operand, compare, old);
+    if (ctx->local_of_rank[key->owner] < 0) {
+        skf_error("skf_atomic: rank %d: rank %d is on another node and no transport reaches it",
+                  ctx->rank, key->owner);
+        return -EHOSTUNREACH;
+    }
+    return fb_atomic(ctx, key, addr, op, size, operand, compare, old);
 }
 
 int skf_get_start(skf_chan_t *ch, const skf_mr_key_t *key, size_t off, void *dst, size_t len,

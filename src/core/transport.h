@@ -77,6 +77,12 @@ struct skf_transport_ops {
     /* After -EPIPE: the world rank of a peer this transport has lost, with a
      * few words about it in desc ("pid 4242"); -1 when it lost none. */
     int (*lost_peer)(void *tp, char *desc, size_t cap);
+    /* One skf_atomic (enum skf_aop op, size 4 or 8) on the word at addr
+     * inside peer's exposure key, executed by the owner: blocks like rma;
+     * 0 with *old set, -EINVAL (refused by the owner), -EPIPE.  NULL where
+     * rma is NULL. */
+    int (*atomic)(void *tp, int peer, const skf_mr_key_t *key, uint64_t addr, int op, int size,
+                  uint64_t operand, uint64_t compare, uint64_t *old);
 };
 
 extern const struct skf_transport_ops skf_shm_ops;

@@ -7,6 +7,7 @@ _Static_assert(sizeof(struct tcp_hello) == 48, "hello is sent as is");
 _Static_assert(sizeof(struct tcp_frame_hdr) == 8, "frame header is 8 bytes");
 _Static_assert(sizeof(struct tcp_rma_req) == 32, "request header is 32 bytes");
 _Static_assert(sizeof(struct tcp_rma_resp) == 24, "response header is 24 bytes");
+_Static_assert(sizeof(struct tcp_rma_atomic) == 24, "atomic payload is 24 bytes");
 
 const char *tcp_hello_check(const struct tcp_hello *h, uint16_t port, int me, int size,
                             uint32_t max_frame)
@@ -62,8 +63,10 @@ const char *tcp_credit_check(uint64_t pos, uint64_t released, uint64_t sent)
 
 const char *tcp_rma_req_check(const struct tcp_rma_req *r, uint64_t max_len)
 {
-    if (r->op != TCP_RMA_GET && r->op != TCP_RMA_PUT)
+    if (r->op != TCP_RMA_GET && r->op != TCP_RMA_PUT && r->op != TCP_RMA_ATOMIC)
         return "unknown one-sided request";
+    if (r->op == TCP_RMA_ATOMIC && r->len != sizeof(struct tcp_rma_atomic))
+        return "atomic request of the wrong length";
     if (r->len > max_len || r->addr + r->len < r->addr)
         return "one-sided request with an impossible length";
     return NULL;
@@ -73,8 +76,7 @@ const char *tcp_rma_resp_check(const struct tcp_rma_resp *r, uint32_t id, uint32
 {
     if (r->op != op || r->id != id)
         return "response to no pending request";
-    if (r->status > 0 || (r->status == 0 && op == TCP_RMA_GET_RESP && r->len != len) ||
-        ((r->status != 0 || op == TCP_RMA_PUT_RESP) && r->len != 0))
+    if (r->status > 0 || r->len != (r->status == 0 ? len : 0))
         return "response with an impossible status or length";
     return NULL;
 }

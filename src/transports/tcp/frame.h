@@ -86,7 +86,8 @@ struct tcp_frame_hdr {
 #define TCP_FRAME_FIRST 5
 #define TCP_FRAME_MOVED 6
 
-/* RMA request (requester -> owner); a PUT's payload follows it. */
+/* RMA request (requester -> owner); a PUT's payload follows it, an
+ * ATOMIC's struct tcp_rma_atomic (len = its size). */
 struct tcp_rma_req {
     uint32_t op;
     uint32_t id;
@@ -94,14 +95,25 @@ struct tcp_rma_req {
     uint64_t addr;   /* owner's address of the first byte   */
     uint64_t len;
 };
-/* RMA response (owner -> requester); a GET's data follows it. */
+/* The payload of an ATOMIC request: skf_atomic on the word at req.addr.
+ * The owner checks op, size, alignment and range itself (skf_atomic_exec)
+ * and answers -EINVAL to what it refuses. */
+struct tcp_rma_atomic {
+    uint32_t op;   /* enum skf_aop */
+    uint32_t size; /* 4 or 8 */
+    uint64_t operand, compare;
+};
+/* RMA response (owner -> requester); a GET's data follows it, an ATOMIC's
+ * old value (8 bytes) when its status is 0. */
 struct tcp_rma_resp {
     uint32_t op;
     uint32_t id;
     int64_t status; /* 0 or -errno (-EINVAL: outside the exposure) */
     uint64_t len;   /* payload bytes that follow */
 };
-enum { TCP_RMA_GET = 1, TCP_RMA_PUT, TCP_RMA_GET_RESP, TCP_RMA_PUT_RESP };
+enum { TCP_RMA_GET = 1, TCP_RMA_PUT, TCP_RMA_GET_RESP, TCP_RMA_PUT_RESP, TCP_RMA_ATOMIC,
+       TCP_RMA_ATOMIC_RESP };
+#define TCP_ATOMIC_RESP_LEN 8
 
 /* Each check returns NULL when the header is acceptable, else a short
  * reason for the one log line that accompanies dropping the connection. */
@@ -113,6 +125,8 @@ const char *tcp_frame_check(const struct tcp_frame_hdr *h, uint16_t port, uint32
 /* A credit's position, given the sender's state: released so far and bytes sent. */
 const char *tcp_credit_check(uint64_t pos, uint64_t released, uint64_t sent);
 const char *tcp_rma_req_check(const struct tcp_rma_req *r, uint64_t max_len);
+/* An answer to request id: op the response expected, len its payload when
+ * the status is 0 (a PUT's: 0; an ATOMIC's: TCP_ATOMIC_RESP_LEN). */
 const char *tcp_rma_resp_check(const struct tcp_rma_resp *r, uint32_t id, uint32_t op, uint64_t len);
 
 /* The MACs of the handshake: both bind the whole hello (ranks, port, kind,

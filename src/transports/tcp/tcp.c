@@ -98,6 +98,8 @@ struct rma_state {
     uint8_t *in;
     uint64_t in_left;
     struct tcp_rma_req req; /* owner: the request being served */
+    struct tcp_rma_atomic atomic; /* owner: an ATOMIC request's payload */
+    uint64_t old;           /* owner: an ATOMIC's answer */
     /* requester: head (answer being read) ... tail; wr: first request not
      * wholly written (its header is in hdr_out) */
     skf_get_op_t *q_head, *q_tail, *q_wr;
@@ -1165,6 +1167,14 @@ static struct tcp_conn *connect_peer(struct tcp_tp *t, int rank, int kind)
 
 /* ---- one-sided (RMA) -------------------------------------------------------- */
 
+/* A queued operation's kind: op->write is 0 (get), 1 (put) or RMA_OP_ATOMIC,
+ * whose dst is a struct atomic_io (the payload sent, then the answer). */
+#define RMA_OP_ATOMIC 2
+struct atomic_io {
+    struct tcp_rma_atomic req;
+    uint64_t old;
+};
+
 /* Write the pending header, then the payload, as far as the socket takes.
  * 1 when all is out, 0 to wait, -1 when the connection died. */
 static int rma_write(struct tcp_conn *c)
@@ -1270,10 +1280,16 @@ static void rma_serve(struct tcp_conn *c)
                 drop(c, bad);
                 return;
             }
-            int ok = skf_mr_range_ok(t->ctx, s->req.cookie, s->req.addr, s->req.len);
-            s->status = ok ? 0 : -EINVAL;
             s->in = NULL;
             s->in_left = 0;
+            if (s->req.op == TCP_RMA_ATOMIC) { /* its operands follow */
+                s->in = (uint8_t *)&s->atomic;
+                s->in_left = sizeof s->atomic;
+                s->busy = 1;
+                continue;
+            }
+            int ok = skf_mr_range_ok(t->ctx, s->req.cookie, s->req.addr, s->req.len);
+            s->status = ok ? 0 : -EINVAL;
             if (s->req.op == TCP_RMA_PUT) { /* the data follows: into place, or discarded */
                 s->in = ok ? (uint8_t *)(uintptr_t)s->req.addr : NULL;
                 s->in_left = s->req.len;
@@ -1283,12 +1299,21 @@ static void rma_serve(struct tcp_conn *c)
         }
         /* request complete: answer */
         struct tcp_rma_resp resp = {.id = s->req.id, .status = s->status};
-        resp.op = s->req.op == TCP_RMA_GET ? TCP_RMA_GET_RESP : TCP_RMA_PUT_RESP;
-        resp.len = s->req.op == TCP_RMA_GET && s->status == 0 ? s->req.len : 0;
+        s->out = (const uint8_t *)(uintptr_t)s->req.addr;
+        if (s->req.op == TCP_RMA_ATOMIC) {
+            resp.status = skf_atomic_exec(t->ctx, s->req.cookie, s->req.addr, (int)s->atomic.op,
+                                          (int)s->atomic.size, s->atomic.operand,
+                                          s->atomic.compare, &s->old);
+            resp.op = TCP_RMA_ATOMIC_RESP;
+            resp.len = resp.status == 0 ? TCP_ATOMIC_RESP_LEN : 0;
+            s->out = (const uint8_t *)&s->old;
+        } else {
+            resp.op = s->req.op == TCP_RMA_GET ? TCP_RMA_GET_RESP : TCP_RMA_PUT_RESP;
+            resp.len = s->req.op == TCP_RMA_GET && s->status == 0 ? s->req.len : 0;
+        }
         memcpy(s->hdr_out, &resp, sizeof resp);
         s->hdr_out_len = sizeof resp;
         s->hdr_out_off = 0;
-        s->out = (const uint8_t *)(uintptr_t)s->req.addr;
         s->out_left = resp.len;
         s->busy = 2;
     }
@@ -1301,12 +1326,15 @@ static void rmaq_load(struct tcp_conn *c)
 {
     struct rma_state *s = &c->rma;
     const skf_get_op_t *op = s->q_wr;
-    struct tcp_rma_req req = {.op = op->write ? TCP_RMA_PUT : TCP_RMA_GET, .id = op->id,
+    struct tcp_rma_req req = {.op = op->write == RMA_OP_ATOMIC ? TCP_RMA_ATOMIC
+                                    : op->write               ? TCP_RMA_PUT
+                                                              : TCP_RMA_GET,
+                              .id = op->id,
                               .cookie = op->cookie, .addr = op->addr, .len = op->len};
     memcpy(s->hdr_out, &req, sizeof req);
     s->hdr_out_len = sizeof req;
     s->hdr_out_off = 0;
-    s->out = op->write ? op->dst : NULL;
+    s->out = op->write ? op->dst : NULL; /* a put's data, an atomic's operands */
     s->out_left = op->write ? op->len : 0;
 }
 
@@ -1374,15 +1402,23 @@ static int rma_request_progress(struct tcp_conn *c)
         if (r == 2) {
             struct tcp_rma_resp resp;
             memcpy(&resp, s->hdr_in, sizeof resp);
-            const char *bad = tcp_rma_resp_check(&resp, op->id, op->write ? TCP_RMA_PUT_RESP
-                                                                        : TCP_RMA_GET_RESP,
-                                                 op->write ? 0 : op->len);
+            int atomic = op->write == RMA_OP_ATOMIC;
+            const char *bad = tcp_rma_resp_check(&resp, op->id,
+                                                 atomic      ? TCP_RMA_ATOMIC_RESP
+                                                 : op->write ? TCP_RMA_PUT_RESP
+                                                             : TCP_RMA_GET_RESP,
+                                                 atomic      ? TCP_ATOMIC_RESP_LEN
+                                                 : op->write ? 0
+                                                             : op->len);
             if (bad) {
                 drop(c, bad); /* the peer is gone: the queue fails */
                 return finished + 1;
             }
             s->status = resp.status;
-            s->in = op->write ? NULL : op->dst; /* GET data straight into the caller's buffer */
+            /* GET data straight into the caller's buffer; an atomic's old value into its io */
+            s->in = atomic ? (uint8_t *)&((struct atomic_io *)op->dst)->old
+                    : op->write ? NULL
+                                : op->dst;
             s->in_left = resp.len;
             continue;
         }
@@ -1467,21 +1503,41 @@ static int tcp_get_start(void *tpv, int peer, const skf_mr_key_t *key, uint64_t 
     return rmaq_start(tpv, peer, op);
 }
 
-/* Blocking get/put: queued behind any gets in flight, then waited for. */
-static int tcp_rma(void *tpv, int peer, int write, const skf_mr_key_t *key, uint64_t addr,
-                   void *buf, size_t len)
+/* Blocking get/put/atomic: queued behind any gets in flight, then waited for. */
+static int rma_blocking(struct tcp_tp *t, int peer, int write, const skf_mr_key_t *key,
+                        uint64_t addr, void *buf, size_t len)
 {
-    struct tcp_tp *t = tpv;
     skf_get_op_t op = {.write = (int8_t)write, .cookie = key->cookie, .addr = addr, .dst = buf,
                        .len = len};
     int rc = rmaq_start(t, peer, &op);
     if (rc < 0)
         return rc;
     /* Poll first (SKIFF_SPIN rounds: the answer usually comes within a
-     * round trip, and a sleeper pays a wake-up per chunk), then sleep. */
-    for (long polls = 0; op.state != SKF_GET_OP_DONE; polls++)
-        progress(t, polls < t->spin ? 0 : TCP_SLEEP_SLICE_MS);
+     * round trip, and a sleeper pays a wake-up per chunk), then sleep.  Node
+     * mates' one-sided requests to me are served meanwhile (mr.c): one of
+     * them may be what my owner is waiting for. */
+    for (long polls = 0; op.state != SKF_GET_OP_DONE; polls++) {
+        if (t->ctx->fb_serve)
+            skf_fallback_progress(t->ctx);
+        progress(t, polls < t->spin ? 0 : (t->ctx->fb_serve ? 1 : TCP_SLEEP_SLICE_MS));
+    }
     return op.status;
+}
+
+static int tcp_rma(void *tpv, int peer, int write, const skf_mr_key_t *key, uint64_t addr,
+                   void *buf, size_t len)
+{
+    return rma_blocking(tpv, peer, write, key, addr, buf, len);
+}
+
+static int tcp_atomic(void *tpv, int peer, const skf_mr_key_t *key, uint64_t addr, int op,
+                      int size, uint64_t operand, uint64_t compare, uint64_t *old)
+{
+    struct atomic_io io = {{(uint32_t)op, (uint32_t)size, operand, compare}, 0};
+    int rc = rma_blocking(tpv, peer, RMA_OP_ATOMIC, key, addr, &io, sizeof io.req);
+    if (rc == 0)
+        *old = io.old;
+    return rc;
 }
 
 /* ---- progress and waiting ------------------------------------------------- */
@@ -1889,4 +1945,5 @@ const struct skf_transport_ops skf_tcp_ops = {
     .rma = tcp_rma,
     .get_start = tcp_get_start,
     .lost_peer = tcp_lost_peer,
+    .atomic = tcp_atomic,
 };

@@ -1,0 +1,276 @@
+/*
+ * atomic_test — skf_atomic: every op at sizes 4 and 8 against a reference,
+ * bad arguments, contention from every rank.
+ *
+ *   atomic_test all [rounds]
+ * Every rank exposes a small region and sends its key to every rank.
+ *  1. ops: on its own slot of its right neighbour's region (its own region
+ *     when alone) each rank runs every op x size x pair of edge values
+ *     (0, 1, all ones, the signed minimum and maximum, a plain value; for
+ *     CSWAP a matching and a missing comparand), checking the old value
+ *     returned and the value left (read back with FETCH); 4-byte ops on the
+ *     upper half of a word must leave the lower half alone, and the upper
+ *     32 bits of a 4-byte operand must not count.
+ *  2. errors: misaligned, out of range, bad op, bad size, a key the owner
+ *     never made (the owner refuses it: -EINVAL through the remote path),
+ *     no such rank, NULL arguments: -EINVAL.
+ *  3. counter: every rank adds 1 rounds times, at once, to an 8-byte and a
+ *     4-byte counter at rank 0; the old values each rank saw rise, all of
+ *     them together are each number below size*rounds exactly once, and the
+ *     counters end at size*rounds.
+ *  4. lock: a CSWAP spin lock at the last rank guards a plain counter that
+ *     each holder moves by get + put; a holder word swapped on entry and
+ *     exit must show nobody else inside, and the counter ends exact.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "skftest.h"
+
+#define PORT 16
+#define W_COUNT64 0 /* words of every region; the counters are used at rank 0 */
+#define W_COUNT32 1
+#define W_LOCK 2    /* ... the lock at the last rank */
+#define W_HOLDER 3
+#define W_GUARDED 4
+#define W_SLOTS 8   /* then 2 words per rank for the op table */
+#define NOPS (SKF_AOP_UMAX + 1)
+
+static skf_chan_t *ch, *bar;
+static int me, size;
+
+/* Everybody arrives before anybody leaves (messages on their own port). */
+static void barrier(skf_ctx_t *ctx)
+{
+    struct iovec cont[SKF_CONT_SIZE];
+    int ncont;
+    skf_addr_t src;
+    if (me == 0) {
+        for (int i = 1; i < size; i++) {
+            CHECK(recv_wait(bar, cont, &ncont, &src) == 0);
+            skf_recv_done(bar);
+        }
+        for (int r = 1; r < size; r++)
+            send_all(bar, skf_addr(ctx, r, PORT + 1), NULL, 0);
+    } else {
+        send_all(bar, skf_addr(ctx, 0, PORT + 1), NULL, 0);
+        CHECK(recv_wait(bar, cont, &ncont, &src) == 0);
+        skf_recv_done(bar);
+    }
+}
+
+/* The value an op leaves, computed the plain way. */
+static uint64_t reference(int op, int sz, uint64_t cur, uint64_t v, uint64_t cmp)
+{
+    uint64_t mask = sz == 4 ? 0xffffffffull : ~0ull;
+    cur &= mask, v &= mask, cmp &= mask;
+    int64_t sc = sz == 4 ? (int32_t)(uint32_t)cur : (int64_t)cur;
+    int64_t sv = sz == 4 ? (int32_t)(uint32_t)v : (int64_t)v;
+    switch (op) {
+    case SKF_AOP_FETCH: return cur;
+    case SKF_AOP_SET:
+    case SKF_AOP_SWAP: return v;
+    case SKF_AOP_CSWAP: return cur == cmp ? v : cur;
+    case SKF_AOP_ADD: return (cur + v) & mask;
+    case SKF_AOP_AND: return cur & v;
+    case SKF_AOP_OR: return cur | v;
+    case SKF_AOP_XOR: return cur ^ v;
+    case SKF_AOP_MIN: return sv < sc ? v : cur;
+    case SKF_AOP_MAX: return sv > sc ? v : cur;
+    case SKF_AOP_UMIN: return v < cur ? v : cur;
+    default: return v > cur ? v : cur; /* UMAX */
+    }
+}
+
+static uint64_t atomic_ok(const skf_mr_key_t *k, size_t off, int op, int sz, uint64_t v, uint64_t cmp)
+{
+    uint64_t old = 0xdeadbeefdeadbeefull;
+    CHECK_EQ_INT(skf_atomic(ch, k, off, op, sz, v, cmp, &old), 0);
+    CHECK(sz == 8 || old >> 32 == 0); /* zero-extended */
+    return old;
+}
+
+static void ops_table(const skf_mr_key_t *k)
+{
+    static const uint64_t vals[2][6] = {
+        {0, 1, 0xffffffffull, 0x80000000ull, 0x7fffffffull, 0x12345678ull},
+        {0, 1, ~0ull, 1ull << 63, (1ull << 63) - 1, 0x0123456789abcdefull}};
+    size_t word = (size_t)(W_SLOTS + 2 * me) * 8;
+    size_t sentinel = word + 8; /* a second word: its lower half must survive 4-byte ops on its upper */
+    atomic_ok(k, sentinel, SKF_AOP_SET, 8, 0x1122334455667788ull, 0);
+    for (int s = 0; s < 2; s++) {
+        int sz = s ? 8 : 4;
+        size_t off = s ? word : sentinel + 4;
+        uint64_t known = atomic_ok(k, off, SKF_AOP_FETCH, sz, 0, 0);
+        for (int op = 0; op < NOPS; op++)
+            for (int a = 0; a < 6; a++)
+                for (int b = 0; b < 6; b++)
+                    for (int c = 0; c < (op == SKF_AOP_CSWAP ? 2 : 1); c++) {
+                        uint64_t init = vals[s][a], v = vals[s][b];
+                        uint64_t cmp = c ? init : init ^ 4;
+                        CHECK(atomic_ok(k, off, SKF_AOP_SET, sz, init, 0) == known);
+                        uint64_t garbage = sz == 4 ? 0xabcd000000000000ull : 0; /* ignored */
+                        uint64_t old = atomic_ok(k, off, op, sz, v | garbage, cmp | garbage);
+                        if (old != init) {
+                            fprintf(stderr, "rank %d: op %d size %d init %#llx operand %#llx: old "
+                                    "%#llx\n", me, op, sz, (unsigned long long)init,
+                                    (unsigned long long)v, (unsigned long long)old);
+                            CHECK(!"old value");
+                        }
+                        known = atomic_ok(k, off, SKF_AOP_FETCH, sz, 0, 0);
+                        uint64_t want = reference(op, sz, init, v, cmp);
+                        if (known != want) {
+                            fprintf(stderr, "rank %d: op %d size %d init %#llx operand %#llx cmp "
+                                    "%#llx: left %#llx, want %#llx\n", me, op, sz,
+                                    (unsigned long long)init, (unsigned long long)v,
+                                    (unsigned long long)cmp, (unsigned long long)known,
+                                    (unsigned long long)want);
+                            CHECK(!"value left");
+                        }
+                    }
+    }
+    CHECK_EQ_INT(atomic_ok(k, sentinel, SKF_AOP_FETCH, 4, 0, 0), 0x55667788);
+}
+
+static void errors(const skf_mr_key_t *k)
+{
+    uint64_t old;
+    size_t word = (size_t)(W_SLOTS + 2 * me) * 8;
+    CHECK_EQ_INT(skf_atomic(ch, k, word + 4, SKF_AOP_ADD, 8, 1, 0, &old), -EINVAL);
+    CHECK_EQ_INT(skf_atomic(ch, k, word + 2, SKF_AOP_ADD, 4, 1, 0, &old), -EINVAL);
+    CHECK_EQ_INT(skf_atomic(ch, k, k->len - 4, SKF_AOP_FETCH, 8, 0, 0, &old), -EINVAL);
+    CHECK_EQ_INT(skf_atomic(ch, k, k->len, SKF_AOP_FETCH, 4, 0, 0, &old), -EINVAL);
+    CHECK_EQ_INT(skf_atomic(ch, k, SIZE_MAX - 3, SKF_AOP_FETCH, 4, 0, 0, &old), -EINVAL);
+    CHECK_EQ_INT(skf_atomic(ch, k, word, -1, 8, 0, 0, &old), -EINVAL);
+    CHECK_EQ_INT(skf_atomic(ch, k, word, NOPS, 8, 0, 0, &old), -EINVAL);
+    CHECK_EQ_INT(skf_atomic(ch, k, word, SKF_AOP_ADD, 2, 0, 0, &old), -EINVAL);
+    CHECK_EQ_INT(skf_atomic(ch, k, word, SKF_AOP_ADD, 0, 0, 0, &old), -EINVAL);
+    CHECK_EQ_INT(skf_atomic(ch, k, word, SKF_AOP_ADD, 16, 0, 0, &old), -EINVAL);
+    skf_mr_key_t forged = *k;
+    forged.cookie ^= 0x5a5a;
+    CHECK_EQ_INT(skf_atomic(ch, &forged, word, SKF_AOP_ADD, 8, 1, 0, &old), -EINVAL);
+    forged = *k;
+    forged.owner = size;
+    CHECK_EQ_INT(skf_atomic(ch, &forged, word, SKF_AOP_ADD, 8, 1, 0, &old), -EINVAL);
+    CHECK_EQ_INT(skf_atomic(NULL, k, word, SKF_AOP_ADD, 8, 1, 0, &old), -EINVAL);
+    CHECK_EQ_INT(skf_atomic(ch, NULL, word, SKF_AOP_ADD, 8, 1, 0, &old), -EINVAL);
+    /* nothing of the refused ones happened; old may be NULL */
+    CHECK_EQ_INT(skf_atomic(ch, k, word, SKF_AOP_SET, 8, 77, 0, NULL), 0);
+    CHECK_EQ_INT(atomic_ok(k, word, SKF_AOP_ADD, 8, 0, 0), 77);
+}
+
+static void counter(skf_ctx_t *ctx, const skf_mr_key_t *k0, int rounds)
+{
+    uint64_t *olds = calloc((size_t)rounds, sizeof *olds);
+    CHECK(olds);
+    for (int i = 0; i < rounds; i++) {
+        olds[i] = atomic_ok(k0, W_COUNT64 * 8, SKF_AOP_ADD, 8, 1, 0);
+        uint64_t o32 = atomic_ok(k0, W_COUNT32 * 8, SKF_AOP_ADD, 4, 1, 0);
+        CHECK(i == 0 || olds[i] > olds[i - 1]);
+        CHECK(o32 < (uint64_t)size * (uint64_t)rounds);
+    }
+    send_all(ch, skf_addr(ctx, 0, PORT), olds, (size_t)rounds * sizeof *olds);
+    if (me == 0) { /* every number seen exactly once */
+        size_t total = (size_t)size * (size_t)rounds, got = 0;
+        unsigned char *seen = calloc(total, 1);
+        uint64_t *buf = malloc(total * sizeof *buf);
+        CHECK(seen && buf);
+        while (got < total * sizeof *buf) {
+            struct iovec cont[SKF_CONT_SIZE];
+            int ncont;
+            skf_addr_t src;
+            ssize_t n = recv_wait(ch, cont, &ncont, &src);
+            CHECK(n > 0 && n % 8 == 0 && got + (size_t)n <= total * sizeof *buf);
+            gather(cont, ncont, (char *)buf + got, (size_t)n);
+            got += (size_t)n;
+            skf_recv_done(ch);
+        }
+        for (size_t i = 0; i < total; i++) {
+            CHECK(buf[i] < total && !seen[buf[i]]);
+            seen[buf[i]] = 1;
+        }
+        free(seen);
+        free(buf);
+    }
+    barrier(ctx);
+    if (me == 0) {
+        CHECK_EQ_INT(atomic_ok(k0, W_COUNT64 * 8, SKF_AOP_FETCH, 8, 0, 0), size * rounds);
+        CHECK_EQ_INT(atomic_ok(k0, W_COUNT32 * 8, SKF_AOP_FETCH, 4, 0, 0), size * rounds);
+    }
+    free(olds);
+}
+
+static void lock_test(skf_ctx_t *ctx, const skf_mr_key_t *kl, int rounds)
+{
+    uint64_t mine = (uint64_t)me + 1;
+    for (int i = 0; i < rounds; i++) {
+        while (atomic_ok(kl, W_LOCK * 8, SKF_AOP_CSWAP, 8, mine, 0) != 0)
+            skf_wait(bar, SKF_READABLE, 0); /* the owner's tcp requests are served in progress */
+        CHECK_EQ_INT(atomic_ok(kl, W_HOLDER * 8, SKF_AOP_SWAP, 8, mine, 0), 0);
+        uint64_t v;
+        CHECK_EQ_INT(skf_get(ch, kl, W_GUARDED * 8, &v, sizeof v), 0);
+        v++;
+        CHECK_EQ_INT(skf_put(ch, kl, W_GUARDED * 8, &v, sizeof v), 0);
+        CHECK_EQ_INT(atomic_ok(kl, W_HOLDER * 8, SKF_AOP_SWAP, 8, 0, 0), mine);
+        CHECK_EQ_INT(atomic_ok(kl, W_LOCK * 8, SKF_AOP_SET, 8, 0, 0), mine);
+    }
+    barrier(ctx);
+    if (me == size - 1) {
+        CHECK_EQ_INT(atomic_ok(kl, W_LOCK * 8, SKF_AOP_FETCH, 8, 0, 0), 0);
+        uint64_t v;
+        CHECK_EQ_INT(skf_get(ch, kl, W_GUARDED * 8, &v, sizeof v), 0);
+        CHECK_EQ_INT(v, size * rounds);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    skf_ctx_t *ctx;
+    CHECK(argc >= 2 && strcmp(argv[1], "all") == 0);
+    int rounds = argc > 2 ? atoi(argv[2]) : 200;
+    CHECK_EQ_INT(skf_init(&ctx), 0);
+    me = skf_rank(ctx);
+    size = skf_size(ctx);
+    testutil_rank = me;
+    CHECK_EQ_INT(skf_chan_open(ctx, PORT, &ch), 0);
+    CHECK_EQ_INT(skf_chan_open(ctx, PORT + 1, &bar), 0);
+
+    size_t words = (size_t)(W_SLOTS + 2 * size);
+    uint64_t *region = calloc(words, 8);
+    skf_mr_key_t mine, *keys = calloc((size_t)size, sizeof *keys);
+    CHECK(region && keys);
+    CHECK_EQ_INT(skf_mr_expose(ctx, region, words * 8, &mine), 0);
+    for (int r = 0; r < size; r++)
+        send_all(ch, skf_addr(ctx, r, PORT), &mine, sizeof mine);
+    for (int i = 0; i < size; i++) {
+        struct iovec cont[SKF_CONT_SIZE];
+        int ncont;
+        skf_addr_t src;
+        skf_mr_key_t k;
+        CHECK_EQ_INT(recv_wait(ch, cont, &ncont, &src), sizeof k);
+        gather(cont, ncont, &k, sizeof k);
+        CHECK_EQ_INT(k.owner, skf_addr_rank(src));
+        keys[k.owner] = k;
+        skf_recv_done(ch);
+    }
+
+    const skf_mr_key_t *right = &keys[(me + 1) % size];
+    ops_table(right);
+    errors(right);
+    barrier(ctx);
+    counter(ctx, &keys[0], rounds);
+    lock_test(ctx, &keys[size - 1], rounds / 4 + 1);
+    barrier(ctx);
+
+    CHECK_EQ_INT(skf_mr_release(ctx, &mine), 0);
+    CHECK_EQ_INT(skf_chan_close(bar), 0);
+    CHECK_EQ_INT(skf_chan_close(ch), 0);
+    CHECK_EQ_INT(skf_finalize(ctx), 0);
+    free(region);
+    free(keys);
+    if (me == 0)
+        printf("atomic_test: %d ranks, %d rounds: ok\n", size, rounds);
+    return 0;
+}
