@@ -7,6 +7,13 @@
   test_harness.py SKIFF_BENCH missing BINDIR WORKDIR  absent MPIs and a benchmark that fails to
                                                     build are reported and skipped, not fatal;
                                                     no usable MPI at all is a clean error
+  test_harness.py SKIFF_BENCH plots-offline BINDIR WORKDIR  plots are the default: the first run
+                                                    prepares matplotlib in a venv, and with the
+                                                    package index unreachable it says why and
+                                                    still writes the CSVs and tables
+  test_harness.py SKIFF_BENCH plots BINDIR WORKDIR  with the build's plotting venv ready (77 =
+                                                    skipped when it is not): PNGs are written
+The other modes run with SKIFF_BENCH_PLOTS=off (set by CMake): no downloads in tests.
 BINDIR "mpich" means Debian's mpicc.mpich/mpiexec.mpich (exit 77 = skipped when not installed).
 """
 import csv
@@ -178,8 +185,73 @@ def test_missing(script, bindir, work):
     check(res.returncode != 0 and "--mpi wants NAME=PATH/bin" in res.stderr, "malformed --mpi is rejected")
 
 
+def one_skiff_run(script, bindir, out, env=None):
+    shutil.rmtree(out, ignore_errors=True)
+    print("$ (env: %s)" % " ".join("%s=%s" % kv for kv in sorted((env or {}).items())
+                                   if kv[0].startswith(("PIP_", "SKIFF_BENCH"))))
+    res = subprocess.run([sys.executable, script, "compare", "--quick", "--runs", "1", "--only", "latency",
+                          "--sizes", "8,1K", "--with", "none", "--out", out, "--mpi", "skiff=" + bindir],
+                         capture_output=True, text=True, timeout=400, env=env)
+    print(res.stdout + res.stderr)
+    check(res.returncode == 0, "compare exits 0 (got %d)" % res.returncode)
+    for name in ("results.csv", "raw-results.csv", "results.md"):
+        check(os.path.exists(os.path.join(out, name)), "%s written" % name)
+    return res
+
+
+def test_plots_offline(script, bindir, work):
+    """No network: pip pointed at a closed port, the machine's pip config ignored."""
+    venv = os.path.join(work, "offline-venv")
+    shutil.rmtree(venv, ignore_errors=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PIP_") and k != "SKIFF_BENCH_PLOTS"}
+    env.update(PIP_CONFIG_FILE=os.devnull, PIP_INDEX_URL="http://127.0.0.1:9/simple", PIP_RETRIES="0",
+               PIP_TIMEOUT="5", SKIFF_BENCH_VENV=venv)
+    res = one_skiff_run(script, bindir, os.path.join(work, "offline-out"), env)
+    out = res.stdout
+    check(re.search(r"^plots: first use: preparing the plotting environment in %s \(a venv with matplotlib"
+                    % re.escape(venv), out, re.M), "a progress line says the plotting venv is being prepared")
+    # Without ensurepip (Debian's python3-venv missing) the venv itself is the reason.
+    can_venv = subprocess.run([sys.executable, "-c", "import ensurepip, venv"]).returncode == 0
+    why = (r"pip could not install matplotlib from the package index http://127\.0\.0\.1:9/simple: ERROR: .*"
+           r"\(no network, or the index is unreachable\?\)" if can_venv else
+           r"cannot make a Python venv \(.*apt-get install python3-venv\)")
+    check(re.search(r"^plots: skipped: %s; CSV and tables are written" % why, out, re.M),
+          "says clearly why there are no plots")
+    check(not any(f.endswith(".png") for f in os.listdir(os.path.join(work, "offline-out"))), "no PNG")
+    check("Traceback" not in res.stdout + res.stderr, "no traceback")
+    # Asked for on purpose, the same answer and a non-zero exit.
+    res = subprocess.run([sys.executable, script, "setup-plots"], capture_output=True, text=True, env=env)
+    check(res.returncode != 0 and re.search("^skiff-bench setup-plots: " + why, res.stderr, re.M),
+          "setup-plots fails with the reason (exit %d)" % res.returncode)
+    # Turned off: no attempt at all.
+    env["SKIFF_BENCH_PLOTS"] = "off"
+    res = one_skiff_run(script, bindir, os.path.join(work, "offline-out"), env)
+    check("plots: off (SKIFF_BENCH_PLOTS=off)" in res.stdout and "first use" not in res.stdout,
+          "SKIFF_BENCH_PLOTS=off: plots off, said once, nothing prepared")
+
+
+def test_plots(script, bindir, work):
+    """The build's own plotting venv, when someone prepared it (no download here)."""
+    env = {k: v for k, v in os.environ.items() if k != "SKIFF_BENCH_PLOTS"}
+    probe = subprocess.run([sys.executable, "-c", "import importlib.util, sys; "
+                            "sys.exit(0 if importlib.util.find_spec('matplotlib') else 1)"])
+    venv = os.environ.get("SKIFF_BENCH_VENV") or os.path.join(os.path.dirname(bindir), "bench-venv")
+    ready = subprocess.run([os.path.join(venv, "bin", "python3"), "-c", "import matplotlib"],
+                           capture_output=True).returncode == 0 if os.path.exists(venv) else False
+    if probe.returncode != 0 and not ready:
+        print("SKIP: no matplotlib here and no prepared venv at %s (bench/setup-plots.sh makes it)" % venv)
+        sys.exit(77)
+    out = os.path.join(work, "plots-out")
+    res = one_skiff_run(script, bindir, out, env)
+    check("first use" not in res.stdout, "a prepared venv is used as it is")
+    check(os.path.exists(os.path.join(out, "latency-np2.png")), "latency-np2.png written")
+    check(re.search(r"^plots: 1 PNG files in ", res.stdout, re.M), "says how many PNGs")
+
+
 def main():
-    if len(sys.argv) != 5 or sys.argv[2] not in ("fake", "missing"):
+    modes = {"fake": test_fake, "missing": test_missing, "plots-offline": test_plots_offline,
+             "plots": test_plots}
+    if len(sys.argv) != 5 or sys.argv[2] not in modes:
         sys.exit(__doc__)
     script, mode, spec, work = sys.argv[1:]
     os.makedirs(work, exist_ok=True)
@@ -187,7 +259,7 @@ def main():
     if not os.path.exists(os.path.join(bindir, "mpicc")):
         print("FAIL: %s/mpicc does not exist" % bindir)
         sys.exit(1)
-    (test_fake if mode == "fake" else test_missing)(script, bindir, work)
+    modes[mode](script, bindir, work)
     print("%d check(s) failed" % len(failures) if failures else "all checks passed")
     sys.exit(1 if failures else 0)
 
