@@ -91,6 +91,16 @@ int skf_local_dead(const skf_ctx_t *ctx, int local_idx)
     return proc_state_dead(ctx->local_pid[local_idx]);
 }
 
+int skf_node_rank_dead(const skf_ctx_t *ctx, int rank, int *pid)
+{
+    int local = ctx && rank >= 0 && rank < ctx->size ? ctx->local_of_rank[rank] : -1;
+    if (local < 0 || rank == ctx->rank)
+        return 0;
+    if (pid)
+        *pid = (int)ctx->local_pid[local];
+    return skf_local_dead(ctx, local);
+}
+
 /* Learn the pids of the ranks on my node (for liveness and CMA). */
 static int exchange_pids(skf_ctx_t *ctx)
 {

@@ -24,4 +24,9 @@ int skf_node_shm_attach(const char *name, size_t size, void **base);
 int skf_node_shm_unlink(const char *name);
 void skf_node_shm_detach(void *base, size_t size);
 
+/* For waits on such a region, which no message wakes: 1 when world rank
+ * `rank` runs on this node and has died (or exited), its pid then in *pid;
+ * 0 otherwise (alive, me, or on another node). */
+int skf_node_rank_dead(const skf_ctx_t *ctx, int rank, int *pid);
+
 #endif

@@ -38,6 +38,11 @@
  * sleeper/publisher handshake is the usual one: the sleeper bumps the sleeper
  * count then re-checks; the publisher stores its flag then reads the count
  * (both sequentially consistent), so one of them always sees the other.
+ *
+ * A rank that died, or returned from main without MPI_Finalize, never
+ * publishes and rings no bell: a waiter that has slept LIVENESS_MS looks at
+ * the processes of the communicator's ranks (pidfds) and ends the job with a
+ * line naming the one that is gone.
  */
 #include <limits.h>
 #include <sched.h>
@@ -57,6 +62,7 @@
 #define NGEN_MIN 4          /* slot generations: a power of two in [4, 16], as many as */
 #define NGEN_MAX 16         /* fit SEG_BUDGET (more: a bcast root runs further ahead)  */
 #define SEG_BUDGET (4u << 20)
+#define LIVENESS_MS 100     /* a sleeping waiter checks its peers' processes this often */
 
 typedef struct bell {
     _Atomic uint32_t ring;     /* futex word: bumped to wake sleepers */
@@ -69,6 +75,7 @@ struct node_hdr {
 };
 
 struct node_coll {
+    struct MPI_ABI_Comm *comm; /* whose ranks share the segment (liveness) */
     void *base;
     size_t bytes;
     int P, me;
@@ -115,10 +122,30 @@ static void wake_if_sleepers(bell_t *b)
 /* Point-to-point and nonblocking collectives keep moving while we wait. */
 static int others_pending(void) { return mpid.n_active || mpid.n_posted || coll_n_active; }
 
+static long now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &t);
+    return (long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* No message tells a waiter here that a peer is gone: look at the processes. */
+static void check_peers(const struct node_coll *n)
+{
+    for (int r = 0; r < n->P; r++) {
+        int world = comm_world_rank(n->comm, r), pid = 0;
+        if (r != n->me && skf_node_rank_dead(mpid.ctx, world, &pid))
+            mpir_fatal("collective on a communicator of %d ranks: its rank %d (world rank %d, "
+                       "pid %d) is gone (died, or exited without MPI_Finalize); ending the job",
+                       n->P, r, world, pid);
+    }
+}
+
 typedef int ready_fn(struct node_coll *n, uint32_t s, int arg);
 
 static void wait_for(struct node_coll *n, bell_t *b, ready_fn *ready, uint32_t s, int arg)
 {
+    long check_at = 0; /* when the next liveness check is due (0: not sleeping yet) */
     for (long i = 0;; i++) {
         if (ready(n, s, arg))
             return;
@@ -141,6 +168,13 @@ static void wait_for(struct node_coll *n, bell_t *b, ready_fn *ready, uint32_t s
             syscall(SYS_futex, (uint32_t *)&b->ring, FUTEX_WAIT, ring, &ts, NULL, 0);
         }
         atomic_fetch_sub_explicit(&b->sleepers, 1, memory_order_seq_cst);
+        long t = now_ms();
+        if (!check_at) {
+            check_at = t + LIVENESS_MS;
+        } else if (t >= check_at && !ready(n, s, arg)) {
+            check_peers(n);
+            check_at = t + LIVENESS_MS;
+        }
         i = coll_tune.spin + coll_tune.yields; /* after a sleep: check, then sleep again */
     }
 }
@@ -281,6 +315,7 @@ static void setup(struct MPI_ABI_Comm *c, coll_comm_t *cc)
     struct node_coll *n = calloc(1, sizeof *n);
     if (!n)
         mpir_fatal("out of memory for the node collective state");
+    n->comm = c;
     n->base = base;
     n->bytes = bytes;
     n->P = P;
