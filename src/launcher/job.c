@@ -23,6 +23,13 @@
 #include "summary.h"
 
 #define PMI_DRAIN_READS 64 /* lines a dead rank may have left in its socket */
+/* A PMI abort is often the consequence of another rank's death: the aborting
+ * rank saw its peer's connection close, which happens while the dead one is
+ * still exiting, before the launcher can reap it.  While such a rank is on
+ * its way out (at most this long), the abort waits, so the line and the exit
+ * status name the cause. */
+#define ABORT_WAIT_MS 2000
+#define PF_EXITING_FLAG 0x4 /* the kernel's PF_EXITING in /proc/PID/stat's flags */
 
 /* What an epoll event is about: kind in the low byte, rank above it. */
 enum { EV_SIGNAL = 1, EV_STDIN_IN, EV_STDIN_OUT, EV_PMI, EV_OUT, EV_ERR, EV_PMI_LISTEN, EV_PMI_AUTH };
@@ -55,6 +62,11 @@ typedef struct job {
     int nterm;                 /* SIGINT/SIGTERM/SIGHUP received */
     int exit_code;
     struct timespec kill_at;   /* when ended: SIGKILL then */
+    struct pending_abort {     /* a PMI abort waiting for a dying rank (ABORT_WAIT_MS) */
+        int set, rank, code;
+        char *msg;
+        struct timespec at;    /* when it ends the job */
+    } abort;
     char key[JOB_KEY_HEX + 1];
     int *node_of_rank;         /* [size] host index (multi-host), else NULL */
     pmi_tcp_t tcp;             /* PMI service for remote ranks              */
@@ -96,6 +108,16 @@ static void kill_ranks_now(job_t *j)
     j->killed = 1;
 }
 
+static struct timespec ms_from_now(long ms)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    t.tv_nsec += ms * 1000000L;
+    t.tv_sec += t.tv_nsec / 1000000000L;
+    t.tv_nsec %= 1000000000L;
+    return t;
+}
+
 /* End the job (first caller only): the verdict line (printed once every rank
  * is gone, after what the ranks said), the exit status, and SIGTERM to every
  * rank; SIGKILL follows after JOB_KILL_GRACE_MS. */
@@ -111,10 +133,7 @@ __attribute__((format(printf, 3, 4))) static void job_end(job_t *j, int code, co
     vsnprintf(j->verdict, sizeof j->verdict, fmt, ap);
     va_end(ap);
     signal_ranks(j, SIGTERM);
-    clock_gettime(CLOCK_MONOTONIC, &j->kill_at);
-    j->kill_at.tv_nsec += JOB_KILL_GRACE_MS * 1000000L;
-    j->kill_at.tv_sec += j->kill_at.tv_nsec / 1000000000L;
-    j->kill_at.tv_nsec %= 1000000000L;
+    j->kill_at = ms_from_now(JOB_KILL_GRACE_MS);
 }
 
 static const char *signame(int sig, char *buf, size_t cap)
@@ -129,17 +148,66 @@ static const char *signame(int sig, char *buf, size_t cap)
 
 /* --- PMI server callbacks ------------------------------------------------ */
 
+/* Is rank r's process exiting, or dead and not yet reaped? */
+static int rank_dying(const job_t *j, int r)
+{
+    const rank_proc_t *rp = &j->ranks[r];
+    if (rp->pid <= 0 || rp->reaped || rp->remote)
+        return 0;
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)rp->pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    char state;
+    unsigned long flags;
+    const char *p = strrchr(buf, ')'); /* state, ppid, pgrp, session, tty, tpgid, flags */
+    if (!p || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %lu", &state, &flags) != 2)
+        return 0;
+    return state == 'Z' || state == 'X' || (flags & PF_EXITING_FLAG);
+}
+
+/* A rank that did not abort itself is on its way out: it may be the cause. */
+static int cause_still_dying(const job_t *j)
+{
+    for (int r = 0; r < j->size; r++)
+        if (!j->pmi.conns[r].aborted && rank_dying(j, r))
+            return 1;
+    return 0;
+}
+
+static void abort_now(job_t *j);
+
 static void on_pmi_abort(void *ctx, int rank, int exitcode, const char *msg)
 {
     job_t *j = ctx;
-    int code = (exitcode >= 0 && exitcode <= 255) ? exitcode : 1;
+    if (j->ended || j->abort.set)
+        return;
+    j->abort = (struct pending_abort){.set = 1, .rank = rank, .code = exitcode,
+                                      .msg = msg ? strdup(msg) : NULL};
+    j->abort.at = ms_from_now(ABORT_WAIT_MS);
+    if (!cause_still_dying(j))
+        abort_now(j);
+}
+
+/* The first abort stands: no rank died of something worse meanwhile. */
+static void abort_now(job_t *j)
+{
+    struct pending_abort *a = &j->abort;
+    int code = (a->code >= 0 && a->code <= 255) ? a->code : 1;
     job_end(j, code, "skiffrun: rank %d (pid %d) called PMI abort with exit code %d%s%s — job aborted",
-            rank, (int)j->ranks[rank].pid, exitcode, msg ? ": " : "", msg ? msg : "");
+            a->rank, (int)j->ranks[a->rank].pid, a->code, a->msg ? ": " : "", a->msg ? a->msg : "");
+    a->set = 0;
 }
 
 static void on_barrier_broken(void *ctx, int gone_rank, int nwaiting)
 {
     job_t *j = ctx;
+    if (j->pmi.conns[gone_rank].aborted)
+        return; /* it said why: its pending abort is the verdict */
     job_end(j, 1,
             "skiffrun: rank %d (pid %d) closed its PMI connection while %d rank%s wait%s in a "
             "PMI barrier it can no longer join — job aborted",
@@ -227,6 +295,21 @@ static void stop_pmi_watch(job_t *j, int r)
     j->pmi_watched[r] = 0;
 }
 
+/* A rank that joined the job over PMI and left without saying goodbye
+ * before the others finished: they may be waiting for it (ranks that never
+ * called PMI init, e.g. plain programs, may exit whenever they like).
+ * Returns how many others have not finished (0: no fault). */
+static int left_without_finalize(const job_t *j, int r)
+{
+    const pmi_conn_t *c = &j->pmi.conns[r];
+    int unfinished = 0;
+    if (!c->initialized || c->finalized || c->aborted)
+        return 0;
+    for (int o = 0; o < j->size; o++)
+        unfinished += o != r && j->pmi.conns[o].initialized && !j->pmi.conns[o].finalized;
+    return unfinished;
+}
+
 static void rank_exited(job_t *j, int r, int status)
 {
     rank_proc_t *rp = &j->ranks[r];
@@ -243,8 +326,10 @@ static void rank_exited(job_t *j, int r, int status)
         if (!pmi_server_serve(&j->pmi, r))
             break;
     stop_pmi_watch(j, r);
-    if (!j->ended) {
+    /* A rank that called PMI abort exits as it said: its pending abort is the verdict. */
+    if (!j->ended && !j->pmi.conns[r].aborted) {
         char sn[32];
+        int others;
         if (WIFSIGNALED(status))
             job_end(j, 128 + WTERMSIG(status), "skiffrun: rank %d (pid %d) killed by %s — job aborted",
                     r, (int)rp->pid, signame(WTERMSIG(status), sn, sizeof sn));
@@ -252,6 +337,11 @@ static void rank_exited(job_t *j, int r, int status)
             job_end(j, WEXITSTATUS(status),
                     "skiffrun: rank %d (pid %d) exited with status %d — job aborted", r,
                     (int)rp->pid, WEXITSTATUS(status));
+        else if ((others = left_without_finalize(j, r)) > 0)
+            job_end(j, 1,
+                    "skiffrun: rank %d (pid %d) exited with status 0 without MPI_Finalize (PMI "
+                    "finalize) before %d other rank%s finished — job aborted",
+                    r, (int)rp->pid, others, others == 1 ? "" : "s");
     }
     pmi_server_detach(&j->pmi, r); /* may find a barrier it can no longer join */
     if (r == 0 && j->in.out_fd >= 0)
@@ -374,7 +464,9 @@ static void event_loop(job_t *j)
 {
     struct epoll_event evs[64];
     while (j->nlive > 0) {
-        int timeout = (j->ended && !j->killed) ? ms_until(&j->kill_at) : -1;
+        int timeout = (j->ended && !j->killed) ? ms_until(&j->kill_at)
+                      : j->abort.set                ? ms_until(&j->abort.at)
+                                                    : -1;
         int held = j->ended ? -1 : summary_ms_left(&j->summary); /* ended: held to the end */
         if (held >= 0 && (timeout < 0 || held < timeout))
             timeout = held;
@@ -388,6 +480,8 @@ static void event_loop(job_t *j)
         }
         for (int i = 0; i < n; i++)
             dispatch(j, evs[i].data.u64);
+        if (j->abort.set && !j->ended && (ms_until(&j->abort.at) == 0 || !cause_still_dying(j)))
+            abort_now(j);
         if (j->ended && !j->killed && ms_until(&j->kill_at) == 0)
             kill_ranks_now(j);
         if (!j->ended && summary_ms_left(&j->summary) == 0)
@@ -574,6 +668,9 @@ int job_run(const launch_opts_t *o)
     spawn_plan_free(&plan);
     index_pids(j);
     event_loop(j);
+    if (j->abort.set && !j->ended) /* the aborting ranks were the last ones */
+        abort_now(j);
+    free(j->abort.msg);
     finish(j);
     int code = j->ended ? j->exit_code : 0;
     close(j->epfd);

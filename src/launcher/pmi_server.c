@@ -339,10 +339,7 @@ static void do_abort(pmi_server_t *s, pmi_conn_t *c, const request_t *q)
             snprintf(text, sizeof text, "%s", msg);
         printable(text, shown, sizeof shown);
     }
-    c->aborted = 1;
-    if (s->job_ended)
-        return;
-    s->job_ended = 1;
+    c->aborted = 1; /* every abort is passed on: the job keeps the first (or a worse cause) */
     if (code > 1000000 || code < -1000000)
         code = 1; /* keep it an int; the job maps it to an exit status */
     s->ops->abort(s->ctx, c->rank, (int)code, msg ? shown : NULL);

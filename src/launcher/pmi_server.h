@@ -38,8 +38,8 @@ typedef struct pmi_conn {
     pmi_linebuf_t in;
 } pmi_conn_t;
 
-/* What the server asks of the job; both end the job, so each is called at most
- * once per server. */
+/* What the server asks of the job.  Nothing is served once the job has ended
+ * (job_ended); before that, several ranks may abort. */
 typedef struct pmi_server_ops {
     /* A rank sent cmd=abort.  msg is printable (unescaped, control bytes
      * replaced) or NULL when the rank gave none. */
