@@ -505,6 +505,14 @@ static void data_interest(struct tcp_conn *c)
 
 /* ---- data: sending -------------------------------------------------------- */
 
+/* writev without SIGPIPE: a peer that died must be an error return (EPIPE),
+ * not the death of this process too. */
+static ssize_t sock_writev(int fd, const struct iovec *v, int n)
+{
+    struct msghdr m = {.msg_iov = (struct iovec *)v, .msg_iovlen = (size_t)n};
+    return sendmsg(fd, &m, MSG_NOSIGNAL);
+}
+
 static void send_credit(struct tcp_conn *c);
 
 /* Write what the send ring holds.  0, or -1 when the connection died. */
@@ -514,7 +522,7 @@ static int flush_tx(struct tcp_conn *c)
     while (r->tail != r->head && c->state == C_OPEN) {
         struct iovec v[2];
         int n = ring_span(r, r->head, r->tail - r->head, v);
-        ssize_t w = writev(c->fd, v, n);
+        ssize_t w = sock_writev(c->fd, v, n);
         if (w < 0) {
             if (errno == EAGAIN || errno == EWOULDBLOCK)
                 break;
@@ -643,7 +651,7 @@ static ssize_t tcp_send(void *tpv, int peer, const struct iovec *iov, int iovcnt
         }
         do
             w = total <= sizeof small ? send(c->fd, small, total, MSG_NOSIGNAL)
-                                      : writev(c->fd, v, nv);
+                                      : sock_writev(c->fd, v, nv);
         while (w < 0 && errno == EINTR);
         if (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
             peer_gone(t, peer, strerror(errno));
@@ -1187,7 +1195,7 @@ static int rma_write(struct tcp_conn *c)
             v[n++] = (struct iovec){s->hdr_out + s->hdr_out_off, s->hdr_out_len - s->hdr_out_off};
         if (s->out_left)
             v[n++] = (struct iovec){(void *)s->out, s->out_left};
-        ssize_t w = writev(c->fd, v, n);
+        ssize_t w = sock_writev(c->fd, v, n);
         if (w < 0) {
             if (errno == EINTR)
                 continue;
