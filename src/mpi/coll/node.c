@@ -135,9 +135,9 @@ static void check_peers(const struct node_coll *n)
     for (int r = 0; r < n->P; r++) {
         int world = comm_world_rank(n->comm, r), pid = 0;
         if (r != n->me && skf_node_rank_dead(mpid.ctx, world, &pid))
-            mpir_fatal("collective on a communicator of %d ranks: its rank %d (world rank %d, "
-                       "pid %d) is gone (died, or exited without MPI_Finalize); ending the job",
-                       n->P, r, world, pid);
+            mpir_fatal("a peer process is gone: rank %d (pid %d, this node, exited), rank %d of "
+                       "a collective's communicator of %d; ending the job",
+                       world, pid, r, n->P);
     }
 }
 
