@@ -7,7 +7,7 @@
 #                            point-to-point algorithms); FATE: exit0, kill, segv
 #      alone-node            the shared-memory collectives under fault_peer's own
 #                            launcher (the library must notice, and name the victim)
-#      alone-p2p             the same for point-to-point waits
+#      alone-p2p             the same for point-to-point waits, on shm and tcp
 # Per case: the exit status (exit0: 1, kill: 137, segv: 139), the launcher's
 # line naming the victim, no rank process left, none of the /dev/shm objects
 # the ranks had mapped left.  Rank counts go round 2, 3, 5, 8.  Nothing here
@@ -90,10 +90,12 @@ alone-node)
         done
     done
     ;;
-alone-p2p)
+alone-p2p) # the point-to-point algorithms, on shm and tcp
     for fate in exit0 kill segv; do
         for op in p2p rndv barrier scatter alltoallv iallreduce split; do
-            alone_case "${NPS[i++ % 4]}" "$op" "$fate" SKIFF_COLL_NODE=0
+            alone_case "${NPS[i++ % 4]}" "$op" "$fate" SKIFF_COLL_NODE=0 FAULT_PEER_EXPECT_NAMED=1
+            alone_case "${NPS[i++ % 4]}" "$op" "$fate" SKIFF_TRANSPORTS=tcp SKIFF_COLL_NODE=0 \
+                FAULT_PEER_EXPECT_NAMED=1
         done
     done
     ;;

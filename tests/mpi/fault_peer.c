@@ -21,8 +21,9 @@
  *
  * --alone is the library's own test: minipmi, unlike real launchers, leaves
  * the survivors running when a rank dies, so they must see it themselves:
- * each must exit with status 1 (MPI's fatal error), and for the
- * shared-memory collectives one of them must name the victim.
+ * each must exit with status 1 (MPI's fatal error), and with
+ * FAULT_PEER_EXPECT_NAMED=1 one of them must name the victim ("a peer process
+ * is gone: rank V (pid ...", or a rendezvous get "from rank V failed").
  */
 #include <mpi.h>
 #include <signal.h>
@@ -187,15 +188,16 @@ static int alone(char *self, int n, char *op, char *fate)
     int rc = minipmi_run(n, args, key, status);
     dup2(saved, 2);
     CHECK_EQ_INT(rc, 0);
-    char line[2048], want[64];
+    char line[2048], want[64], want_rndv[64];
     int named = 0;
-    snprintf(want, sizeof want, "(world rank %d, pid", n - 1);
+    snprintf(want, sizeof want, "a peer process is gone: rank %d (pid ", n - 1);
+    snprintf(want_rndv, sizeof want_rndv, "from rank %d failed: peer gone", n - 1);
     FILE *f = fdopen(fd, "r");
     CHECK(f != NULL);
     rewind(f);
     while (fgets(line, sizeof line, f)) {
         fputs(line, stderr);
-        named |= strstr(line, want) != NULL;
+        named |= strstr(line, want) || strstr(line, want_rndv);
     }
     fclose(f);
     unlink(errfile);
