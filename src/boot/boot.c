@@ -15,6 +15,7 @@
 #include "boot/mapping.h"
 #include "boot/boot_pmi_tcp.h"
 #include "pmi_wire.h"
+#include "shm_name.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -204,8 +205,9 @@ int boot_init(boot_info_t **info)
         boot_info_t *in = &boot.info;
         boot.initialized = 1;
         if (!(boot.init_rc = connect_launcher(in, mapping, sizeof mapping)) &&
-            !(boot.init_rc = fill_locality(in, mapping)))
-            boot.init_rc = make_job_key(in->job_key);
+            !(boot.init_rc = fill_locality(in, mapping)) &&
+            !(boot.init_rc = make_job_key(in->job_key)))
+            shm_name_tag(in->job_key, in->shm_tag); /* cannot fail: the key was checked */
         if (!boot.init_rc)
             boot_verbose("boot via %s: rank %d of %d, node %d of %d (local %d of %d), kvs %s",
                          boot.backend->name, in->rank, in->size, in->node_of_rank[in->rank],

@@ -26,6 +26,7 @@ typedef struct boot_info {
     int local_size;     /* ranks on my node                                 */
     int *local_ranks;   /* [local_size]: world ranks on my node, ascending  */
     char job_key[33];   /* SKIFF_JOB_KEY from the launcher, or made up here */
+    char shm_tag[17];   /* names shared-memory objects: derived from the key (shm_name.h) */
     char kvsname[BOOT_VAL_MAX];
 } boot_info_t;
 

@@ -65,7 +65,7 @@ int pmi_wire_escape(const char *in, char *out, size_t cap)
     return (int)o;
 }
 
-static int hexval(char c)
+int pmi_wire_hexval(char c)
 {
     if (c >= '0' && c <= '9')
         return c - '0';
@@ -82,7 +82,7 @@ int pmi_wire_unescape(const char *in, char *out, size_t cap)
     for (const char *p = in; *p; p++) {
         char c = *p;
         if (c == '%') {
-            int hi = hexval(p[1]), lo = hi < 0 ? -1 : hexval(p[2]);
+            int hi = pmi_wire_hexval(p[1]), lo = hi < 0 ? -1 : pmi_wire_hexval(p[2]);
             if (hi < 0 || lo < 0 || (hi == 0 && lo == 0))
                 return -EINVAL;
             c = (char)(hi * 16 + lo);

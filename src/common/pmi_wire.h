@@ -27,6 +27,9 @@ int pmi_wire_parse(char *line, pmi_kv_t *kv, int max);
 /* Value of key among the parsed words, or NULL. */
 const char *pmi_wire_find(const pmi_kv_t *kv, int n, const char *key);
 
+/* Value of one hex digit (either case), or -1. */
+int pmi_wire_hexval(char c);
+
 /* Escape/unescape into out[cap].  Return the length written (without NUL), or
  * -ENOSPC when out is too small, -EINVAL for a malformed escape. */
 int pmi_wire_escape(const char *in, char *out, size_t cap);

@@ -18,6 +18,7 @@
 /* Tunables of the shm transport, read once at skf_init (see config.c). */
 struct skf_shm_conf {
     uint64_t ring_bytes;   /* bytes per receive ring (power of two)              */
+    int ring_bytes_set;    /* SKIFF_SHM_RING_SIZE given: never shrunk to fit     */
     int dedicated_max;     /* dedicated rings per receiver (<= 63)               */
     long dedicated_after;  /* shared-ring messages before a sender gets its own  */
     long spin;             /* polls before sleeping                              */

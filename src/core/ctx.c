@@ -51,6 +51,7 @@ static void read_config(skf_ctx_t *ctx)
     long long spin = skf_param_ll("SKIFF_SPIN");
     long long yields = skf_param_ll("SKIFF_YIELDS");
     c->ring_bytes = (uint64_t)skf_param_ll("SKIFF_SHM_RING_SIZE");
+    c->ring_bytes_set = getenv("SKIFF_SHM_RING_SIZE") && *getenv("SKIFF_SHM_RING_SIZE");
     c->dedicated_max = (int)skf_param_ll("SKIFF_SHM_DEDICATED_MAX");
     c->dedicated_after = (long)skf_param_ll("SKIFF_SHM_DEDICATED_AFTER");
     /* "auto" (0): spin long when every rank has a core; when ranks outnumber
@@ -302,7 +303,7 @@ const char *skf_strerror(int err)
     case EAGAIN: return "no room to send / nothing to receive now (try again)";
     case EPIPE: return "peer gone (died or closed the channel)";
     case EINVAL: return "invalid argument";
-    case ENOSPC: return "not enough shared memory (/dev/shm) for the channel";
+    case ENOSPC: return "not enough shared memory (node memory or /dev/shm) for the channel";
     case EHOSTUNREACH: return "no transport reaches this peer";
     case EBUSY: return "port already open";
     default: return strerror(-err);

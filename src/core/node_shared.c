@@ -1,64 +1,39 @@
 /* node_shared — node-local shared-memory regions for upper layers (see node_shared.h). */
 #include "core/node_shared.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
-#include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "core/core.h"
-
-static int map(int fd, size_t size, void **base)
-{
-    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (p == MAP_FAILED)
-        return -errno;
-    *base = p;
-    return 0;
-}
+#include "core/shm_obj.h"
 
 int skf_node_shm_create(skf_ctx_t *ctx, size_t size, char name[SKF_NODE_SHM_NAME], void **base)
 {
     static unsigned made; /* regions this process created: keeps names unique */
-    snprintf(name, SKF_NODE_SHM_NAME, "/skiff-%s-x%d-%u", ctx->boot->job_key, ctx->rank, made++);
-    int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
-    if (fd < 0) {
-        int rc = -errno;
-        skf_error("node shared region: shm_open(%s): %s", name, strerror(errno));
+    struct skf_shm_obj o;
+    char label[32];
+    snprintf(label, sizeof label, "x%d-%u", ctx->rank, made++);
+    /* Reserved now: a full /dev/shm must not SIGBUS the first collective. */
+    int rc = skf_shm_obj_create(ctx, label, size, 1, 1, "node shared region", &o);
+    if (rc)
         return rc;
-    }
-    int rc = ftruncate(fd, (off_t)size) ? -errno : map(fd, size, base);
-    close(fd);
-    if (rc) {
-        skf_error("node shared region %s of %zu bytes: %s", name, size, strerror(-rc));
-        shm_unlink(name);
-    }
-    return rc;
+    snprintf(name, SKF_NODE_SHM_NAME, "%s", o.name);
+    *base = o.base;
+    return 0;
 }
+
+const char *skf_node_shm_where(void) { return skf_shm_where(skf_shm_kind()); }
 
 int skf_node_shm_attach(const char *name, size_t size, void **base)
 {
-    int fd = shm_open(name, O_RDWR, 0);
-    if (fd < 0) {
-        int rc = -errno;
-        skf_error("node shared region: attach %s: %s", name, strerror(errno));
-        return rc;
-    }
-    struct stat st;
-    int rc = fstat(fd, &st) ? -errno : (size_t)st.st_size != size ? -EINVAL : map(fd, size, base);
-    close(fd);
-    if (rc)
-        skf_error("node shared region %s (%zu bytes expected): %s", name, size, strerror(-rc));
+    struct skf_shm_obj o;
+    int rc = skf_shm_obj_attach(name, size, "node shared region", &o);
+    if (!rc)
+        *base = o.base;
     return rc;
 }
 
-int skf_node_shm_unlink(const char *name)
-{
-    return shm_unlink(name) ? -errno : 0;
-}
+int skf_node_shm_unlink(const char *name) { return skf_shm_obj_unname_by_name(name); }
 
 void skf_node_shm_detach(void *base, size_t size)
 {

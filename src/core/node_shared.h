@@ -5,8 +5,11 @@
  * Not collective by itself: the caller creates a region, tells its peers the
  * name through its own messages, they attach, and once all have attached the
  * creator unlinks the name (from then on the memory lives only in the
- * mappings, so a SIGKILL leaves nothing in /dev/shm).  Names follow the job's
- * pattern /skiff-<jobkey>-..., which skiffrun removes after a crash anyway.
+ * mappings).  Regions are shm_obj.h objects: a memfd that peers open through
+ * /proc/<creator>/fd (never in /dev/shm, freed with the last process holding
+ * it, whatever dies when), or with SKIFF_SHM_OBJECTS=dev-shm an object
+ * /dev/shm/skiff-<tag>-... reserved with posix_fallocate, which skiffrun
+ * removes after a crash.  Names never contain the job key.
  */
 #ifndef SKIFF_NODE_SHARED_H
 #define SKIFF_NODE_SHARED_H
@@ -17,12 +20,17 @@
 
 #define SKF_NODE_SHM_NAME 96
 
-/* Create a zero-filled region of size bytes (0600); name gets its name. */
+/* Create a zero-filled region of size bytes (0600); name gets its name.
+ * Errors are printed, except -ENOSPC (no room on the node): the caller says
+ * what it does instead (skf_node_shm_where names the place that is full). */
 int skf_node_shm_create(skf_ctx_t *ctx, size_t size, char name[SKF_NODE_SHM_NAME], void **base);
 /* Map a region another rank created; fails unless it has exactly size bytes. */
 int skf_node_shm_attach(const char *name, size_t size, void **base);
+/* Creator only, once every peer attached: drop the name. */
 int skf_node_shm_unlink(const char *name);
 void skf_node_shm_detach(void *base, size_t size);
+/* Where regions live, for messages: "/dev/shm" or "memory". */
+const char *skf_node_shm_where(void);
 
 /* For waits on such a region, which no message wakes: 1 when world rank
  * `rank` runs on this node and has died (or exited), its pid then in *pid;

@@ -9,6 +9,8 @@
 #include <sys/random.h>
 #include <unistd.h>
 
+#include "shm_name.h"
+
 int job_key_make(char key[JOB_KEY_HEX + 1])
 {
     static const char hex[] = "0123456789abcdef";
@@ -33,8 +35,10 @@ int job_key_make(char key[JOB_KEY_HEX + 1])
 
 int job_shm_cleanup(const char *key)
 {
-    char prefix[64];
-    int plen = snprintf(prefix, sizeof prefix, "skiff-%s-", key);
+    char prefix[64], tag[SHM_TAG_HEX + 1];
+    if (shm_name_tag(key, tag) != 0)
+        return 0; /* not a key this launcher made: nothing of it to find */
+    int plen = snprintf(prefix, sizeof prefix, "skiff-%s-", tag);
     DIR *dir = opendir(SHM_DIR);
     if (!dir)
         return 0; /* no /dev/shm: nothing can have been created there */

@@ -288,14 +288,27 @@ binding)
 shm-cleanup)
     run -n 3 "$H" shm 1 # rank 1 is SIGKILLed after creating its segment
     expect_rc 137
-    expect_out '^key [0-9a-f]{32}$'
-    key=$(grep -m1 '^key' "$T/out" | cut -d' ' -f2)
-    ls /dev/shm/skiff-"$key"-* >/dev/null 2>&1 && fail "left in /dev/shm: $(ls /dev/shm/skiff-"$key"-*)"
+    expect_out '^key [0-9a-f]{32} tag [0-9a-f]{16}$'
+    tag=$(grep -m1 '^key' "$T/out" | cut -d' ' -f4)
+    [ "$tag" = "$("$H" shm-tag "$(grep -m1 '^key' "$T/out" | cut -d' ' -f2)")" ] || fail "tag mismatch"
+    ls /dev/shm/skiff-"$tag"-* >/dev/null 2>&1 && fail "left in /dev/shm: $(ls /dev/shm/skiff-"$tag"-*)"
     run -n 3 "$H" shm -1 # normal exit
     expect_rc 0
     expect_out_count '^key ' 3
-    key=$(grep -m1 '^key' "$T/out" | cut -d' ' -f2)
-    ls /dev/shm/skiff-"$key"-* >/dev/null 2>&1 && fail "left in /dev/shm after a normal exit"
+    tag=$(grep -m1 '^key' "$T/out" | cut -d' ' -f4)
+    ls /dev/shm/skiff-"$tag"-* >/dev/null 2>&1 && fail "left in /dev/shm after a normal exit"
+    ;;
+shm-tag) # the /dev/shm name tag: SipHash-2-4 as specified, keyed by the job key
+    run "$H" siphash
+    expect_rc 0
+    expect_out '^siphash ok$'
+    k1=0123456789abcdef0123456789abcdef k2=0123456789abcdef0123456789abcdee
+    t1=$("$H" shm-tag $k1) t2=$("$H" shm-tag $k2)
+    [[ $t1 =~ ^[0-9a-f]{16}$ ]] || fail "tag '$t1' is not 16 hex digits"
+    [ "$t1" != "$t2" ] || fail "keys differing in one bit share tag $t1"
+    [ "$t1" = "$("$H" shm-tag 0123456789ABCDEF0123456789ABCDEF)" ] || fail "tag depends on case"
+    [ "$("$H" shm-tag 1)" != "$("$H" shm-tag 01)" ] || fail "keys 1 and 01 share a tag"
+    "$H" shm-tag 12g4 >/dev/null && fail "a key with a non-hex digit got a tag"
     ;;
 signal-forward)
     "$R" -n 2 "$H" trap >"$T/out" 2>"$T/err" </dev/null &

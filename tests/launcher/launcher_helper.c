@@ -12,8 +12,13 @@
  *   stdin                   read stdin to EOF; print byte count and checksum
  *   env VAR...              print VAR=value (or VAR unset) per variable
  *   affinity                print how many CPUs this rank may run on and which
- *   shm R                   create /dev/shm/skiff-<job key>-<rank>; rank R then
- *                           kills itself with SIGKILL (R = -1: all exit 0)
+ *   shm R                   create /dev/shm/skiff-<tag of the job key>-<rank> (as
+ *                           the library names objects), print "key K tag T";
+ *                           rank R then kills itself with SIGKILL (R = -1: all
+ *                           exit 0)
+ *   shm-tag KEY             print the /dev/shm name tag of job key KEY
+ *   siphash                 check shm_siphash24 against the reference vectors
+ *                           of the SipHash paper; print "siphash ok"
  *   trap                    print "ready", on SIGTERM print "got SIGTERM", exit 0
  *   count-int               on SIGINT print "got SIGINT" and go on; print
  *                           "ready"; wait to be killed
@@ -27,6 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "shm_name.h"
 
 static int rank;
 
@@ -90,17 +97,17 @@ static int do_stdin(void)
 static int do_shm(int victim)
 {
     const char *key = getenv("SKIFF_JOB_KEY");
-    char path[256];
-    if (!key)
+    char path[256], tag[SHM_TAG_HEX + 1];
+    if (!key || shm_name_tag(key, tag) != 0)
         return 2;
-    snprintf(path, sizeof path, "/dev/shm/skiff-%s-rank%d", key, rank);
+    snprintf(path, sizeof path, "/dev/shm/skiff-%s-rank%d", tag, rank);
     int fd = open(path, O_CREAT | O_RDWR | O_EXCL, 0600);
     if (fd < 0) {
         perror(path);
         return 1;
     }
     close(fd);
-    printf("key %s\n", key);
+    printf("key %s tag %s\n", key, tag);
     fflush(stdout);
     if (victim < 0)
         return 0;
@@ -109,6 +116,27 @@ static int do_shm(int victim)
         raise(SIGKILL);
     }
     wait_forever();
+    return 0;
+}
+
+/* Key 00 01 .. 0f, message 00 01 .. len-1 (Aumasson & Bernstein, appendix). */
+static int check_siphash(void)
+{
+    static const struct { size_t len; uint64_t want; } v[] = {
+        {0, 0x726fdb47dd0e0e31ull}, {1, 0x74f839c593dc67fdull},
+        {8, 0x93f5f5799a932462ull}, {15, 0xa129ca6149be45e5ull}};
+    uint8_t key[16], msg[16];
+    for (int i = 0; i < 16; i++)
+        key[i] = msg[i] = (uint8_t)i;
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        uint64_t got = shm_siphash24(key, msg, v[i].len);
+        if (got != v[i].want) {
+            printf("siphash of %zu bytes: %016llx, expected %016llx\n", v[i].len,
+                   (unsigned long long)got, (unsigned long long)v[i].want);
+            return 1;
+        }
+    }
+    printf("siphash ok\n");
     return 0;
 }
 
@@ -168,6 +196,15 @@ int main(int argc, char **argv)
             if (CPU_ISSET(c, &set))
                 first = c;
         printf("rank %d cpus %d first %d\n", rank, CPU_COUNT(&set), first);
+        return 0;
+    }
+    if (!strcmp(mode, "siphash"))
+        return check_siphash();
+    if (!strcmp(mode, "shm-tag") && argc >= 3) {
+        char tag[SHM_TAG_HEX + 1];
+        if (shm_name_tag(argv[2], tag) != 0)
+            return 2;
+        printf("%s\n", tag);
         return 0;
     }
     if (!strcmp(mode, "shm") && argc >= 3)

@@ -23,6 +23,7 @@
 #include <sys/random.h>
 
 #include "minipmi.h"
+#include "shm_name.h"
 #include "skftest.h"
 
 static int child(void)
@@ -96,7 +97,9 @@ int main(int argc, char **argv)
     CHECK(WIFEXITED(status[0]) && WEXITSTATUS(status[0]) == 0);
     CHECK(WIFEXITED(status[1]) && WEXITSTATUS(status[1]) == 0);
     CHECK(WIFSIGNALED(status[2]) && WTERMSIG(status[2]) == SIGKILL);
-    snprintf(prefix, sizeof prefix, "skiff-%s-", key);
+    char tag[SHM_TAG_HEX + 1];
+    CHECK_EQ_INT(shm_name_tag(key, tag), 0);
+    snprintf(prefix, sizeof prefix, "skiff-%s-", tag);
     CHECK_EQ_INT(shm_entries(prefix), 0);
     printf("peer_death_test: ok\n");
     return 0;

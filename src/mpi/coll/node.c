@@ -44,8 +44,10 @@
  * the processes of the communicator's ranks (pidfds) and ends the job with a
  * line naming the one that is gone.
  */
+#include <errno.h>
 #include <limits.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <linux/futex.h>
 #include <stdatomic.h>
@@ -287,7 +289,16 @@ static void setup(struct MPI_ABI_Comm *c, coll_comm_t *cc)
     size_t got;
     int ok;
     if (me == 0) {
-        if (skf_node_shm_create(mpid.ctx, bytes, name, &base) < 0)
+        static int told_no_room; /* once per process */
+        int rc = skf_node_shm_create(mpid.ctx, bytes, name, &base);
+        if (rc == -ENOSPC && !told_no_room) {
+            told_no_room = 1;
+            fprintf(stderr, "skiff MPI: rank %d: no room for a %zu-byte node-collective region "
+                    "in %s; collectives on new communicators use point-to-point algorithms "
+                    "(more room restores the shared-memory path)\n",
+                    mpir_world_rank(), bytes, skf_node_shm_where());
+        }
+        if (rc < 0)
             name[0] = '\0';
         for (int r = 1; r < P; r++)
             mpid_send(name, sizeof name, r, tag, cl, MODE_STD);

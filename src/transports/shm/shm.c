@@ -140,7 +140,7 @@ static void layout(struct shm_seg_hdr *h, int nlocal, int ndedicated, uint64_t r
 
 static uint8_t *rx_area(const struct shm_tp *t, int local)
 {
-    return (uint8_t *)t->seg.base + t->hdr->rx_off + (uint64_t)local * t->hdr->rx_stride;
+    return (uint8_t *)t->seg.obj.base + t->hdr->rx_off + (uint64_t)local * t->hdr->rx_stride;
 }
 
 static _Atomic uint8_t *rx_map(uint8_t *area)
@@ -176,6 +176,29 @@ static void prefault(void *p, size_t len)
 }
 
 static void copy_hdr(void *base, void *arg) { memcpy(base, arg, sizeof(struct shm_seg_hdr)); }
+
+/* Local rank 0, default ring size: halve the rings until the segment takes at
+ * most 3/4 of the room there is (the rest for node-collective regions and
+ * other jobs), down to 4 KiB; say so once.  64 MB of /dev/shm holds 29 ranks
+ * of 256 KiB rings no more (9 rings per receiver).  Returns the ring lines. */
+static uint64_t fit_rings(const skf_ctx_t *ctx, int nlocal, int ndedicated, uint64_t lines)
+{
+    static int told;
+    uint64_t room = shm_seg_room(), want = lines;
+    struct shm_seg_hdr h;
+    layout(&h, nlocal, ndedicated, lines);
+    while (lines > 64 && room != UINT64_MAX && h.total > room / 4 * 3)
+        layout(&h, nlocal, ndedicated, lines /= 2);
+    if (lines != want && !told) {
+        told = 1;
+        skf_error("rank %d: %s has %llu MiB free: shm rings of %llu KiB instead of %llu KiB for "
+                  "%d ranks on this node (more room, e.g. docker run --shm-size=1g, restores them)",
+                  ctx->rank, skf_shm_where(skf_shm_kind()), (unsigned long long)(room >> 20),
+                  (unsigned long long)(lines * SHM_LINE >> 10),
+                  (unsigned long long)(want * SHM_LINE >> 10), nlocal);
+    }
+    return lines;
+}
 
 /* ---- doorbells --------------------------------------------------------------- */
 
@@ -609,12 +632,12 @@ static int shm_wait(void *tpv, int events, int timeout_ms)
 static int setup_local(struct shm_tp *t)
 {
     const struct shm_seg_hdr *h = t->hdr;
-    if (h->magic != SHM_MAGIC || h->nlocal != (uint32_t)t->nlocal || h->total > t->seg.size) {
+    if (h->magic != SHM_MAGIC || h->nlocal != (uint32_t)t->nlocal || h->total > t->seg.obj.size) {
         skf_error("skf_chan_open(port %u): segment %s has an unexpected layout", t->port,
-                  t->seg.name);
+                  t->seg.obj.name);
         return -EPROTO;
     }
-    t->members = (struct shm_member *)((uint8_t *)t->seg.base + h->members_off);
+    t->members = (struct shm_member *)((uint8_t *)t->seg.obj.base + h->members_off);
     uint8_t *mine = rx_area(t, t->me);
     t->rxc = (struct shm_rx_ctl *)mine;
     t->map = rx_map(mine);
@@ -683,11 +706,12 @@ static int shm_chan_open(skf_chan_t *ch, int *peer_id, void **tpp)
     if (ch->port == SKF_PORT_INTERNAL) { /* control traffic: one small shared ring */
         lines = 1024;
         ndedicated = 0;
-    }
+    } else if (t->me == 0 && !ctx->shm.ring_bytes_set) /* only the creator's layout counts */
+        lines = fit_rings(ctx, t->nlocal, ndedicated, lines);
     layout(&want, t->nlocal, ndedicated, lines);
     rc = shm_seg_attach(ctx, ch->port, want.total, copy_hdr, &want, &t->seg);
     if (!rc) {
-        t->hdr = t->seg.base;
+        t->hdr = t->seg.obj.base;
         rc = setup_local(t);
     }
     int crc = shm_seg_commit(&t->seg);
@@ -701,7 +725,7 @@ static int shm_chan_open(skf_chan_t *ch, int *peer_id, void **tpp)
         peer_id[r] = ctx->local_of_rank[r];
     skf_verbose(ctx, "rank %d: port %u: shm segment %zu bytes, %d local ranks, %d dedicated "
                 "rings of %llu bytes + 1 shared per receiver",
-                ctx->rank, ch->port, t->seg.size, t->nlocal, (int)t->hdr->ndedicated,
+                ctx->rank, ch->port, t->seg.obj.size, t->nlocal, (int)t->hdr->ndedicated,
                 (unsigned long long)(t->hdr->ring_lines * SHM_LINE));
     *tpp = t;
     return 0;
