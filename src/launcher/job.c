@@ -59,7 +59,8 @@ typedef struct job {
     char verdict[1600];        /* why it ended: printed last, after the ranks' summary */
     summary_t summary;         /* the ranks' Skiff lines, one per distinct message */
     int killed;                /* SIGKILL sent to every rank */
-    int nterm;                 /* SIGINT/SIGTERM/SIGHUP received */
+    int nterm;                 /* SIGINT/SIGQUIT/SIGTERM/SIGHUP received */
+    int hup_ignored;           /* started under nohup: SIGHUP is not passed on */
     int exit_code;
     struct timespec kill_at;   /* when ended: SIGKILL then */
     struct pending_abort {     /* a PMI abort waiting for a dying rank (ABORT_WAIT_MS) */
@@ -390,9 +391,13 @@ static void on_signal(job_t *j, int sig)
     case SIGCHLD:
         reap_children(j);
         return;
-    case SIGINT:
-    case SIGTERM:
     case SIGHUP:
+        if (j->hup_ignored)
+            return;
+        /* fall through */
+    case SIGINT:
+    case SIGQUIT:
+    case SIGTERM:
         if (++j->nterm >= 2) {
             /* Asked twice: the user means it. */
             if (!j->killed)
@@ -495,7 +500,9 @@ static int setup_signals(job_t *j)
 {
     sigset_t set;
     sigemptyset(&set);
-    int sigs[] = {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2};
+    int sigs[] = {SIGCHLD, SPAWN_FORWARDED_SIGNALS};
+    struct sigaction hup;
+    j->hup_ignored = sigaction(SIGHUP, NULL, &hup) == 0 && hup.sa_handler == SIG_IGN;
     for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
         sigaddset(&set, sigs[i]);
     /* Blocked before the first fork: a child that dies at once is still seen. */

@@ -305,8 +305,18 @@ static void become_rank(const spawn_plan_t *p, int rank, int stdin_src, int out_
         _exit(127);
     if (pmi_child >= 0)
         fcntl(pmi_child, F_SETFD, 0); /* the one descriptor the rank keeps */
-    /* The launcher blocks and ignores signals for its event loop; a rank
-     * starts with the defaults. */
+    /* The launcher blocks signals for its event loop and ignores SIGPIPE; a
+     * rank starts with the defaults.  Dispositions survive exec only as
+     * "ignored", and a script's '&' hands the launcher SIGINT and SIGQUIT
+     * ignored: reset, or a forwarded Ctrl-C would do nothing. */
+    static const int forwarded[] = {SPAWN_FORWARDED_SIGNALS};
+    for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++) {
+        struct sigaction old;
+        if (forwarded[i] == SIGHUP && sigaction(SIGHUP, NULL, &old) == 0 &&
+            old.sa_handler == SIG_IGN)
+            continue; /* nohup: the user asked for it */
+        signal(forwarded[i], SIG_DFL);
+    }
     signal(SIGPIPE, SIG_DFL);
     sigset_t none;
     sigemptyset(&none);

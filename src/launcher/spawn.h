@@ -14,6 +14,12 @@
 
 #include "options.h"
 
+/* Signals the launcher passes on to every rank (SIGINT, SIGQUIT, SIGTERM and
+ * SIGHUP a second time kill them all).  A rank starts with the default action
+ * for each and none blocked; only a SIGHUP ignored by nohup stays ignored
+ * (and is then not forwarded). */
+#define SPAWN_FORWARDED_SIGNALS SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2
+
 typedef struct rank_proc {
     int rank;
     pid_t pid;     /* 0 until started                                  */

@@ -333,6 +333,33 @@ signal-int-twice)
     expect_rc 130
     expect_one_err_line '^skiffrun: SIGINT received again — killing all ranks$'
     ;;
+signal-int-background)
+    # Started with '&' from a script, the launcher and what it starts inherit
+    # SIGINT and SIGQUIT ignored: the ranks must still start with every
+    # forwarded signal at its default and none blocked, so Ctrl-C/kill -INT
+    # ends the job (130), as in the foreground.
+    (trap '' INT QUIT && exec "$R" -n 3 "$H" sigstate >"$T/out" 2>"$T/err" </dev/null) &
+    pid=$!
+    trap 'kill -KILL $pid 2>/dev/null; rm -rf "$T"' EXIT # a failed check leaves no job behind
+    wait_lines "$T/out" '^ready' 3
+    for sig in INT QUIT TERM HUP USR1 USR2 PIPE; do
+        expect_out_count "^rank [0-9] sig $sig default\$" 3
+    done
+    kill -INT "$pid"
+    wait "$pid"
+    RC=$?
+    expect_rc 130
+    expect_one_err_line '^skiffrun: rank [0-9] \(pid [0-9]+\) killed by SIGINT — job aborted$'
+    (trap '' INT QUIT && exec "$R" -n 2 "$H" sigstate >"$T/out" 2>"$T/err" </dev/null) &
+    pid=$!
+    wait_lines "$T/out" '^ready' 2
+    kill -QUIT "$pid" # forwarded too: the ranks dump core or die of it (131), not the launcher
+    wait "$pid"
+    RC=$?
+    expect_rc 131
+    grep -Eq '^skiffrun: rank [0-9] \(pid [0-9]+\) killed by SIGQUIT — job aborted$' "$T/err" ||
+        fail "no line for SIGQUIT"
+    ;;
 launcher-death) # ranks die with the launcher (PR_SET_PDEATHSIG)
     "$R" -n 2 "$H" pidfile "$T/pids" >/dev/null 2>&1 </dev/null &
     pid=$!

@@ -23,6 +23,9 @@
  *   count-int               on SIGINT print "got SIGINT" and go on; print
  *                           "ready"; wait to be killed
  *   pidfile FILE            append own pid to FILE, wait to be killed
+ *   sigstate                print "rank R sig NAME ignored|default|caught|blocked"
+ *                           for each signal the launcher forwards, then "ready";
+ *                           wait to be killed
  */
 #include <fcntl.h>
 #include <sched.h>
@@ -216,6 +219,24 @@ int main(int argc, char **argv)
     }
     if (!strcmp(mode, "count-int")) {
         signal(SIGINT, on_int);
+        ready();
+        wait_forever();
+    }
+    if (!strcmp(mode, "sigstate")) {
+        static const struct { int sig; const char *name; } sigs[] = {
+            {SIGINT, "INT"}, {SIGQUIT, "QUIT"}, {SIGTERM, "TERM"}, {SIGHUP, "HUP"},
+            {SIGUSR1, "USR1"}, {SIGUSR2, "USR2"}, {SIGPIPE, "PIPE"}};
+        sigset_t mask;
+        sigprocmask(SIG_SETMASK, NULL, &mask);
+        for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+            struct sigaction sa;
+            sigaction(sigs[i].sig, NULL, &sa);
+            printf("rank %d sig %s %s\n", rank, sigs[i].name,
+                   sigismember(&mask, sigs[i].sig) ? "blocked"
+                   : sa.sa_handler == SIG_IGN     ? "ignored"
+                   : sa.sa_handler == SIG_DFL     ? "default"
+                                                  : "caught");
+        }
         ready();
         wait_forever();
     }
