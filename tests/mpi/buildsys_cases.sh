@@ -38,9 +38,12 @@ pc_build() {
             fail "pkg-config $m differs from mpi"
     done
 }
-# cmake_user ARGS...: configure, build and run tests/mpi/cmake_project.
+# cmake_user ARGS...: configure, build and run tests/mpi/cmake_project.  A sanitizer
+# build's libmpi needs the runtime linked first (USER_LDFLAGS, set by CMake then):
+# FindMPI keeps libraries and paths from -showme:link, not -fsanitize.
 cmake_user() {
-    "$CMAKE" -S "$SRC/tests/mpi/cmake_project" -B "$T/proj" "$@" >"$T/out" 2>"$T/err" ||
+    "$CMAKE" -S "$SRC/tests/mpi/cmake_project" -B "$T/proj" "$@" \
+        -DCMAKE_EXE_LINKER_FLAGS="${USER_LDFLAGS:-}" >"$T/out" 2>"$T/err" ||
         fail "configure failed"
     grep -q "skiff-user: .*: $SRC/include" "$T/out" || fail "the project did not find Skiff's mpi.h"
     "$CMAKE" --build "$T/proj" >"$T/out" 2>"$T/err" || fail "build failed"
