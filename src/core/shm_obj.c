@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -16,7 +17,32 @@
 
 #define SHM_DIR "/dev/shm"
 
-static int memfd_refused; /* errno of the probe when auto fell back to /dev/shm */
+static char memfd_unusable[96]; /* why auto fell back to /dev/shm ("" = it did not) */
+
+/* Can my peers open my memfd objects?  They need memfd_create (a seccomp
+ * filter or an old kernel may refuse it), /proc, and this process dumpable
+ * (otherwise /proc/<pid>/fd is root's: setuid programs, PR_SET_DUMPABLE 0).
+ * 0, or -1 with the reason in memfd_unusable. */
+static int memfd_usable(void)
+{
+    int fd = memfd_create("skiff-probe", MFD_CLOEXEC);
+    if (fd < 0) {
+        snprintf(memfd_unusable, sizeof memfd_unusable, "memfd_create: %s", strerror(errno));
+        return -1;
+    }
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    int again = open(path, O_RDWR | O_CLOEXEC);
+    if (again < 0)
+        snprintf(memfd_unusable, sizeof memfd_unusable, "open %s: %s", path, strerror(errno));
+    else if (prctl(PR_GET_DUMPABLE) != 1)
+        snprintf(memfd_unusable, sizeof memfd_unusable,
+                 "this process is not dumpable (peers cannot open its /proc/<pid>/fd)");
+    if (again >= 0)
+        close(again);
+    close(fd);
+    return memfd_unusable[0] ? -1 : 0;
+}
 
 int skf_shm_kind(void)
 {
@@ -28,15 +54,9 @@ int skf_shm_kind(void)
         kind = SKF_SHM_MEMFD;
     else if (strcasecmp(want, "dev-shm") == 0)
         kind = SKF_SHM_DEVSHM;
-    else if (strcasecmp(want, "auto") == 0) {
-        /* A seccomp filter or an old kernel may refuse memfd_create. */
-        int fd = memfd_create("skiff-probe", MFD_CLOEXEC);
-        kind = fd >= 0 ? SKF_SHM_MEMFD : SKF_SHM_DEVSHM;
-        if (fd >= 0)
-            close(fd);
-        else
-            memfd_refused = errno;
-    } else {
+    else if (strcasecmp(want, "auto") == 0)
+        kind = memfd_usable() == 0 ? SKF_SHM_MEMFD : SKF_SHM_DEVSHM;
+    else {
         skf_error("SKIFF_SHM_OBJECTS=%.40s is not one of auto, memfd, dev-shm", want);
         return -EINVAL;
     }
@@ -108,10 +128,10 @@ int skf_shm_obj_create(const skf_ctx_t *ctx, const char *label, size_t size, int
         rc = map(fd, size, &o->base);
     }
     if (rc) {
-        char hint[160] = "";
-        if (kind == SKF_SHM_DEVSHM && rc != -ENOSPC && memfd_refused)
-            snprintf(hint, sizeof hint, " (and memfd_create was refused: %s; no shared memory "
-                     "can work here)", strerror(memfd_refused));
+        char hint[256] = "";
+        if (kind == SKF_SHM_DEVSHM && rc != -ENOSPC && memfd_unusable[0])
+            snprintf(hint, sizeof hint, " (and memfd objects cannot be shared: %s; no shared "
+                     "memory can work here)", memfd_unusable);
         else if (kind == SKF_SHM_DEVSHM && rc != -ENOSPC)
             snprintf(hint, sizeof hint, " (is /dev/shm mounted and writable? "
                      "SKIFF_SHM_OBJECTS=memfd does without it)");

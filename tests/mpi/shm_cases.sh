@@ -137,6 +137,38 @@ leak-launcher-kill)
     left=$(job_objects "$key" "$tag")
     [ -z "$left" ] || fail "left in /dev/shm: $left"
     ;;
+leak-rank-kill-devshm)
+    # With the objects in /dev/shm, a rank SIGKILLed while its region waits
+    # for the others: skiffrun ends the job and removes the object by the
+    # tag it derives from the key (the library's names and the launcher's
+    # prefix agree).
+    SKIFF_SHM_OBJECTS=dev-shm start_hold -n 3
+    wait_lines "$T/out" '^rank [0-9]+ pid [0-9]+$' 3
+    pid0=$(pid_of_rank 0)
+    wait_region "$pid0" 0
+    key=$(job_key_of "$pid0")
+    tag=$("$H" shm-tag "$key")
+    ls /dev/shm/skiff-"$tag"-x0-* >/dev/null 2>&1 || fail "no /dev/shm/skiff-$tag-x0-* while it waits"
+    kill -KILL "$pid0"
+    wait "$JOB"
+    RC=$?
+    JOB=
+    expect_rc 137
+    left=$(job_objects "$key" "$tag")
+    [ -z "$left" ] || fail "left in /dev/shm: $left"
+    ;;
+not-dumpable)
+    # Ranks of another user that made themselves non-dumpable (their
+    # /proc/<pid>/fd is then root's): memfd objects cannot be shared, so
+    # auto falls back to /dev/shm and the job runs.
+    need_root "running as uid 65534"
+    as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+    as_nobody "$R" --version >/dev/null 2>&1 || skip "uid 65534 cannot run $R"
+    (cd / && as_nobody "$R" -n 3 "$P" hello-nodump) >"$T/out" 2>"$T/err" </dev/null
+    RC=$?
+    expect_rc 0
+    expect_out '^shm_limits: hello from 3 ranks$'
+    ;;
 leak-hydra)
     # Item 5 under MPICH's hydra (no Skiff launcher to clean up): rank 0 is
     # SIGKILLed during a communicator's first collective.

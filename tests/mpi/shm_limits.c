@@ -12,11 +12,14 @@
  *                  node-collective region is created but not everyone has
  *                  attached (the state a crash or another user sees)
  *   hello          init, one allreduce, finalize
+ *   hello-nodump   the same in a process made non-dumpable first (its peers
+ *                  cannot open its /proc/<pid>/fd unless root)
  */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "testutil.h"
@@ -103,6 +106,10 @@ static void hold(const char *file)
 
 int main(int argc, char **argv)
 {
+    if (argc >= 2 && !strcmp(argv[1], "hello-nodump")) {
+        prctl(PR_SET_DUMPABLE, 0);
+        argv[1] = "hello";
+    }
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &testutil_rank);
     if (argc >= 4 && !strcmp(argv[1], "comms"))
@@ -117,7 +124,7 @@ int main(int argc, char **argv)
         if (testutil_rank == 0)
             printf("shm_limits: hello from %d ranks\n", size);
     } else {
-        fprintf(stderr, "usage: shm_limits comms N BYTES | hold FILE | hello\n");
+        fprintf(stderr, "usage: shm_limits comms N BYTES | hold FILE | hello | hello-nodump\n");
         return 2;
     }
     MPI_Finalize();
