@@ -41,7 +41,7 @@ void launch_print_help(void)
            "  --env VAR=VAL        set VAR=VAL for every rank\n"
            "  --tag-output, -l     prefix every output line with \"[rank] \"\n"
            "  --bind-to none|core  pin rank i to the i-th available CPU (default: core\n"
-           "                       when N <= available CPUs, otherwise none)\n"
+           "                       when N = available CPUs, the job fills the node)\n"
            "  --hosts h1:2,h2:2    run on these hosts, N ranks each (also -hosts, -H)\n"
            "  --hostfile FILE      hosts from a file: 'host slots=N' lines (also -f)\n"
            "  -ppn N               N ranks per host (also -perhost, --npernode); without\n"

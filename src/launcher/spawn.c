@@ -104,8 +104,11 @@ int spawn_plan_init(spawn_plan_t *p, const launch_opts_t *o, const char *job_key
         return -1;
     }
     if (o->bind != BIND_NONE) {
+        /* By default only a job that fills the node is pinned, as hydra does:
+         * two smaller jobs pinned alike would share the first CPUs (two
+         * "-n 1" jobs both ran on CPU 0) while the others idle. */
         int *cpus, ncpus = available_cpus(&cpus);
-        if (ncpus >= o->nranks)
+        if (ncpus >= o->nranks && (o->bind == BIND_CORE || ncpus == o->nranks))
             p->cpu_of_rank = cpus; /* rank i -> i-th available CPU */
         else {
             if (o->bind == BIND_CORE)

@@ -285,6 +285,30 @@ binding)
     expect_rc 0
     expect_one_err_line '^skiffrun: warning: --bind-to core ignored'
     ;;
+binding-partial) # a job that does not fill the node is not pinned unless asked
+    ncpu=$(nproc)
+    [ "$ncpu" -ge 2 ] || { echo "one CPU: every job fills the node; nothing to test"; exit 0; }
+    # two single-rank jobs at once: pinned, both sat on the first CPU
+    "$R" -n 1 "$H" affinity >"$T/out1" 2>&1 </dev/null &
+    p1=$!
+    "$R" -n 1 "$H" affinity >"$T/out2" 2>&1 </dev/null &
+    p2=$!
+    wait "$p1" && wait "$p2" || fail "a single-rank job failed"
+    for f in out1 out2; do
+        grep -q "^rank 0 cpus $ncpu first" "$T/$f" || fail "$f: $(cat "$T/$f") (pinned)"
+    done
+    run -n $((ncpu - 1)) "$H" affinity
+    expect_rc 0
+    expect_out_count "^rank [0-9]+ cpus $ncpu first" $((ncpu - 1))
+    for opt in --bind-to -bind-to --bind-to=; do # on request, as hydra does
+        if [ "$opt" = --bind-to= ]; then run --bind-to=core -n $((ncpu - 1)) "$H" affinity
+        else run "$opt" core -n $((ncpu - 1)) "$H" affinity; fi
+        expect_rc 0
+        expect_out_count "^rank [0-9]+ cpus 1 first" $((ncpu - 1))
+        [ "$(awk '{print $6}' "$T/out" | sort -u | wc -l)" = $((ncpu - 1)) ] ||
+            fail "$opt core: ranks share a CPU"
+    done
+    ;;
 shm-cleanup)
     run -n 3 "$H" shm 1 # rank 1 is SIGKILLed after creating its segment
     expect_rc 137
