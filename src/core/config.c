@@ -34,7 +34,7 @@ static int check_tcp_cc(const char *v, char *why, size_t cap);
  * accepts (a row without the last part accepts any text). */
 const skf_param_t skf_params[] = {
     /* boot reads SKIFF_JOB_KEY and SKIFF_VERBOSE with getenv: it stands alone */
-    {"SKIFF_JOB_KEY", "(random)", "job key (1-32 hex digits) set by skiffrun; names shm objects",
+    {"SKIFF_JOB_KEY", "(random)", "job key (1-32 hex digits) set by skiffrun; authenticates tcp and remote PMI (shm object names carry only a tag derived from it)",
      TEXT(NULL)}, /* boot checks it */
     {"SKIFF_VERBOSE", "0", "1: print transport choices and fallbacks to stderr at start-up",
      NUM(0, 9)},
@@ -44,7 +44,7 @@ const skf_param_t skf_params[] = {
      NUM_OR_AUTO(-1, 1LL << 30)},
     {"SKIFF_YIELDS", "auto", "sched_yield rounds before a waiter sleeps (auto: 0, or 1 when ranks > cores; -1: none)",
      NUM_OR_AUTO(-1, 1000000)},
-    {"SKIFF_SHM_OBJECTS", "auto", "shared memory: memfd (opened by peers through /proc/<pid>/fd; never in /dev/shm), dev-shm (named objects in /dev/shm), auto: memfd unless refused",
+    {"SKIFF_SHM_OBJECTS", "auto", "shared memory: memfd (opened by peers through /proc/<pid>/fd; never in /dev/shm), dev-shm (named objects in /dev/shm), auto: memfd when peers can open it, else dev-shm",
      ONE_OF("auto", "memfd", "dev-shm")},
     {"SKIFF_SHM_RING_SIZE", "256K", "bytes per shm receive ring (power of two; a message takes at most 1/4; unset: halved until the segment fits 3/4 of the free shared memory)",
      POW2(4 * KI, GI)},

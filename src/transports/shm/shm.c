@@ -724,9 +724,10 @@ static int shm_chan_open(skf_chan_t *ch, int *peer_id, void **tpp)
     for (int r = 0; r < ch->size; r++)
         peer_id[r] = ctx->local_of_rank[r];
     skf_verbose(ctx, "rank %d: port %u: shm segment %zu bytes, %d local ranks, %d dedicated "
-                "rings of %llu bytes + 1 shared per receiver",
+                "rings of %llu bytes + 1 shared per receiver; in %s",
                 ctx->rank, ch->port, t->seg.obj.size, t->nlocal, (int)t->hdr->ndedicated,
-                (unsigned long long)(t->hdr->ring_lines * SHM_LINE));
+                (unsigned long long)(t->hdr->ring_lines * SHM_LINE),
+                t->seg.obj.name[0] == '@' ? "a memfd" : "/dev/shm");
     *tpp = t;
     return 0;
 }
