@@ -12,7 +12,9 @@
  * and checks that each connection is closed by rank 1 (EOF/reset, never
  * data), and that rank 1's challenge proved rank 1 holds the key.  Then the
  * real traffic: 100000 bytes each way, checked byte by byte.  The ctest
- * wrapper also checks rank 1's one-line log for each case.
+ * wrapper also checks rank 1's one-line log for each case.  With an argument
+ * N, N more strangers (garbage, each waiting for its drop) follow: a flood,
+ * whose log the wrapper checks is a few lines and counts.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -118,6 +120,18 @@ static void strangers(const char *key)
     expect_dropped(fd, "replay");
 }
 
+static void flood(int n)
+{
+    for (int i = 0; i < n; i++) {
+        int fd = dial();
+        static const char junk[48] = "flood flood flood flood flood flood flood flood";
+        CHECK(write(fd, junk, sizeof junk) == (ssize_t)sizeof junk);
+        char b;
+        CHECK(read(fd, &b, 1) <= 0); /* dropped: EOF or reset */
+        close(fd);
+    }
+}
+
 /* A second data connection from "rank 0" while the real one is open. */
 static void duplicate(const char *key)
 {
@@ -166,8 +180,9 @@ static void recv_all(skf_chan_t *ch, unsigned char *buf, size_t len, int from)
     }
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    int nflood = argc > 1 ? atoi(argv[1]) : 0;
     skf_ctx_t *ctx;
     skf_chan_t *ch;
     CHECK_EQ_INT(skf_init(&ctx), 0);
@@ -197,6 +212,7 @@ int main(void)
         send_all(ch, skf_addr(ctx, 1, PORT), out, BIG); /* the real connection opens */
         recv_all(ch, in, BIG, 1); /* rank 1 answers only after it got everything */
         duplicate(key);
+        flood(nflood);
         send_all(ch, skf_addr(ctx, 1, PORT), out, 1); /* rank 1 waits for this meanwhile */
     } else {
         unsigned char fin;

@@ -63,6 +63,7 @@
 #define TCP_MIN_TAKE 4096     /* a partial send takes at least this much (or all) */
 #define TCP_SLEEP_SLICE_MS 100 /* a sleeper re-checks deadlines this often        */
 #define TCP_EVENTS 32
+#define TCP_STRANGERS_SHOWN 5  /* drops of key-less connections with a line each */
 /* A busy-polling pass reads the receive connection that delivered last
  * straight away (one recv per pass, as a raw TCP ping-pong does) and asks
  * epoll about everything else only every TCP_EPOLL_EVERY passes: an
@@ -211,6 +212,8 @@ struct tcp_tp {
     struct tcp_conn *rmaq;  /* requesters with operations queued (polled every pass) */
     int gets_done;          /* an skf_get_start get finished since ready() said so */
     unsigned epoll_skipped; /* passes since the last epoll_wait(0) */
+    unsigned long strangers, strangers_said; /* dropped before proving the key; ... told */
+    char last_stranger[200];                 /* the latest drop, for the counting lines */
 };
 
 /* ---- small helpers --------------------------------------------------------- */
@@ -403,16 +406,44 @@ static void data_eof(struct tcp_conn *c)
     c->eof = 1;
 }
 
-/* A connection that broke the protocol: one log line, dropped.  For an
- * acceptor that never proved the key, nothing else changes. */
+static int is_power_of_ten(unsigned long n)
+{
+    while (n >= 10 && n % 10 == 0)
+        n /= 10;
+    return n == 1;
+}
+
+/* The drops not told yet, in one line (at 10, 100, ... drops and at close). */
+static void strangers_summary(struct tcp_tp *t)
+{
+    if (t->strangers == t->strangers_said)
+        return;
+    skf_error("tcp: rank %d port %u: %lu connections dropped before proving the job key (the first "
+              "%d shown; the last from %s)", t->me, t->port, t->strangers, TCP_STRANGERS_SHOWN,
+              t->last_stranger);
+    t->strangers_said = t->strangers;
+}
+
+/* A connection that broke the protocol: dropped.  A member of the job (it
+ * proved the key, or I dialed it) is then gone, with one line.  For an
+ * acceptor that never proved the key nothing else changes, and a flood of
+ * such strangers prints TCP_STRANGERS_SHOWN lines, then only counts. */
 static void drop(struct tcp_conn *c, const char *why)
 {
     struct tcp_tp *t = c->tp;
-    skf_error("tcp: rank %d port %u: connection %s %s dropped: %s", t->me, t->port,
-              c->role == ROLE_ACCEPTOR ? "from" : "to", c->name, why);
+    const char *dir = c->role == ROLE_ACCEPTOR ? "from" : "to";
     if (c->state == C_OPEN || c->role == ROLE_CONNECTOR) { /* it was a member of the job */
+        skf_error("tcp: rank %d port %u: connection %s %s dropped: %s", t->me, t->port, dir, c->name, why);
         peer_gone(t, c->peer, why);
         return;
+    }
+    snprintf(t->last_stranger, sizeof t->last_stranger, "%s: %s", c->name, why);
+    if (++t->strangers <= TCP_STRANGERS_SHOWN) {
+        skf_error("tcp: rank %d port %u: connection %s %s dropped: %s%s", t->me, t->port, dir, c->name,
+                  why, t->strangers == TCP_STRANGERS_SHOWN ? " (further drops are counted, not shown)" : "");
+        t->strangers_said = t->strangers;
+    } else if (is_power_of_ten(t->strangers)) {
+        strangers_summary(t);
     }
     free_conn(c);
 }
@@ -1922,6 +1953,7 @@ static int tcp_chan_close(void *tpv)
     drain_sends(t);
     say_goodbye(t);
     await_peers(t);
+    strangers_summary(t);
     for (int r = 0; r < t->size; r++) {
         struct tcp_peer *p = &t->peer[r];
         struct tcp_conn *cs[] = {p->dial, p->acc, p->rma, p->rma_in};
