@@ -14,10 +14,10 @@
 #include "device/device.h"
 
 struct MPI_ABI_Errhandler mpir_eh_predef[4] = {
-    {0, EH_RETURN, NULL, 0}, /* MPI_ERRHANDLER_NULL: never installed */
-    {MAGIC_EH, EH_FATAL, NULL, 0},
-    {MAGIC_EH, EH_RETURN, NULL, 0},
-    {MAGIC_EH, EH_ABORT, NULL, 0},
+    {0, EH_RETURN, NULL, 0, 0}, /* MPI_ERRHANDLER_NULL: never installed */
+    {MAGIC_EH, EH_FATAL, NULL, 0, 0},
+    {MAGIC_EH, EH_RETURN, NULL, 0, 0},
+    {MAGIC_EH, EH_ABORT, NULL, 0, 0},
 };
 
 #define NCLASS 64
@@ -52,6 +52,26 @@ static const struct {
     {MPI_ERR_UNSUPPORTED_OPERATION, "operation not supported"},
     {MPI_ERR_PROC_ABORTED, "peer process aborted"},
     {MPI_ERR_ERRHANDLER, "invalid error handler"},
+    {MPI_ERR_KEYVAL, "invalid keyval"},
+    {MPI_ERR_CONVERSION, "data conversion failed"},
+    {MPI_ERR_INFO_KEY, "invalid info key"},
+    {MPI_ERR_INFO_NOKEY, "info key not defined"},
+    {MPI_ERR_INFO_VALUE, "invalid info value"},
+    {MPI_ERR_NAME, "invalid service name"},
+    {MPI_ERR_UNSUPPORTED_DATAREP, "unsupported data representation"},
+    {MPI_ERR_VALUE_TOO_LARGE, "value too large"},
+    {MPI_ERR_ASSERT, "invalid assertion"},
+    {MPI_ERR_BASE, "invalid base address"},
+    {MPI_ERR_DISP, "invalid displacement unit"},
+    {MPI_ERR_LOCKTYPE, "invalid lock type"},
+    {MPI_ERR_RMA_ATTACH, "memory cannot be attached"},
+    {MPI_ERR_RMA_CONFLICT, "conflicting accesses to a window"},
+    {MPI_ERR_RMA_RANGE, "target memory outside the window"},
+    {MPI_ERR_RMA_SHARED, "memory cannot be shared"},
+    {MPI_ERR_RMA_SYNC, "wrong synchronisation of RMA calls"},
+    {MPI_ERR_SIZE, "invalid size"},
+    {MPI_ERR_WIN, "invalid window"},
+    {MPI_ERR_RMA_FLAVOR, "wrong window flavor"},
 };
 
 const char *mpir_class_string(int cls)
@@ -106,16 +126,14 @@ void mpir_fatal(const char *fmt, ...)
     exit(1);
 }
 
-int mpir_error(struct MPI_ABI_Comm *c, int cls, const char *fmt, ...)
+/* Keep msg as the last message of cls and hand it to eh (the object's
+ * handler); user handlers get &handle (a communicator or a window). */
+int mpir_report(struct MPI_ABI_Errhandler *eh, void *handle, int cls, const char *fmt, va_list ap)
 {
     char *msg = last_msg[cls & (NCLASS - 1)];
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(msg, MPI_MAX_ERROR_STRING, fmt, ap);
-    va_end(ap);
-    if (!c || c->magic != MAGIC_COMM)
-        c = &mpir_comm_predef[1];
-    struct MPI_ABI_Errhandler *eh = c->eh ? c->eh : &mpir_eh_predef[1];
+    if (!eh)
+        eh = &mpir_eh_predef[1];
     if (!mpir_initialized || eh->kind == EH_FATAL || eh->kind == EH_ABORT) {
         mpir_say(msg);
         if (mpid.ctx)
@@ -123,13 +141,24 @@ int mpir_error(struct MPI_ABI_Comm *c, int cls, const char *fmt, ...)
         exit(cls ? cls : 1);
     }
     if (eh->kind == EH_USER) {
-        MPI_Comm h = c == &mpir_comm_predef[1]   ? MPI_COMM_WORLD
-                     : c == &mpir_comm_predef[2] ? MPI_COMM_SELF
-                                                 : (MPI_Comm)c;
         int code = cls;
-        eh->fn(&h, &code);
+        eh->fn((MPI_Comm *)&handle, &code); /* every handle is one pointer */
     }
     return cls;
+}
+
+int mpir_error(struct MPI_ABI_Comm *c, int cls, const char *fmt, ...)
+{
+    if (!c || c->magic != MAGIC_COMM)
+        c = &mpir_comm_predef[1];
+    MPI_Comm h = c == &mpir_comm_predef[1]   ? MPI_COMM_WORLD
+                 : c == &mpir_comm_predef[2] ? MPI_COMM_SELF
+                                             : (MPI_Comm)c;
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = mpir_report(c->eh, (void *)h, cls, fmt, ap);
+    va_end(ap);
+    return rc;
 }
 
 /* ---- entry points ------------------------------------------------------- */

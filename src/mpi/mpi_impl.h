@@ -9,6 +9,7 @@
 #ifndef SKIFF_MPI_IMPL_H
 #define SKIFF_MPI_IMPL_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/uio.h>
@@ -42,6 +43,7 @@ struct MPI_ABI_Errhandler {
     int kind;
     MPI_Comm_errhandler_function *fn; /* EH_USER only */
     int refs;                         /* user objects: handle + communicators using it */
+    int win;                          /* made by MPI_Win_create_errhandler */
 };
 extern struct MPI_ABI_Errhandler mpir_eh_predef[4]; /* indexed by value - 0x140 */
 
@@ -132,6 +134,10 @@ extern int mpir_finalized;
  * handler runs and the class is returned. */
 int mpir_error(struct MPI_ABI_Comm *c, int cls, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* The same for any object: eh its handler (NULL: fatal), handle what a user
+ * handler receives the address of. */
+int mpir_report(struct MPI_ABI_Errhandler *eh, void *handle, int cls, const char *fmt,
+                va_list ap);
 /* An internal failure nobody can recover from: print and end the job. */
 void mpir_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 const char *mpir_class_string(int cls);

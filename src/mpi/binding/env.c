@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "binding/check.h"
+#include "rma/win.h"
 
 int mpir_initialized, mpir_finalized;
 static int thread_level = MPI_THREAD_SINGLE;
@@ -154,26 +155,35 @@ int MPI_Get_library_version(char *version, int *resultlen)
     return MPI_SUCCESS;
 }
 
+/* Memory from MPI_Alloc_mem is shared memory on the node (rma/win_create.c):
+ * a window made on it lets the node's ranks load and store it directly. */
 int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 {
-    CHECK_INIT("MPI_Alloc_mem");
-    if (info != MPI_INFO_NULL)
-        return mpir_error(NULL, MPI_ERR_INFO, "MPI_Alloc_mem: invalid info object");
+    static const char fn[] = "MPI_Alloc_mem";
+    CHECK_INIT(fn);
+    struct MPI_ABI_Info *i;
+    int rc = info_check(fn, info, 1, &i);
+    if (rc)
+        return rc;
     if (size < 0 || !baseptr)
-        return mpir_error(NULL, MPI_ERR_ARG, "MPI_Alloc_mem: invalid size %ld or NULL baseptr",
-                          (long)size);
-    void *p = malloc(size ? (size_t)size : 1);
-    if (!p)
-        return mpir_error(NULL, MPI_ERR_NO_MEM, "MPI_Alloc_mem: cannot allocate %ld bytes",
-                          (long)size);
+        return mpir_error(NULL, MPI_ERR_ARG, "%s: rank %d: invalid size %ld or NULL baseptr", fn,
+                          mpir_world_rank(), (long)size);
+    void *p;
+    if (win_alloc_mem((size_t)size, &p))
+        return mpir_error(NULL, MPI_ERR_NO_MEM, "%s: rank %d: cannot allocate %ld bytes", fn,
+                          mpir_world_rank(), (long)size);
     *(void **)baseptr = p;
     return MPI_SUCCESS;
 }
 
 int MPI_Free_mem(void *base)
 {
-    CHECK_INIT("MPI_Free_mem");
-    free(base);
+    static const char fn[] = "MPI_Free_mem";
+    CHECK_INIT(fn);
+    if (base && win_free_mem(base))
+        return mpir_error(NULL, MPI_ERR_BASE,
+                          "%s: rank %d: %p was not returned by MPI_Alloc_mem (or is freed)", fn,
+                          mpir_world_rank(), base);
     return MPI_SUCCESS;
 }
 

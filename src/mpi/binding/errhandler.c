@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "binding/check.h"
+#include "rma/win.h"
 
 static int check_eh(const char *fn, MPI_Errhandler h, struct MPI_ABI_Errhandler **out)
 {
@@ -48,6 +49,8 @@ int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
     int rc;
     if ((rc = check_comm(fn, comm, &c)) || (rc = check_eh(fn, errhandler, &e)))
         return rc;
+    if (e->kind == EH_USER && e->win)
+        return mpir_error(c, MPI_ERR_ARG, "%s: the error handler was made for windows", fn);
     if (e->kind == EH_USER)
         e->refs++;
     mpir_eh_release(c->eh);
@@ -83,6 +86,7 @@ int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler 
     e->kind = EH_USER;
     e->fn = fn;
     e->refs = 1;
+    e->win = 0;
     *errhandler = (MPI_Errhandler)e;
     return MPI_SUCCESS;
 }
@@ -110,5 +114,65 @@ int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
     if (rc)
         return rc;
     mpir_error(c, errorcode, "%s: error code %d raised by the application", fn, errorcode);
+    return MPI_SUCCESS;
+}
+
+/* ---- windows ------------------------------------------------------------ */
+
+int MPI_Win_create_errhandler(MPI_Win_errhandler_function *fn, MPI_Errhandler *errhandler)
+{
+    CHECK_INIT("MPI_Win_create_errhandler");
+    if (!fn || !errhandler)
+        return mpir_error(NULL, MPI_ERR_ARG, "MPI_Win_create_errhandler: NULL argument");
+    int rc = MPI_Comm_create_errhandler((MPI_Comm_errhandler_function *)fn, errhandler);
+    if (rc == MPI_SUCCESS)
+        ((struct MPI_ABI_Errhandler *)*errhandler)->win = 1;
+    return rc;
+}
+
+int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
+{
+    static const char fn[] = "MPI_Win_set_errhandler";
+    CHECK_INIT(fn);
+    struct MPI_ABI_Win *w;
+    struct MPI_ABI_Errhandler *e;
+    int rc;
+    if ((rc = win_check(fn, win, &w)) || (rc = check_eh(fn, errhandler, &e)))
+        return rc;
+    if (e->kind == EH_USER && !e->win)
+        return mpir_win_error(w, MPI_ERR_ARG, "%s: the error handler was made for communicators",
+                              fn);
+    if (e->kind == EH_USER)
+        e->refs++;
+    mpir_eh_release(w->eh);
+    w->eh = e;
+    return MPI_SUCCESS;
+}
+
+int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
+{
+    static const char fn[] = "MPI_Win_get_errhandler";
+    CHECK_INIT(fn);
+    struct MPI_ABI_Win *w;
+    int rc = win_check(fn, win, &w);
+    if (rc)
+        return rc;
+    if (!errhandler)
+        return mpir_win_error(w, MPI_ERR_ARG, "%s: NULL errhandler", fn);
+    if (w->eh->kind == EH_USER)
+        w->eh->refs++;
+    *errhandler = handle_of(w->eh);
+    return MPI_SUCCESS;
+}
+
+int MPI_Win_call_errhandler(MPI_Win win, int errorcode)
+{
+    static const char fn[] = "MPI_Win_call_errhandler";
+    CHECK_INIT(fn);
+    struct MPI_ABI_Win *w;
+    int rc = win_check(fn, win, &w);
+    if (rc)
+        return rc;
+    mpir_win_error(w, errorcode, "%s: error code %d raised by the application", fn, errorcode);
     return MPI_SUCCESS;
 }

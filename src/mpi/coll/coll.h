@@ -67,6 +67,13 @@ int op_reducer(const char *fn, struct MPI_ABI_Comm *c, MPI_Op op, MPI_Datatype d
 /* inout[i] = in[i] op inout[i] for count elements. */
 void op_apply(const reducer_t *r, const void *in, void *inout, size_t count);
 void op_hold(struct MPI_ABI_Op *op);
+/* The kernel of a predefined op on a predefined type, NULL where the standard
+ * does not define it (one-sided accumulates: no communicator to report on). */
+kernel_fn *op_kernel(MPI_Op op, MPI_Datatype basic);
+/* Class of a predefined type for one-sided atomics: C integer (signedness in
+ * *is_signed), logical or byte, another type, or 0 (not a predefined type). */
+enum { OPC_INT = 1, OPC_BITS, OPC_OTHER };
+int op_type_class(MPI_Datatype basic, int *is_signed);
 void op_release(struct MPI_ABI_Op *op);
 
 /* ---- per-communicator state --------------------------------------------- */

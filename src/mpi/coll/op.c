@@ -224,3 +224,38 @@ void op_release(struct MPI_ABI_Op *op)
         free(op);
     }
 }
+
+/* ---- for one-sided accumulates (rma/win_ops.c) ------------------------------ */
+
+kernel_fn *op_kernel(MPI_Op op, MPI_Datatype basic)
+{
+    uintptr_t v = (uintptr_t)op, t = (uintptr_t)basic;
+    if (v - 0x20 >= 32 || t - 0x200 >= 0x100)
+        return NULL;
+    const struct MPI_ABI_Op *o = &mpir_op_predef[v & 31];
+    uint8_t cls = type_of[t & 0xff].cls;
+    if (o->magic != MAGIC_OP || cls == T_NONE || !(o->refs & CL(cls)))
+        return NULL;
+    return o->kernels[type_of[t & 0xff].ct];
+}
+
+int op_type_class(MPI_Datatype basic, int *is_signed)
+{
+    uintptr_t t = (uintptr_t)basic;
+    if (t - 0x200 >= 0x100)
+        return 0;
+    uint8_t ct = type_of[t & 0xff].ct;
+    if (is_signed)
+        *is_signed = ct == I8 || ct == I16 || ct == I32 || ct == I64;
+    switch (type_of[t & 0xff].cls) {
+    case T_INT:
+        return OPC_INT;
+    case T_BOOL:
+    case T_BYTE:
+        return OPC_BITS;
+    case T_NONE:
+        return 0;
+    default:
+        return OPC_OTHER;
+    }
+}

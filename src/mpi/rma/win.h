@@ -62,6 +62,9 @@ struct win_target {
     struct win_ctl *ctl; /* its control block mapped here (same node), or NULL */
     skf_mr_key_t ctl_key; /* its control block exposed (other nodes) */
     int lock;         /* lock I hold on it: 0, MPI_LOCK_SHARED, MPI_LOCK_EXCLUSIVE */
+    int lock_nocheck; /* ... taken with MPI_MODE_NOCHECK (nothing to release) */
+    void *map_base;   /* its MPI_Alloc_mem block mapped here (to unmap at free) */
+    uint64_t map_len;
 };
 
 /* A rank's own attached region of a dynamic window. */
@@ -85,9 +88,14 @@ struct MPI_ABI_Win {
     attr_t *attrs;
     char name[MPI_MAX_OBJECT_NAME];
     /* how accumulates run (win_ops.c) */
-    int all_direct;  /* every target's memory is mapped here */
-    int one_node;    /* every rank is on my node */
-    int acc_same_op; /* info accumulate_ops = same_op */
+    int mem_shared_all;  /* every rank's memory is shared memory on its node: integer
+                            atomics by CPU here and by skf_atomic from other nodes agree */
+    int cpu_atomics_all; /* ... and every rank maps every other's: CPU atomics for all */
+    int acc_same_op;     /* info accumulate_ops = same_op */
+    int lock_all_nocheck;
+    /* values the predefined attributes point at */
+    MPI_Aint attr_size;
+    int attr_disp_unit, attr_flavor, attr_model;
     /* memory this window owns */
     void *seg;       /* node segment: control blocks [+ window memory] */
     size_t seg_size;
