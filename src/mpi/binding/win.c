@@ -382,6 +382,45 @@ int MPI_Win_delete_attr(MPI_Win win, int win_keyval)
     return attr_delete(fn, ATTR_WIN, (void *)w, &w->attrs, win_keyval);
 }
 
+/* ---- fast paths: a predefined type on memory mapped here ------------------------- */
+
+/* The target bytes [disp * unit, + bytes) when they are mapped here and an
+ * epoch other than post/start covers them; NULL sends the call the long way
+ * (which also reports every error). */
+static inline char *direct_target(MPI_Win win, int target, MPI_Aint disp, size_t bytes)
+{
+    struct MPI_ABI_Win *w = (struct MPI_ABI_Win *)win;
+    if (unlikely(!mpir_initialized || (uintptr_t)win < MPIR_PREDEF_BOUND || w->magic != MAGIC_WIN ||
+                 (unsigned)target >= (unsigned)w->size || disp < 0 ||
+                 w->flavor == MPI_WIN_FLAVOR_DYNAMIC))
+        return NULL;
+    struct win_target *t = &w->t[target];
+    uint64_t off = (uint64_t)disp * (uint64_t)t->disp_unit;
+    if (unlikely(!t->direct || !(w->lock_all || t->lock || w->fence_open) || off > t->size ||
+                 bytes > t->size - off))
+        return NULL;
+    return t->direct + off;
+}
+
+/* Size of a predefined datatype handle, 0 for anything else. */
+static inline size_t predef_size(MPI_Datatype h)
+{
+    uintptr_t v = (uintptr_t)h;
+    if (likely(v - 0x200 < 0x100) && mpir_dtype_predef[v & 0xff].magic == MAGIC_DTYPE)
+        return mpir_dtype_predef[v & 0xff].size;
+    return 0;
+}
+
+static inline char *fast_copy_target(MPI_Win win, int ocount, MPI_Datatype ot, int target,
+                                     MPI_Aint disp, int tcount, MPI_Datatype tt, size_t *n)
+{
+    size_t es = predef_size(ot);
+    if (!es || ot != tt || ocount != tcount || ocount < 0)
+        return NULL;
+    *n = es * (size_t)ocount;
+    return direct_target(win, target, disp, *n);
+}
+
 /* ---- communication -------------------------------------------------------------------- */
 
 /* Checks shared by every RMA call; *skip set for MPI_PROC_NULL targets. */
@@ -457,6 +496,13 @@ int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datat
             int target_rank, MPI_Aint target_disp, int target_count,
             MPI_Datatype target_datatype, MPI_Win win)
 {
+    size_t n;
+    char *p = fast_copy_target(win, origin_count, origin_datatype, target_rank, target_disp,
+                               target_count, target_datatype, &n);
+    if (likely(p && origin_addr)) {
+        memcpy(p, origin_addr, n);
+        return MPI_SUCCESS;
+    }
     rma_op_t o = {.fn = "MPI_Put", .kind = RMA_PUT, .origin = origin_addr,
                   .ocount = origin_count, .target = target_rank, .disp = target_disp,
                   .tcount = target_count};
@@ -466,6 +512,13 @@ int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datat
 int MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
+    size_t n;
+    char *p = fast_copy_target(win, origin_count, origin_datatype, target_rank, target_disp,
+                               target_count, target_datatype, &n);
+    if (likely(p && origin_addr)) {
+        memcpy(origin_addr, p, n);
+        return MPI_SUCCESS;
+    }
     rma_op_t o = {.fn = "MPI_Get", .kind = RMA_GET, .result = origin_addr,
                   .ocount = origin_count, .target = target_rank, .disp = target_disp,
                   .tcount = target_count};
@@ -497,6 +550,30 @@ int MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype o
 int MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype,
                      int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {
+    /* 8-byte integer sum / fetch / swap on mapped memory: one CPU atomic.  The
+     * window's accumulates use CPU atomics on this (type, op) whenever every
+     * rank's memory is shared (rma/win_ops.c), so this agrees with them. */
+    size_t es = predef_size(datatype);
+    char *p = es == 8 && result_addr && (origin_addr || op == MPI_NO_OP)
+                  ? direct_target(win, target_rank, target_disp, 8)
+                  : NULL;
+    if (p && ((struct MPI_ABI_Win *)win)->mem_shared_all &&
+        op_type_class(datatype, NULL) == OPC_INT && ((uintptr_t)p & 7) == 0) {
+        uint64_t *a = (uint64_t *)p, v = 0, old;
+        if (op != MPI_NO_OP)
+            memcpy(&v, origin_addr, 8);
+        if (op == MPI_SUM)
+            old = __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST);
+        else if (op == MPI_NO_OP)
+            old = __atomic_load_n(a, __ATOMIC_SEQ_CST);
+        else if (op == MPI_REPLACE)
+            old = __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST);
+        else
+            goto general;
+        memcpy(result_addr, &old, 8);
+        return MPI_SUCCESS;
+    }
+general:;
     rma_op_t o = {.fn = "MPI_Fetch_and_op", .kind = RMA_GET_ACC, .origin = origin_addr,
                   .ocount = 1, .result = result_addr, .rcount = 1, .target = target_rank,
                   .disp = target_disp, .tcount = 1, .op = op};
@@ -507,6 +584,21 @@ int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void
                          MPI_Datatype datatype, int target_rank, MPI_Aint target_disp,
                          MPI_Win win)
 {
+    size_t es = predef_size(datatype);
+    char *p = es == 8 && origin_addr && compare_addr && result_addr
+                  ? direct_target(win, target_rank, target_disp, 8)
+                  : NULL;
+    int cls = p ? op_type_class(datatype, NULL) : 0;
+    if (p && ((struct MPI_ABI_Win *)win)->mem_shared_all && (cls == OPC_INT || cls == OPC_BITS) &&
+        ((uintptr_t)p & 7) == 0) {
+        uint64_t v, old;
+        memcpy(&v, origin_addr, 8);
+        memcpy(&old, compare_addr, 8);
+        __atomic_compare_exchange_n((uint64_t *)p, &old, v, 0, __ATOMIC_SEQ_CST,
+                                    __ATOMIC_SEQ_CST);
+        memcpy(result_addr, &old, 8);
+        return MPI_SUCCESS;
+    }
     rma_op_t o = {.fn = "MPI_Compare_and_swap", .kind = RMA_CAS, .origin = origin_addr,
                   .ocount = 1, .result = result_addr, .rcount = 1, .compare = compare_addr,
                   .target = target_rank, .disp = target_disp, .tcount = 1};
@@ -671,7 +763,9 @@ int MPI_Win_unlock_all(MPI_Win win)
 }
 
 /* Flushes: every operation is complete when its call returns, so a flush
- * orders memory and checks that a passive-target epoch covers the target. */
+ * orders memory (a release fence: every later synchronisation that lets
+ * another process look is an acquire) and checks that a passive-target epoch
+ * covers the target. */
 static int flush(const char *fn, MPI_Win win, int rank)
 {
     WIN_ENTRY(fn, win, w);
@@ -683,7 +777,7 @@ static int flush(const char *fn, MPI_Win win, int rank)
                               "%s: rank %d holds no lock %s (flushes belong to passive-target "
                               "epochs)",
                               fn, w->rank, rank >= 0 ? "on that target" : "on the window");
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    __atomic_thread_fence(__ATOMIC_RELEASE);
     return MPI_SUCCESS;
 }
 
