@@ -166,8 +166,8 @@ int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
     if (rc)
         return rc;
     if (size < 0 || !baseptr)
-        return mpir_error(NULL, MPI_ERR_ARG, "%s: rank %d: invalid size %ld or NULL baseptr", fn,
-                          mpir_world_rank(), (long)size);
+        return mpir_error(NULL, MPI_ERR_ARG, "%s: invalid size %ld or NULL baseptr (rank %d)", fn,
+                          (long)size, mpir_world_rank());
     void *p;
     if (win_alloc_mem((size_t)size, &p))
         return mpir_error(NULL, MPI_ERR_NO_MEM, "%s: rank %d: cannot allocate %ld bytes", fn,
