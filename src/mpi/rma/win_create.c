@@ -113,6 +113,7 @@ struct win_card {
     uint64_t data_off;   /* my memory's offset in the node segment (allocate flavours) */
     int32_t in_seg;      /* my memory is in the node segment */
     int32_t in_alloc;    /* my memory is an MPI_Alloc_mem block: alloc_name + alloc_off */
+    int32_t failed;      /* I could not get my memory: everyone gives up */
     char alloc_name[SKF_NODE_SHM_NAME];
     uint64_t alloc_size, alloc_off;
 };
@@ -203,14 +204,22 @@ static int node_segment(const char *fn, struct MPI_ABI_Win *w, struct win_card *
     struct {
         char name[SKF_NODE_SHM_NAME];
         int64_t rc;
-    } msg = {{0}, 0};
+        uint64_t size;     /* what was made */
+        int64_t with_data; /* 0: only the control blocks fitted */
+    } msg = {{0}, 0, total, with_data};
     if (w->rank == leader) {
         void *base;
         int rc = skf_node_shm_create(mpid.ctx, total, msg.name, &base);
+        if (rc && w->flavor == MPI_WIN_FLAVOR_ALLOCATE) {
+            /* no room for the memory: control blocks only, memory private (CMA path) */
+            msg.size = round_up(data_at ? data_at : PAGE, PAGE);
+            msg.with_data = 0;
+            rc = skf_node_shm_create(mpid.ctx, msg.size, msg.name, &base);
+        }
         msg.rc = rc;
         if (rc == 0) {
             w->seg = base;
-            w->seg_size = total;
+            w->seg_size = msg.size;
         }
         for (int r = 0; r < w->size; r++)
             if (r != w->rank && shares_node(w->comm, r, w->flavor))
@@ -218,9 +227,9 @@ static int node_segment(const char *fn, struct MPI_ABI_Win *w, struct win_card *
     } else {
         MPI_Recv(&msg, sizeof msg, MPI_BYTE, leader, TAG_SEG, h, MPI_STATUS_IGNORE);
         if (msg.rc == 0) {
-            int rc = skf_node_shm_attach(msg.name, total, &w->seg);
+            int rc = skf_node_shm_attach(msg.name, msg.size, &w->seg);
             if (rc == 0)
-                w->seg_size = total;
+                w->seg_size = msg.size;
             else
                 msg.rc = rc;
         }
@@ -238,7 +247,7 @@ static int node_segment(const char *fn, struct MPI_ABI_Win *w, struct win_card *
     me->leader = leader;
     me->slot = slot;
     me->data_off = my_off;
-    me->in_seg = with_data;
+    me->in_seg = (int)msg.with_data;
     return MPI_SUCCESS;
 }
 
@@ -300,8 +309,9 @@ int win_make(const char *fn, int flavor, void *base, MPI_Aint size, int disp_uni
     struct win_ctl *my_ctl = (struct win_ctl *)((char *)w->seg + (size_t)me.slot * stride);
     if (me.in_seg) {
         base = (char *)w->seg + me.data_off;
-    } else if (flavor == MPI_WIN_FLAVOR_ALLOCATE) { /* unreachable: allocate is in_seg */
-        base = NULL;
+    } else if (flavor == MPI_WIN_FLAVOR_ALLOCATE) { /* the node segment had no room for it */
+        base = w->alloc_private = calloc(1, size ? (size_t)size : 1);
+        me.failed = !base; /* told to everyone below, so nobody waits for me */
     } else if (flavor == MPI_WIN_FLAVOR_CREATE && size > 0) {
         me.in_alloc = win_alloc_mem_lookup(base, (uint64_t)size, me.alloc_name, &me.alloc_size,
                                            &me.alloc_off);
@@ -316,6 +326,14 @@ int win_make(const char *fn, int flavor, void *base, MPI_Aint size, int disp_uni
         me.ctl_key = w->my_ctl_key;
     MPI_Allgather(&me, sizeof me, MPI_BYTE, cards, sizeof me, MPI_BYTE, wc);
 
+    for (int r = 0; r < w->size; r++)
+        if (cards[r].failed) {
+            free(sizes);
+            free(cards);
+            release(w);
+            return mpir_error(c, MPI_ERR_NO_MEM, "%s: rank %d cannot allocate %ld bytes", fn, r,
+                              (long)size);
+        }
     int all_shared = 1, all_direct = 1, one_node = 1;
     for (int r = 0; r < w->size; r++) {
         struct win_target *t = &w->t[r];
