@@ -485,6 +485,7 @@ static int rma_call(rma_op_t *o, MPI_Win win, MPI_Datatype ot, MPI_Datatype rt, 
                                   "predefined ones, MPI_REPLACE and MPI_NO_OP)",
                                   o->fn, w->rank);
     }
+    o->blocking = req != NULL;
     if (!skip && (rc = win_rma(w, o)))
         return rc;
     if (req) /* the operation is complete already (docs/rma.md) */
@@ -778,7 +779,7 @@ static int flush(const char *fn, MPI_Win win, int rank)
                               "epochs)",
                               fn, w->rank, rank >= 0 ? "on that target" : "on the window");
     __atomic_thread_fence(__ATOMIC_RELEASE);
-    return MPI_SUCCESS;
+    return w->pending ? win_settle(w, fn, rank >= 0 ? rank : -1) : MPI_SUCCESS;
 }
 
 int MPI_Win_flush(int rank, MPI_Win win) { return flush("MPI_Win_flush", win, rank); }

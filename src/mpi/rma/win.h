@@ -67,6 +67,13 @@ struct win_target {
     uint64_t map_len;
 };
 
+/* A get to another node still in flight (completed by win_settle). */
+struct win_pending {
+    struct win_pending *next;
+    int target;
+    skf_get_op_t op;
+};
+
 /* A rank's own attached region of a dynamic window. */
 struct win_attached {
     void *base;
@@ -103,6 +110,7 @@ struct MPI_ABI_Win {
     void *alloc_private; /* Win_allocate fallback memory (not shared) */
     struct win_attached *att; /* dynamic: my attached regions */
     int natt;
+    struct win_pending *pending; /* gets in flight to other nodes */
     /* epochs (win_sync.c) */
     int fence_open;  /* a fence opened an epoch that no NOSUCCEED fence closed */
     int lock_all;    /* MPI_Win_lock_all held */
@@ -152,10 +160,14 @@ typedef struct rma_op {
     int tcount;
     struct MPI_ABI_Datatype *ttype;
     MPI_Op op;                    /* accumulates */
+    int blocking;                 /* complete before returning (request-based calls) */
 } rma_op_t;
 enum { RMA_PUT = 1, RMA_GET, RMA_ACC, RMA_GET_ACC, RMA_CAS };
-/* Carry out op now (every path completes before returning); MPI error class. */
+/* Carry out op: done when it returns, except contiguous gets from other
+ * nodes, which stay in flight until win_settle; MPI error class. */
 int win_rma(struct MPI_ABI_Win *w, const rma_op_t *op);
+/* Finish the gets in flight to target (-1: to every target); MPI error class. */
+int win_settle(struct MPI_ABI_Win *w, const char *fn, int target);
 
 /* ---- synchronisation (win_sync.c) -------------------------------------------- */
 int win_fence(const char *fn, struct MPI_ABI_Win *w, int assert);

@@ -380,7 +380,7 @@ int win_make(const char *fn, int flavor, void *base, MPI_Aint size, int disp_uni
 
 int win_destroy(const char *fn, struct MPI_ABI_Win *w)
 {
-    if (w->fence_open < 0 || w->lock_all || w->nlocks || w->nstart || w->npost)
+    if (w->lock_all || w->nlocks || w->nstart || w->npost)
         return mpir_win_error(w, MPI_ERR_RMA_SYNC,
                               "%s: rank %d still has an epoch open on the window (%s)", fn,
                               w->rank,
@@ -388,8 +388,8 @@ int win_destroy(const char *fn, struct MPI_ABI_Win *w)
                               : w->nlocks ? "a lock"
                               : w->nstart ? "an access epoch (MPI_Win_start)"
                                           : "an exposure epoch (MPI_Win_post)");
-    int rc = attr_delete_all(fn, ATTR_WIN, (void *)w, &w->attrs);
-    if (rc)
+    int rc = w->pending ? win_settle(w, fn, -1) : MPI_SUCCESS;
+    if (rc || (rc = attr_delete_all(fn, ATTR_WIN, (void *)w, &w->attrs)))
         return rc;
     /* nobody may touch my memory after I unmap it */
     atomic_thread_fence(memory_order_seq_cst);

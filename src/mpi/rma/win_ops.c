@@ -386,9 +386,59 @@ static void *packed_view(const void *buf, int count, const struct MPI_ABI_Dataty
     return p;
 }
 
+/* A contiguous get from another node: start it, and let win_settle finish
+ * it, so a run of gets keeps the link busy instead of waiting a round trip
+ * each (the channel queues them per connection). */
+static int get_start(struct MPI_ABI_Win *w, const rma_op_t *op, const tloc_t *loc, size_t n)
+{
+    struct win_pending *p = malloc(sizeof *p);
+    if (!p)
+        return mpir_win_error(w, MPI_ERR_NO_MEM, "%s: out of memory", op->fn);
+    int rc = skf_get_start(mpid.ch, &loc->key, loc->off, op->result, n, &p->op);
+    if (rc != 0) { /* done already (1) or failed */
+        free(p);
+        return rc < 0 ? chan_error(w, op->fn, op->target, rc) : MPI_SUCCESS;
+    }
+    p->target = op->target;
+    p->next = w->pending;
+    w->pending = p;
+    return MPI_SUCCESS;
+}
+
+int win_settle(struct MPI_ABI_Win *w, const char *fn, int target)
+{
+    int err = 0, bad = -1;
+    for (;;) {
+        int left = 0;
+        for (struct win_pending **pp = &w->pending; *pp;) {
+            struct win_pending *p = *pp;
+            int rc = target < 0 || p->target == target ? skf_get_test(mpid.ch, &p->op) : 0;
+            if (rc == 0) {
+                left += target < 0 || p->target == target;
+                pp = &p->next;
+                continue;
+            }
+            if (rc < 0 && !err) {
+                err = rc;
+                bad = p->target;
+            }
+            *pp = p->next;
+            free(p);
+        }
+        if (!left)
+            break;
+        if (!mpid_progress())
+            skf_wait(mpid.ch, SKF_GET_DONE, 1);
+    }
+    return err ? chan_error(w, fn, bad, err) : MPI_SUCCESS;
+}
+
 static int put_get(struct MPI_ABI_Win *w, const rma_op_t *op, const tloc_t *loc, size_t n)
 {
     int write = op->kind == RMA_PUT;
+    if (!write && !loc->ptr && !op->blocking && op->otype->contiguous && op->ttype->contiguous &&
+        mpid.remote[w->t[op->target].world])
+        return get_start(w, op, loc, n);
     if (loc->ptr && op->otype->contiguous && op->ttype->contiguous) {
         /* the common case: one copy, nothing else */
         write ? memcpy(loc->ptr, op->origin, n) : memcpy(op->result, loc->ptr, n);

@@ -133,11 +133,13 @@ int win_fence(const char *fn, struct MPI_ABI_Win *w, int assert)
         return mpir_win_error(w, MPI_ERR_RMA_SYNC,
                               "%s: rank %d is inside a %s epoch on this window", fn, w->rank,
                               w->nstart || w->npost ? "post/start" : "passive-target (lock)");
+    int rc = w->pending ? win_settle(w, fn, -1) : MPI_SUCCESS;
+    if (rc)
+        return rc;
     atomic_thread_fence(memory_order_seq_cst);
     /* NOPRECEDE: nothing to complete; still a barrier, since others' epoch
      * may start right after and must not touch my memory before I am here */
-    int rc = MPI_Barrier((MPI_Comm)w->comm);
-    if (rc)
+    if ((rc = MPI_Barrier((MPI_Comm)w->comm)))
         return rc;
     w->fence_open = !(assert & MPI_MODE_NOSUCCEED);
     return MPI_SUCCESS;
@@ -221,6 +223,9 @@ int win_complete(const char *fn, struct MPI_ABI_Win *w)
     if (!w->start_ranks)
         return mpir_win_error(w, MPI_ERR_RMA_SYNC,
                               "%s: rank %d has no access epoch (no MPI_Win_start)", fn, w->rank);
+    int rc = w->pending ? win_settle(w, fn, -1) : MPI_SUCCESS;
+    if (rc)
+        return rc;
     atomic_thread_fence(memory_order_seq_cst);
     for (int i = 0; i < w->nstart; i++)
         MPI_Send(NULL, 0, MPI_BYTE, w->start_ranks[i], TAG_DONE, (MPI_Comm)w->comm);
@@ -279,6 +284,9 @@ int win_unlock(const char *fn, struct MPI_ABI_Win *w, int target)
     if (!t->lock)
         return mpir_win_error(w, MPI_ERR_RMA_SYNC, "%s: rank %d holds no lock on rank %d", fn,
                               w->rank, target);
+    int rc = w->pending ? win_settle(w, fn, target) : MPI_SUCCESS;
+    if (rc)
+        return rc;
     atomic_thread_fence(memory_order_seq_cst);
     if (!t->lock_nocheck)
         unlock_target(w, target, t->lock);
@@ -305,6 +313,9 @@ int win_unlock_all(const char *fn, struct MPI_ABI_Win *w)
     if (!w->lock_all)
         return mpir_win_error(w, MPI_ERR_RMA_SYNC, "%s: rank %d does not hold lock_all", fn,
                               w->rank);
+    int rc = w->pending ? win_settle(w, fn, -1) : MPI_SUCCESS;
+    if (rc)
+        return rc;
     atomic_thread_fence(memory_order_seq_cst);
     if (!w->lock_all_nocheck)
         for (int r = 0; r < w->size; r++)
