@@ -170,6 +170,7 @@ struct mpid_state {
     size_t rndv_split;           /* from here the sender puts half (0: never)  */
     int node;                    /* my node (a split needs a same-node peer)   */
     size_t stream_remote_max;    /* rendezvous over tcp up to this: streamed (SKIFF_MPI_RNDV_STREAM) */
+    int stream_local;            /* no CMA on my node: every rendezvous to a node mate streams */
     int *rndv_out;               /* [size] my rendezvous sends awaiting FIN    */
     req_list_t *sendq;           /* [size] send FIFO per destination          */
     int *active;                 /* destinations with a non-empty send FIFO   */

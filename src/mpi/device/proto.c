@@ -9,7 +9,8 @@
  *   rendezvous larger: W_RTS carries a memory key, the receiver pulls the data
  *              with skf_get straight into its buffer and answers W_FIN
  *   streamed   derived types above their eager limit, and contiguous ones to a
- *              rank reached over tcp up to SKIFF_MPI_RNDV_STREAM: W_RTS, no key;
+ *              rank reached over tcp up to SKIFF_MPI_RNDV_STREAM (to a node
+ *              mate: all of them when there is no CMA): W_RTS, no key;
  *              on the receiver's W_GO the data follows as W_DATA + W_CONTs,
  *              packed chunk by chunk into the ring (both cores copy at once)
  *
@@ -213,9 +214,12 @@ static mpid_req_t *isend(const void *buf, void *dtp, size_t len, int dest, int t
     size_t eager_max = mpid.eager_to[world];
     /* Over tcp a mid-size rendezvous streams the data once the receiver has
      * matched (its W_GO): measured faster there than the get's request and
-     * answer; large ones keep the get, which copies less (docs/tcp.md). */
-    if (how == SEND_AUTO && buf && !dtp && len > eager_max && len <= mpid.stream_remote_max &&
-        mpid.remote[world])
+     * answer; large ones keep the get, which copies less (docs/tcp.md).  To
+     * a node mate without CMA every rendezvous streams (init.c).  The
+     * envelope's length is 32 bits: larger ones keep the get. */
+    if (how == SEND_AUTO && buf && !dtp && len > eager_max && len <= UINT32_MAX &&
+        world != mpid.rank &&
+        (mpid.remote[world] ? len <= mpid.stream_remote_max : mpid.stream_local))
         how = SEND_STREAM;
     mpid_req_t *r = req_alloc(REQ_SEND);
     r->dtp = dtp; /* before the first push: it supplies the payload pieces */
