@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "shm_name.h"
 #include "io_forward.h"
 #include "pmi_server.h"
 #include "pmi_tcp.h"
@@ -517,8 +518,11 @@ static int setup_signals(job_t *j)
 
 static int setup_pmi(job_t *j)
 {
-    char kvsname[32], mapping[PMI_VAL_MAX];
-    snprintf(kvsname, sizeof kvsname, "skiff_%.8s", j->key);
+    char kvsname[32], mapping[PMI_VAL_MAX], tag[SHM_TAG_HEX + 1];
+    /* From the key's public tag: the kvsname travels in clear (PMI over TCP,
+     * error lines), and digits of the key itself would be a part of it given away. */
+    shm_name_tag(j->key, tag);
+    snprintf(kvsname, sizeof kvsname, "skiff_%.8s", tag);
     if (j->opts->hosts.nhosts) { /* blocks of ranks per host, from the host list */
         j->node_of_rank = calloc((size_t)j->size, sizeof *j->node_of_rank);
         if (!j->node_of_rank ||

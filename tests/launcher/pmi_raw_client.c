@@ -139,6 +139,9 @@ static void basic(void)
     snprintf(buf, sizeof buf, "%d", size);
     expect_field("size", buf);
     CHECK(strncmp(kvsname, "skiff_", 6) == 0);
+    /* no digits of the job key in the kvsname (it is seen in clear) */
+    const char *job_key = getenv("SKIFF_JOB_KEY");
+    CHECK(job_key && strlen(kvsname) >= 14 && strncmp(kvsname + 6, job_key, 8) != 0);
 
     /* Every rank publishes an escaped value; everyone reads all after the barrier. */
     snprintf(key, sizeof key, "addr-%d", rank);
