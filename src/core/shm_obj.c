@@ -121,7 +121,8 @@ int skf_shm_obj_create(const skf_ctx_t *ctx, const char *label, size_t size, int
     }
     if (!rc && reserve && kind == SKF_SHM_DEVSHM) {
         step = "posix_fallocate";
-        rc = -posix_fallocate(fd, 0, (off_t)size);
+        while ((rc = -posix_fallocate(fd, 0, (off_t)size)) == -EINTR)
+            ; /* a signal during a large reservation: try again */
     }
     if (!rc) {
         step = "mmap";
