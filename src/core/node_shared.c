@@ -7,19 +7,31 @@
 #include "core/core.h"
 #include "core/shm_obj.h"
 
-int skf_node_shm_create(skf_ctx_t *ctx, size_t size, char name[SKF_NODE_SHM_NAME], void **base)
+static int create(skf_ctx_t *ctx, size_t size, char name[SKF_NODE_SHM_NAME], void **base,
+                  int quiet_nospace)
 {
     static unsigned made; /* regions this process created: keeps names unique */
     struct skf_shm_obj o;
     char label[32];
     snprintf(label, sizeof label, "x%d-%u", ctx->rank, made++);
     /* Reserved now: a full /dev/shm must not SIGBUS the first collective. */
-    int rc = skf_shm_obj_create(ctx, label, size, 1, 1, "node shared region", &o);
+    int rc = skf_shm_obj_create(ctx, label, size, 1, quiet_nospace, "node shared region", &o);
     if (rc)
         return rc;
     snprintf(name, SKF_NODE_SHM_NAME, "%s", o.name);
     *base = o.base;
     return 0;
+}
+
+int skf_node_shm_create(skf_ctx_t *ctx, size_t size, char name[SKF_NODE_SHM_NAME], void **base)
+{
+    return create(ctx, size, name, base, 0);
+}
+
+int skf_node_shm_try_create(skf_ctx_t *ctx, size_t size, char name[SKF_NODE_SHM_NAME],
+                            void **base)
+{
+    return create(ctx, size, name, base, 1);
 }
 
 const char *skf_node_shm_where(void) { return skf_shm_where(skf_shm_kind()); }

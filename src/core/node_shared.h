@@ -20,10 +20,14 @@
 
 #define SKF_NODE_SHM_NAME 96
 
-/* Create a zero-filled region of size bytes (0600); name gets its name.
- * Errors are printed, except -ENOSPC (no room on the node): the caller says
- * what it does instead (skf_node_shm_where names the place that is full). */
+/* Create a zero-filled region of size bytes (0600), its memory reserved
+ * (-ENOSPC now rather than SIGBUS later); name gets its name.  Errors are
+ * printed with the sizes. */
 int skf_node_shm_create(skf_ctx_t *ctx, size_t size, char name[SKF_NODE_SHM_NAME], void **base);
+/* The same, silent on -ENOSPC: for callers with a fallback that say once
+ * what they do instead (skf_node_shm_where names the place that is full). */
+int skf_node_shm_try_create(skf_ctx_t *ctx, size_t size, char name[SKF_NODE_SHM_NAME],
+                            void **base);
 /* Map a region another rank created; fails unless it has exactly size bytes. */
 int skf_node_shm_attach(const char *name, size_t size, void **base);
 /* Creator only, once every peer attached: drop the name. */

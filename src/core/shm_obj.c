@@ -119,6 +119,10 @@ int skf_shm_obj_create(const skf_ctx_t *ctx, const char *label, size_t size, int
         step = "ftruncate";
         rc = -errno;
     }
+    if (!rc && reserve && kind == SKF_SHM_MEMFD && size > skf_shm_room(kind)) {
+        step = "room check"; /* a memfd is bounded by the node's memory only */
+        rc = -ENOSPC;
+    }
     if (!rc && reserve && kind == SKF_SHM_DEVSHM) {
         step = "posix_fallocate";
         while ((rc = -posix_fallocate(fd, 0, (off_t)size)) == -EINTR)

@@ -50,9 +50,10 @@ const char *skf_shm_where(int kind);
 
 /* Create and map a zero-filled object of size bytes named after label
  * (unique within the job).  reserve: allocate its pages now (dev-shm), so a
- * full /dev/shm is -ENOSPC here instead of SIGBUS later.  Errors are printed
- * with who (the calling API and its values) unless quiet_nospace and the
- * error is -ENOSPC.  Returns 0 or -errno. */
+ * full /dev/shm is -ENOSPC here instead of SIGBUS later; a memfd (pages on
+ * first touch, no file-system limit) is only checked against the node's
+ * memory.  Errors are printed with who (the calling API and its values)
+ * unless quiet_nospace and the error is -ENOSPC.  Returns 0 or -errno. */
 int skf_shm_obj_create(const skf_ctx_t *ctx, const char *label, size_t size, int reserve,
                        int quiet_nospace, const char *who, struct skf_shm_obj *o);
 /* Map the object another process created and named; size 0 takes its size,

@@ -193,6 +193,15 @@ leak-hydra)
     left=$(job_objects "$key" "$tag")
     [ -z "$left" ] || fail "left in /dev/shm: $left"
     ;;
+huge-window)
+    # A node-shared region larger than the node (a 1 TiB window per rank):
+    # refused at creation with the sizes, never a success that dies later.
+    "$R" -n 2 "$P" huge-window >"$T/out" 2>"$T/err" </dev/null
+    RC=$?
+    [ "$RC" != 0 ] || fail "a 1 TiB shared window was made"
+    ! grep -q "was made" "$T/out" || fail "a 1 TiB shared window was made"
+    expect_err 'node shared region: room check for skiff-[0-9a-f]{16}-x[0-9]+-[0-9]+ \([0-9]+ bytes in memory\): No space left on device'
+    ;;
 tiny-shm-comms)
     # Item 4: a 16 MB /dev/shm and ranks that keep creating communicators
     # with collectives (40 node-collective regions of ~2 MB each, kept):

@@ -14,6 +14,8 @@
  *   hello          init, one allreduce, finalize
  *   hello-nodump   the same in a process made non-dumpable first (its peers
  *                  cannot open its /proc/<pid>/fd unless root)
+ *   huge-window    MPI_Win_allocate_shared of 1 TiB per rank (more than any
+ *                  test machine has): must fail at once, not later by OOM
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -123,8 +125,13 @@ int main(int argc, char **argv)
         CHECK_EQ_INT(sum, size);
         if (testutil_rank == 0)
             printf("shm_limits: hello from %d ranks\n", size);
+    } else if (argc >= 2 && !strcmp(argv[1], "huge-window")) {
+        void *base;
+        MPI_Win win;
+        MPI_Win_allocate_shared((MPI_Aint)1 << 40, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+        printf("shm_limits: a 1 TiB window was made\n"); /* not reached: errors are fatal */
     } else {
-        fprintf(stderr, "usage: shm_limits comms N BYTES | hold FILE | hello | hello-nodump\n");
+        fprintf(stderr, "usage: shm_limits comms N BYTES | hold FILE | hello | hello-nodump | huge-window\n");
         return 2;
     }
     MPI_Finalize();

@@ -290,7 +290,7 @@ static void setup(struct MPI_ABI_Comm *c, coll_comm_t *cc)
     int ok;
     if (me == 0) {
         static int told_no_room; /* once per process */
-        int rc = skf_node_shm_create(mpid.ctx, bytes, name, &base);
+        int rc = skf_node_shm_try_create(mpid.ctx, bytes, name, &base);
         if (rc == -ENOSPC && !told_no_room) {
             told_no_room = 1;
             fprintf(stderr, "skiff MPI: rank %d: no room for a %zu-byte node-collective region "
