@@ -52,7 +52,7 @@ int win_alloc_mem(size_t size, void **out)
     if (!b)
         return -ENOMEM;
     b->size = round_up(size ? size : 1, PAGE);
-    if (skf_node_shm_create(mpid.ctx, b->size, b->name, &b->base) != 0) {
+    if (skf_node_shm_try_create(mpid.ctx, b->size, b->name, &b->base) != 0) {
         b->name[0] = 0; /* no room in /dev/shm: private memory still works (CMA path) */
         b->base = malloc(b->size);
         if (!b->base) {

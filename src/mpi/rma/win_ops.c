@@ -459,6 +459,30 @@ static int put_get(struct MPI_ABI_Win *w, const rma_op_t *op, const tloc_t *loc,
     return rc ? chan_error(w, op->fn, op->target, rc) : MPI_SUCCESS;
 }
 
+/* cur = in op cur over packed elements of basic type b.  Kernels work on the
+ * C layout; a pair type with padding (MPI_DOUBLE_INT: 12 bytes of data, 16
+ * apart) is spread out to it and packed again.  0 when out of memory. */
+static int combine(const struct MPI_ABI_Datatype *b, kernel_fn *k, const void *in, char *cur,
+                   size_t n)
+{
+    size_t count = n / b->size;
+    if ((int64_t)b->size == b->extent) {
+        k(in, cur, count);
+        return 1;
+    }
+    size_t span = count * (size_t)b->extent;
+    char *a = malloc(span ? span : 1), *c = malloc(span ? span : 1);
+    if (a && c) {
+        dt_copy(b, a, (int64_t)count, 0, (void *)in, n, 1);
+        dt_copy(b, c, (int64_t)count, 0, cur, n, 1);
+        k(a, c, count);
+        dt_copy(b, c, (int64_t)count, 0, cur, n, 0);
+    }
+    free(a);
+    free(c);
+    return a && c;
+}
+
 static int accumulate(struct MPI_ABI_Win *w, const rma_op_t *op, const tloc_t *loc, size_t n)
 {
     const struct MPI_ABI_Datatype *tb = basic_of(op->ttype);
@@ -529,11 +553,11 @@ static int accumulate(struct MPI_ABI_Win *w, const rma_op_t *op, const tloc_t *l
         const void *out = cur;
         if (mode == A_REPLACE)
             out = in;
-        else if (mode == A_KERNEL)
-            k(in, cur, n / es);
+        else if (mode == A_KERNEL && !combine(tb, k, in, cur, n))
+            rc = -ENOMEM;
         else /* A_CAS: the new value if the old one matched, else nothing */
             out = memcmp(cur, op->compare, es) ? NULL : in;
-        if (out)
+        if (out && !rc)
             rc = target_move(w, loc, op->ttype, op->tcount, (void *)out, n, 1);
     }
     win_acc_unlock(w, op->target);
