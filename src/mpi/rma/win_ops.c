@@ -553,8 +553,8 @@ static int accumulate(struct MPI_ABI_Win *w, const rma_op_t *op, const tloc_t *l
         const void *out = cur;
         if (mode == A_REPLACE)
             out = in;
-        else if (mode == A_KERNEL && !combine(tb, k, in, cur, n))
-            rc = -ENOMEM;
+        else if (mode == A_KERNEL)
+            rc = combine(tb, k, in, cur, n) ? 0 : -ENOMEM;
         else /* A_CAS: the new value if the old one matched, else nothing */
             out = memcmp(cur, op->compare, es) ? NULL : in;
         if (out && !rc)
