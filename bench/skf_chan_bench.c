@@ -10,6 +10,11 @@
  * pingpong half round trip by size (rank 0 sends, rank 1 sends back).
  * tokenring any number of ranks pass a token around a ring: time per hop,
  *          the oversubscription probe (8 ranks on 2 cores).
+ * get      one-sided: rank 1 exposes 4 MiB and waits in skf_wait; rank 0 does
+ *          blocking skf_get of each size (time per get, and MB/s), then an
+ *          8-byte skf_atomic fetch-add (time per op).  Over tcp the owner's
+ *          RMA service answers.  --poll: the owner busy-polls skf_recv instead
+ *          (as MPI's progress does) rather than sleeping in skf_wait.
  * Waiting is always skf_wait (spin, then sleep), never an app busy loop.
  * --pin binds rank r to CPU r (the MPI runs are bound the same way).
  * Output: one line per size, "bench,size,value,unit" (CSV-ish, as bench/mpi_pt2pt.c).
@@ -30,6 +35,8 @@ static double now(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
+
+static int owner_polls; /* get --poll */
 
 static void die(const char *what, long rc)
 {
@@ -96,6 +103,60 @@ static long iters_for(size_t size, long fixed, int pingpong)
     return n < lo ? lo : n > hi ? hi : n;
 }
 
+/* get mode (see the top): rank 1 owns, rank 0 measures. */
+static void one_sided(skf_ctx_t *ctx, skf_chan_t *ch, int me, skf_addr_t peer, char *buf,
+                      char *sizes_s, long fixed)
+{
+    skf_mr_key_t key;
+    int rc;
+    if (me == 1) {
+        if ((rc = skf_mr_expose(ctx, buf, 4 << 20, &key)))
+            die("skf_mr_expose", rc);
+        send_msg(ch, peer, (const char *)&key, sizeof key);
+        if (owner_polls) { /* until rank 0 is done */
+            struct iovec cont[SKF_CONT_SIZE];
+            int ncont;
+            while (skf_recv(ch, cont, &ncont, NULL) == -EAGAIN)
+                ;
+            skf_recv_done(ch);
+        } else
+            recv_msg(ch, 1);
+        skf_mr_release(ctx, &key);
+        return;
+    }
+    struct iovec cont[SKF_CONT_SIZE];
+    int ncont;
+    while (skf_recv(ch, cont, &ncont, NULL) == -EAGAIN)
+        skf_wait(ch, SKF_READABLE, -1);
+    memcpy(&key, cont[0].iov_base, sizeof key);
+    skf_recv_done(ch);
+    for (char *tok = strtok(sizes_s, ","); tok; tok = strtok(NULL, ",")) {
+        size_t size = (size_t)strtoull(tok, NULL, 0);
+        long iters = iters_for(size, fixed, 1) / 4 + 10;
+        double t0 = 0;
+        for (long i = -iters / 10; i < iters; i++) {
+            if (i == 0)
+                t0 = now();
+            if ((rc = skf_get(ch, &key, 0, buf, size)))
+                die("skf_get", rc);
+        }
+        double t = now() - t0;
+        printf("skf_get_lat,%zu,%.3f,us\n", size, t * 1e6 / (double)iters);
+        printf("skf_get_bw,%zu,%.1f,MB/s\n", size, (double)size * (double)iters / t / 1e6);
+        fflush(stdout);
+    }
+    long iters = fixed > 0 ? fixed : 20000;
+    double t0 = 0;
+    for (long i = -iters / 10; i < iters; i++) {
+        if (i == 0)
+            t0 = now();
+        if ((rc = skf_atomic(ch, &key, 0, SKF_AOP_ADD, 8, 1, 0, NULL)))
+            die("skf_atomic", rc);
+    }
+    printf("skf_atomic_fadd_lat,8,%.3f,us\n", (now() - t0) * 1e6 / (double)iters);
+    send_msg(ch, peer, buf, 1);
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "msgrate";
@@ -109,10 +170,12 @@ int main(int argc, char **argv)
             fixed = atol(argv[++i]);
         else if (!strcmp(argv[i], "--pin"))
             pin = 1;
+        else if (!strcmp(argv[i], "--poll"))
+            owner_polls = 1;
     }
-    int pp = !strcmp(mode, "pingpong"), ring = !strcmp(mode, "tokenring");
-    if (!pp && !ring && strcmp(mode, "msgrate")) {
-        fprintf(stderr, "usage: skf_chan_bench msgrate|pingpong|tokenring [--sizes a,b] [--iters N] [--pin]\n");
+    int pp = !strcmp(mode, "pingpong"), ring = !strcmp(mode, "tokenring"), get = !strcmp(mode, "get");
+    if (!pp && !ring && !get && strcmp(mode, "msgrate")) {
+        fprintf(stderr, "usage: skf_chan_bench msgrate|pingpong|tokenring|get [--sizes a,b] [--iters N] [--pin]\n");
         return 2;
     }
     skf_ctx_t *ctx;
@@ -154,6 +217,13 @@ int main(int argc, char **argv)
     }
     skf_addr_t peer = skf_addr(ctx, 1 - me, PORT);
     char *buf = calloc(1, 4 << 20);
+    if (get) {
+        one_sided(ctx, ch, me, peer, buf, sizes_s, fixed);
+        free(buf);
+        skf_chan_close(ch);
+        skf_finalize(ctx);
+        return 0;
+    }
     for (char *tok = strtok(sizes_s, ","); tok; tok = strtok(NULL, ",")) {
         size_t size = (size_t)strtoull(tok, NULL, 0);
         long iters = iters_for(size, fixed, pp), warm = iters / 10 + 10;

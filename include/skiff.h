@@ -19,7 +19,14 @@
  *
  * All functions returning int/ssize_t report errors as negative errno values:
  * -EAGAIN (no room / nothing to read), -EINVAL, -EPIPE (peer gone), -ENOMEM, ...
- * Thread safety: a channel is used by one thread at a time.
+ * Thread safety: a channel is used by one thread at a time, and all channels of
+ * a context by one thread at a time (they share the tcp transport's state).
+ * Skiff itself runs one thread per process besides the caller's: the tcp
+ * transport's RMA service, which answers peers' get/put/atomic requests on
+ * my exposed memory while I compute (docs/tcp.md); it shares with the caller
+ * only the exposure table (locked inside skf_mr_expose/release) and the
+ * exposed memory itself (the caller's __atomic builtins and skf_atomic are
+ * atomic with respect to each other; plain accesses race as with any peer).
  */
 #ifndef SKIFF_H
 #define SKIFF_H
@@ -121,8 +128,9 @@ int skf_mr_release(skf_ctx_t *ctx, const skf_mr_key_t *key);
 /* Copy len bytes at offset off of the peer's region into dst (get) or from src
  * into it (put).  Returns 0 when the bytes are in place, or a negative errno
  * (-EINVAL for a range outside the region, -EPIPE when the owner is gone).
- * The call drives the channel's progress while it waits, so the owner must be
- * inside Skiff (e.g. waiting on the same channel) when a fallback path is used. */
+ * The call drives the channel's progress while it waits.  The owner need not
+ * help on CMA (same node) and over tcp (its RMA service thread answers); on the
+ * same node's fallback path it must be inside Skiff (e.g. waiting on a channel). */
 int skf_get(skf_chan_t *ch, const skf_mr_key_t *key, size_t off, void *dst, size_t len);
 int skf_put(skf_chan_t *ch, const skf_mr_key_t *key, size_t off, const void *src, size_t len);
 /* Vector get: the region's pieces remote[] (iov_base = offset in the region,

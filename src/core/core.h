@@ -5,6 +5,7 @@
 #ifndef SKIFF_CORE_H
 #define SKIFF_CORE_H
 
+#include <pthread.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -49,6 +50,9 @@ struct skf_ctx {
     skf_chan_t *internal;   /* SKF_PORT_INTERNAL, opened by skf_init     */
     unsigned chan_opens;    /* collective opens so far (names segments)  */
     skf_chan_t *open_chans; /* list, to refuse a port opened twice       */
+    /* exposures; mr_lock guards them: the tcp RMA service thread checks
+     * ranges while the main thread exposes and releases */
+    pthread_mutex_t mr_lock;
     struct skf_mr_entry *mrs;
     int nmrs, mrs_cap;
     uint64_t mr_next_cookie;

@@ -81,11 +81,19 @@ static struct skf_mr_entry *find_mr(skf_ctx_t *ctx, uint64_t cookie)
     return NULL;
 }
 
-/* Is [addr, addr+len) inside an exposure named by cookie? */
-int skf_mr_range_ok(skf_ctx_t *ctx, uint64_t cookie, uint64_t addr, uint64_t len)
+static int range_ok_locked(skf_ctx_t *ctx, uint64_t cookie, uint64_t addr, uint64_t len)
 {
     const struct skf_mr_entry *m = find_mr(ctx, cookie);
     return m && addr >= m->base && len <= m->len && addr - m->base <= m->len - len;
+}
+
+/* Is [addr, addr+len) inside an exposure named by cookie? */
+int skf_mr_range_ok(skf_ctx_t *ctx, uint64_t cookie, uint64_t addr, uint64_t len)
+{
+    pthread_mutex_lock(&ctx->mr_lock);
+    int ok = range_ok_locked(ctx, cookie, addr, len);
+    pthread_mutex_unlock(&ctx->mr_lock);
+    return ok;
 }
 
 int skf_mr_expose(skf_ctx_t *ctx, void *base, size_t len, skf_mr_key_t *key)
@@ -95,31 +103,42 @@ int skf_mr_expose(skf_ctx_t *ctx, void *base, size_t len, skf_mr_key_t *key)
                   (void *)ctx, base, len, (void *)key);
         return -EINVAL;
     }
+    pthread_mutex_lock(&ctx->mr_lock);
     if (ctx->nmrs == ctx->mrs_cap) {
         int cap = ctx->mrs_cap ? 2 * ctx->mrs_cap : 16;
         struct skf_mr_entry *m = realloc(ctx->mrs, (size_t)cap * sizeof *m);
-        if (!m)
+        if (!m) {
+            pthread_mutex_unlock(&ctx->mr_lock);
             return -ENOMEM;
+        }
         ctx->mrs = m;
         ctx->mrs_cap = cap;
     }
     uint64_t cookie = ctx->mr_next_cookie++;
     ctx->mrs[ctx->nmrs++] = (struct skf_mr_entry){(uint64_t)(uintptr_t)base, len, cookie};
     ctx->fb_serve = ctx->fallback_needed || ctx->boot->local_size > 1;
+    pthread_mutex_unlock(&ctx->mr_lock);
     *key = (skf_mr_key_t){(uint64_t)(uintptr_t)base, len, ctx->rank, (int32_t)getpid(), cookie};
     return 0;
 }
 
 int skf_mr_release(skf_ctx_t *ctx, const skf_mr_key_t *key)
 {
-    if (!ctx || !key || key->owner != ctx->rank || !find_mr(ctx, key->cookie)) {
+    struct skf_mr_entry *m = NULL;
+    if (ctx && key && key->owner == ctx->rank) {
+        pthread_mutex_lock(&ctx->mr_lock);
+        m = find_mr(ctx, key->cookie);
+        if (m) {
+            *m = ctx->mrs[--ctx->nmrs];
+            ctx->fb_serve = ctx->fallback_needed || (ctx->nmrs && ctx->boot->local_size > 1);
+        }
+        pthread_mutex_unlock(&ctx->mr_lock);
+    }
+    if (!m) {
         skf_error("skf_mr_release: not a region this process exposed (owner %d, cookie %llx)",
                   key ? key->owner : -1, key ? (unsigned long long)key->cookie : 0ull);
         return -EINVAL;
     }
-    struct skf_mr_entry *m = find_mr(ctx, key->cookie);
-    *m = ctx->mrs[--ctx->nmrs];
-    ctx->fb_serve = ctx->fallback_needed || (ctx->nmrs && ctx->boot->local_size > 1);
     return 0;
 }
 
@@ -176,6 +195,7 @@ int skf_mr_init(skf_ctx_t *ctx)
     ctx->fb = calloc(1, sizeof *ctx->fb);
     if (!ctx->fb)
         return -ENOMEM;
+    pthread_mutex_init(&ctx->mr_lock, NULL);
     if (getrandom(&ctx->mr_next_cookie, sizeof ctx->mr_next_cookie, 0) < 0)
         ctx->mr_next_cookie = (uint64_t)getpid() << 32;
     ctx->cma_forced_off = skf_param_ll("SKIFF_CMA") == 0;
@@ -225,6 +245,7 @@ void skf_mr_fini(skf_ctx_t *ctx)
     }
     free(ctx->fb);
     ctx->fb = NULL;
+    pthread_mutex_destroy(&ctx->mr_lock);
 }
 
 /* ---- fallback: owner side -------------------------------------------------------- */
@@ -616,14 +637,16 @@ static int aop_valid(int op, int size)
 int skf_atomic_exec(skf_ctx_t *ctx, uint64_t cookie, uint64_t addr, int op, int size,
                     uint64_t operand, uint64_t compare, uint64_t *old)
 {
-    if (!aop_valid(op, size) || addr % (uint64_t)size ||
-        !skf_mr_range_ok(ctx, cookie, addr, (uint64_t)size))
+    if (!aop_valid(op, size) || addr % (uint64_t)size)
         return -EINVAL;
-    if (size == 4)
+    pthread_mutex_lock(&ctx->mr_lock); /* the exposure stays while the word changes */
+    int ok = range_ok_locked(ctx, cookie, addr, (uint64_t)size);
+    if (ok && size == 4)
         *old = aop32((uint32_t *)(uintptr_t)addr, op, (uint32_t)operand, (uint32_t)compare);
-    else
+    else if (ok)
         *old = aop64((uint64_t *)(uintptr_t)addr, op, operand, compare);
-    return 0;
+    pthread_mutex_unlock(&ctx->mr_lock);
+    return ok ? 0 : -EINVAL;
 }
 
 int skf_atomic(skf_chan_t *ch, const skf_mr_key_t *key, size_t off, int op, int size,

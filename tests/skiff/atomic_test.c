@@ -21,11 +21,22 @@
  *  4. lock: a CSWAP spin lock at the last rank guards a plain counter that
  *     each holder moves by get + put; a holder word swapped on entry and
  *     exit must show nobody else inside, and the counter ends exact.
+ *
+ *   atomic_test busy      (over tcp: the owner's RMA service thread)
+ * Rank 0 exposes a region, sends its key (a barrier: it arrived) and computes outside Skiff
+ * (a busy loop, then a plain sleep: at least 2 s, no Skiff call) until its
+ * own memory says every other rank is done.  Meanwhile each other rank's
+ * very first one-sided op to it (which opens the connection) and all the
+ * rest must complete: fetch-adds on a counter, a CSWAP, a put of its slot,
+ * a get of a pattern; at last an ADD on the "done" word.  Rank 0 then
+ * checks counter and slots.  Without a server of its own in rank 0 nothing
+ * completes and rank 0 gives up after 60 s (a failure, not a time check).
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "skftest.h"
 
@@ -207,7 +218,7 @@ static void lock_test(skf_ctx_t *ctx, const skf_mr_key_t *kl, int rounds)
     uint64_t mine = (uint64_t)me + 1;
     for (int i = 0; i < rounds; i++) {
         while (atomic_ok(kl, W_LOCK * 8, SKF_AOP_CSWAP, 8, mine, 0) != 0)
-            skf_wait(bar, SKF_READABLE, 0); /* the owner's tcp requests are served in progress */
+            ; /* the owner spins here too: over tcp its service thread answers meanwhile */
         CHECK_EQ_INT(atomic_ok(kl, W_HOLDER * 8, SKF_AOP_SWAP, 8, mine, 0), 0);
         uint64_t v;
         CHECK_EQ_INT(skf_get(ch, kl, W_GUARDED * 8, &v, sizeof v), 0);
@@ -225,10 +236,93 @@ static void lock_test(skf_ctx_t *ctx, const skf_mr_key_t *kl, int rounds)
     }
 }
 
+/* busy mode's layout of rank 0's region */
+#define B_COUNT 0
+#define B_DONE 1
+#define B_LOCK 2
+#define B_SLOTS 8      /* a 64-byte slot per rank (put), then ... */
+#define B_PATTERN 4096 /* bytes of pattern at the end (get) */
+#define B_ADDS 100
+
+static double seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void busy_owner(skf_ctx_t *ctx)
+{
+    size_t pat_off = (size_t)(B_SLOTS + 8 * size) * 8, len = pat_off + B_PATTERN;
+    uint64_t *region = calloc(len / 8, 8);
+    CHECK(region);
+    unsigned char *pat = (unsigned char *)region + pat_off;
+    for (size_t i = 0; i < B_PATTERN; i++)
+        pat[i] = pattern(0, 1, i);
+    skf_mr_key_t key;
+    CHECK_EQ_INT(skf_mr_expose(ctx, region, len, &key), 0);
+    if (me == 0) {
+        for (int r = 1; r < size; r++)
+            send_all(ch, skf_addr(ctx, r, PORT), &key, sizeof key);
+        barrier(ctx); /* the keys are there (sending them needs my progress) */
+        /* outside Skiff from here: at least 2 s, and until everybody is done */
+        double t0 = seconds();
+        volatile uint64_t spin = 0;
+        while (seconds() - t0 < 1.0)
+            spin++;
+        struct timespec one = {1, 0};
+        nanosleep(&one, NULL);
+        while (__atomic_load_n(&region[B_DONE], __ATOMIC_SEQ_CST) != (uint64_t)size - 1) {
+            if (seconds() - t0 > 60) {
+                fprintf(stderr, "rank 0: after 60 s outside Skiff only %llu of %d ranks are "
+                        "done: one-sided ops did not complete without me\n",
+                        (unsigned long long)region[B_DONE], size - 1);
+                CHECK(!"passive progress");
+            }
+            nanosleep(&(struct timespec){0, 1000000}, NULL);
+        }
+        CHECK_EQ_INT(region[B_COUNT], (size - 1) * B_ADDS);
+        CHECK_EQ_INT(region[B_LOCK], 0);
+        for (int r = 1; r < size; r++)
+            for (int i = 0; i < 64; i++)
+                CHECK_EQ_INT(((unsigned char *)&region[B_SLOTS + 8 * r])[i], pattern(r, 0, i));
+    } else {
+        struct iovec cont[SKF_CONT_SIZE];
+        int ncont;
+        skf_addr_t src;
+        skf_mr_key_t k0;
+        CHECK_EQ_INT(recv_wait(ch, cont, &ncont, &src), sizeof k0);
+        gather(cont, ncont, &k0, sizeof k0);
+        skf_recv_done(ch);
+        barrier(ctx);
+        /* the first op ever to rank 0, the others after it */
+        uint64_t prev = atomic_ok(&k0, B_COUNT * 8, SKF_AOP_ADD, 8, 1, 0);
+        for (int i = 1; i < B_ADDS; i++) {
+            uint64_t o = atomic_ok(&k0, B_COUNT * 8, SKF_AOP_ADD, 8, 1, 0);
+            CHECK(o > prev);
+            prev = o;
+        }
+        while (atomic_ok(&k0, B_LOCK * 8, SKF_AOP_CSWAP, 8, (uint64_t)me, 0) != 0)
+            ;
+        unsigned char slot[64], got[B_PATTERN];
+        for (int i = 0; i < 64; i++)
+            slot[i] = pattern(me, 0, i);
+        CHECK_EQ_INT(skf_put(ch, &k0, (size_t)(B_SLOTS + 8 * me) * 8, slot, sizeof slot), 0);
+        CHECK_EQ_INT(skf_get(ch, &k0, pat_off, got, sizeof got), 0);
+        for (size_t i = 0; i < B_PATTERN; i++)
+            CHECK_EQ_INT(got[i], pattern(0, 1, i));
+        CHECK_EQ_INT(atomic_ok(&k0, B_LOCK * 8, SKF_AOP_SET, 8, 0, 0), me);
+        atomic_ok(&k0, B_DONE * 8, SKF_AOP_ADD, 8, 1, 0);
+    }
+    barrier(ctx);
+    CHECK_EQ_INT(skf_mr_release(ctx, &key), 0);
+    free(region);
+}
+
 int main(int argc, char **argv)
 {
     skf_ctx_t *ctx;
-    CHECK(argc >= 2 && strcmp(argv[1], "all") == 0);
+    CHECK(argc >= 2 && (strcmp(argv[1], "all") == 0 || strcmp(argv[1], "busy") == 0));
     int rounds = argc > 2 ? atoi(argv[2]) : 200;
     CHECK_EQ_INT(skf_init(&ctx), 0);
     me = skf_rank(ctx);
@@ -236,6 +330,15 @@ int main(int argc, char **argv)
     testutil_rank = me;
     CHECK_EQ_INT(skf_chan_open(ctx, PORT, &ch), 0);
     CHECK_EQ_INT(skf_chan_open(ctx, PORT + 1, &bar), 0);
+    if (strcmp(argv[1], "busy") == 0) {
+        busy_owner(ctx);
+        CHECK_EQ_INT(skf_chan_close(bar), 0);
+        CHECK_EQ_INT(skf_chan_close(ch), 0);
+        CHECK_EQ_INT(skf_finalize(ctx), 0);
+        if (me == 0)
+            printf("atomic_test busy: %d ranks: ok\n", size);
+        return 0;
+    }
 
     size_t words = (size_t)(W_SLOTS + 2 * size);
     uint64_t *region = calloc(words, 8);

@@ -12,6 +12,10 @@
  *   rank 0 tells rank 2 (on port 17) to die, then blocks in
  *          skf_wait(SKF_READABLE) on port 16 and must get -EPIPE;
  *   rank 2 SIGKILLs itself when told.
+ * One-sided too: rank 2 exposes a word and sends rank 0 the key; rank 0 reads
+ * it with skf_atomic before the death (over tcp: the first op, which opens
+ * the one-sided connection) and after it gets -EPIPE from skf_atomic and
+ * skf_get.
  * The survivors then close and finalize normally; the test passes when ranks
  * 0 and 1 exit 0, rank 2 died of SIGKILL, and no /dev/shm object of the job
  * is left.
@@ -40,6 +44,10 @@ static int child(void)
     CHECK_EQ_INT(skf_chan_open(ctx, 16, &data), 0);
     CHECK_EQ_INT(skf_chan_open(ctx, 17, &ctl), 0);
     if (me == 2) {
+        static uint64_t word = 42;
+        skf_mr_key_t key;
+        CHECK_EQ_INT(skf_mr_expose(ctx, &word, sizeof word, &key), 0);
+        send_all(ctl, skf_addr(ctx, 0, 17), &key, sizeof key);
         CHECK_EQ_INT(recv_wait(ctl, cont, &ncont, &src), 3); /* "die" */
         kill(getpid(), SIGKILL);
         pause();
@@ -70,11 +78,23 @@ static int child(void)
         printf("rank 1: -EPIPE in skf_wait(WRITABLE) and after %ld send retries\n", tries);
     }
     if (me == 0) {
-        CHECK_EQ_INT(recv_wait(ctl, cont, &ncont, &src), 4); /* "full" */
-        skf_recv_done(ctl);
+        skf_mr_key_t key;
+        for (int i = 0; i < 2; i++) { /* "full" from rank 1, the key from rank 2 */
+            ssize_t n = recv_wait(ctl, cont, &ncont, &src);
+            CHECK(n == 4 || n == sizeof key);
+            if (n == sizeof key)
+                gather(cont, ncont, &key, sizeof key);
+            skf_recv_done(ctl);
+        }
+        uint64_t old = 0;
+        CHECK_EQ_INT(skf_atomic(data, &key, 0, SKF_AOP_FETCH, 8, 0, 0, &old), 0);
+        CHECK_EQ_INT(old, 42);
         send_all(ctl, skf_addr(ctx, 2, 17), "die", 3);
         CHECK_EQ_INT(skf_wait(data, SKF_READABLE, -1), -EPIPE);
         printf("rank 0: -EPIPE in skf_wait(READABLE)\n");
+        CHECK_EQ_INT(skf_atomic(data, &key, 0, SKF_AOP_ADD, 8, 1, 0, &old), -EPIPE);
+        CHECK_EQ_INT(skf_get(data, &key, 0, &old, sizeof old), -EPIPE);
+        printf("rank 0: -EPIPE from skf_atomic and skf_get on the dead owner\n");
     }
     CHECK_EQ_INT(skf_chan_close(ctl), 0);
     CHECK_EQ_INT(skf_chan_close(data), 0);

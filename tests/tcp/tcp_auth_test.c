@@ -9,6 +9,9 @@
  *   replay       a correct proof recorded on one connection, sent on another
  *   duplicate    a second data connection claiming to be rank 0 (after the
  *                real one): refused
+ * and on rank 1's one-sided listener (its RMA service thread answers while
+ * rank 1's main thread waits): garbage, a wrong key, and a data hello; an
+ * RMA hello on the data listener is refused too.
  * and checks that each connection is closed by rank 1 (EOF/reset, never
  * data), and that rank 1's challenge proved rank 1 holds the key.  Then the
  * real traffic: 100000 bytes each way, checked byte by byte.  The ctest
@@ -35,7 +38,7 @@
 #define PORT 20
 #define BIG 100000
 
-static struct sockaddr_in victim;
+static struct sockaddr_in victim, victim_data, victim_rma;
 
 static int dial(void)
 {
@@ -71,7 +74,8 @@ static void expect_dropped(int fd, const char *what)
 
 static struct tcp_hello hello_from(int src)
 {
-    struct tcp_hello h = {.magic = TCP_HS_MAGIC, .version = TCP_HS_VERSION, .kind = TCP_CONN_DATA,
+    struct tcp_hello h = {.magic = TCP_HS_MAGIC, .version = TCP_HS_VERSION,
+                          .kind = victim.sin_port == victim_rma.sin_port ? TCP_CONN_RMA : TCP_CONN_DATA,
                           .port = PORT, .src = (uint32_t)src, .dst = 1, .job_size = 2};
     h.max_frame = (uint32_t)(1048576 / 4 - sizeof(struct tcp_frame_hdr)); /* SKIFF_TCP_BUF default */
     CHECK(getrandom(h.nonce, sizeof h.nonce, 0) == sizeof h.nonce);
@@ -91,24 +95,34 @@ static int handshake_start(const struct tcp_hello *h, struct tcp_challenge *ch, 
     return fd;
 }
 
-static void strangers(const char *key)
+/* Garbage, then a handshake proved with another key, at the victim; returns
+ * the hello used. */
+static struct tcp_hello garbage_and_wrong_key(const char *key, const char *garbage_name,
+                                              const char *wrong_key_name)
 {
-    /* garbage */
     int fd = dial();
     uint8_t junk[48];
     CHECK(getrandom(junk, sizeof junk, 0) == sizeof junk);
     junk[0] ^= 0x5a; /* never the magic by chance */
     CHECK(write(fd, junk, sizeof junk) == (ssize_t)sizeof junk);
-    expect_dropped(fd, "garbage");
+    expect_dropped(fd, garbage_name);
 
-    /* wrong key */
     struct tcp_hello h = hello_from(0);
     struct tcp_challenge ch;
     struct tcp_proof pr = {.magic = TCP_HS_MAGIC};
     fd = handshake_start(&h, &ch, key);
     CHECK_EQ_INT(tcp_hs_mac("0123456789abcdef0123456789abcdef", 0, &h, ch.nonce, pr.mac), 0);
     CHECK(write(fd, &pr, sizeof pr) == (ssize_t)sizeof pr);
-    expect_dropped(fd, "wrong key");
+    expect_dropped(fd, wrong_key_name);
+    return h;
+}
+
+static void strangers(const char *key)
+{
+    struct tcp_hello h = garbage_and_wrong_key(key, "garbage", "wrong key");
+    struct tcp_challenge ch;
+    struct tcp_proof pr = {.magic = TCP_HS_MAGIC};
+    int fd;
 
     /* replay: a correct proof for one challenge, sent after another */
     h = hello_from(0);
@@ -130,6 +144,25 @@ static void flood(int n)
         CHECK(read(fd, &b, 1) <= 0); /* dropped: EOF or reset */
         close(fd);
     }
+}
+
+/* The same on the one-sided listener, and each listener offered the other's kind. */
+static void rma_strangers(const char *key)
+{
+    victim = victim_rma;
+    struct tcp_hello h = garbage_and_wrong_key(key, "rma garbage", "rma wrong key");
+    int fd;
+
+    h.kind = TCP_CONN_DATA; /* a data hello on the one-sided listener */
+    fd = dial();
+    CHECK(write(fd, &h, sizeof h) == (ssize_t)sizeof h);
+    expect_dropped(fd, "data hello on the rma listener");
+
+    victim = victim_data; /* a one-sided hello on the data listener */
+    h.kind = TCP_CONN_RMA;
+    fd = dial();
+    CHECK(write(fd, &h, sizeof h) == (ssize_t)sizeof h);
+    expect_dropped(fd, "rma hello on the data listener");
 }
 
 /* A second data connection from "rank 0" while the real one is open. */
@@ -198,17 +231,22 @@ int main(int argc, char **argv)
         /* Rank 1's listener, as published at open (white box: the key name
          * is the transport's, "skf-tcp-<open number>-<rank>"). */
         char val[BOOT_VAL_MAX], host[64];
-        int port = 0, found = 0;
+        int port = 0, rma_port = 0, found = 0;
         for (int open_no = 0; open_no < 8 && !found; open_no++) {
             char k[BOOT_KEY_MAX];
             snprintf(k, sizeof k, "skf-tcp-%d-1", open_no);
-            found = boot_get(k, val, sizeof val) == 0 && sscanf(val, "%63[^:]:%d", host, &port) == 2;
+            found = boot_get(k, val, sizeof val) == 0 &&
+                    sscanf(val, "%63[^:]:%d:%d", host, &port, &rma_port) == 3;
         }
         CHECK(found);
         victim.sin_family = AF_INET;
         victim.sin_port = htons((uint16_t)port);
         CHECK_EQ_INT(inet_pton(AF_INET, host, &victim.sin_addr), 1);
+        victim_data = victim_rma = victim;
+        victim_rma.sin_port = htons((uint16_t)rma_port);
         strangers(key);
+        rma_strangers(key);
+        victim = victim_data;
         send_all(ch, skf_addr(ctx, 1, PORT), out, BIG); /* the real connection opens */
         recv_all(ch, in, BIG, 1); /* rank 1 answers only after it got everything */
         duplicate(key);

@@ -10,7 +10,8 @@
  * padding to a multiple of 8 (so payloads lie 8-byte aligned in the
  * receiver's ring); credits and the goodbye are frames too, taken out of the
  * stream by the transport as they arrive.  A one-sided (RMA) connection
- * carries requests from the side that connected and responses back.
+ * (to the peer's RMA listener, its service thread) carries requests from
+ * the side that connected and responses back.
  * Integers are in the host's byte order: all ranks of a job run the same
  * build on one architecture (the hello's magic catches a mismatch).
  */

@@ -6,8 +6,12 @@
  * through PMI at open.  The first send to a peer connects a *data*
  * connection, and both ranks send their messages on it (the ACK of a message
  * rides on the reply); when both dialled at once, the lower rank's connection
- * stays (SWITCH/MOVED, frame.h).  The first skf_get/skf_put to a peer
- * connects an *RMA* connection (requests one way, responses back).  Every connection starts with the job-key handshake
+ * stays (SWITCH/MOVED, frame.h).  The first skf_get/skf_put/skf_atomic to
+ * a peer connects an *RMA* connection (requests one way, responses back) to
+ * the peer's second listener, which its RMA service thread owns: that
+ * thread accepts, authenticates and answers by itself, so one-sided ops
+ * complete while the owner computes outside Skiff (the section "the RMA
+ * service thread" below).  The main thread keeps everything else.  Every connection starts with the job-key handshake
  * (frame.h); nothing else is read from it until the peer has proved the key.
  *
  * Buffers (ULFM's fixed buffers, over a stream):
@@ -44,7 +48,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -158,6 +165,9 @@ struct tcp_conn {
     struct tcp_conn *next_hs; /* connections still in the handshake */
     struct rma_state rma;
     struct tcp_conn *next_rmaq; /* requester with operations queued (tp->rmaq) */
+    struct tcp_svc *svc;        /* set: the RMA service thread's (an owner's side of an RMA
+                                   connection, or its listener): its epoll set, its lists */
+    struct tcp_conn *next_dead; /* svc: freed after the batch of events that may name it */
     char name[64];   /* "rank 3" or "10.0.0.5:4242", for log lines */
 };
 
@@ -165,8 +175,7 @@ struct tcp_peer {
     struct tcp_conn *tx;     /* the data connection I send on: dial or acc */
     struct tcp_conn *dial;   /* my data connection to it (I connected) */
     struct tcp_conn *acc;    /* its data connection to me (I accepted) */
-    struct tcp_conn *rma;    /* my requests to it                */
-    struct tcp_conn *rma_in; /* its requests to me               */
+    struct tcp_conn *rma;    /* my requests to it (its requests to me: tcp_tp.served) */
     int gone;                /* died: EOF without goodbye, reset, timeout, refused */
     int closed;              /* closed its channel (said goodbye): sends fail     */
     const char *gone_why;    /* static text: how it went                          */
@@ -182,9 +191,37 @@ struct tcp_engine {
     skf_ctx_t *ctx;
     int epfd;
     int users;
+    struct tcp_svc *svc; /* the process's RMA service (started with the engine) */
     struct tcp_engine *next;
 };
+
+/* The RMA service: one thread per process (per context) that accepts,
+ * authenticates and answers one-sided connections by itself, so get, put and
+ * atomic requests complete while the owner computes outside Skiff.  It owns
+ * every channel's RMA listener and the accepted RMA connections; the main
+ * thread's data path never touches them (nor they it). */
+struct tcp_svc {
+    skf_ctx_t *ctx;
+    int epfd;
+    int wake;                 /* eventfd: stop */
+    pthread_t thread;
+    /* Held by the thread while it handles a batch of events, and by a
+     * channel's open and close while they add or remove its listener and
+     * connections; never by the data path. */
+    pthread_mutex_t lock;
+    int stop;
+    struct tcp_conn *hs_list; /* accepted connections still in the handshake */
+    struct tcp_conn *dead;    /* freed once no event of the batch can name them */
+    char cc[16];              /* SKIFF_TCP_CC for its sockets (tcp_tp.cc is the main thread's) */
+};
 static struct tcp_engine *engines;
+
+/* Connections dropped before proving the job key: the first few are told,
+ * then counts (drop). */
+struct stranger_log {
+    unsigned long strangers, said;
+    char last[200]; /* the latest drop, for the counting lines */
+};
 
 struct tcp_tp {
     skf_ctx_t *ctx;
@@ -192,6 +229,9 @@ struct tcp_tp {
     int me, size;
     unsigned open_no;   /* names this open's PMI keys */
     int lfd, epfd;      /* epfd: the engine's */
+    int rma_lfd;        /* my RMA listener: the service thread accepts on it */
+    struct tcp_conn *rma_listener; /* its pseudo-connection (the service's) */
+    struct tcp_conn **served;      /* [size]: each rank's RMA connection to me (the service's) */
     struct tcp_engine *eng;
     struct tcp_conn *listener; /* pseudo-connection in state C_LISTEN */
     struct tcp_peer *peer;
@@ -212,8 +252,8 @@ struct tcp_tp {
     struct tcp_conn *rmaq;  /* requesters with operations queued (polled every pass) */
     int gets_done;          /* an skf_get_start get finished since ready() said so */
     unsigned epoll_skipped; /* passes since the last epoll_wait(0) */
-    unsigned long strangers, strangers_said; /* dropped before proving the key; ... told */
-    char last_stranger[200];                 /* the latest drop, for the counting lines */
+    struct stranger_log strangers;     /* my data listener's (the main thread's) */
+    struct stranger_log rma_strangers; /* my RMA listener's (the service thread's) */
 };
 
 /* ---- small helpers --------------------------------------------------------- */
@@ -225,12 +265,18 @@ static long long now_ms(void)
     return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* The epoll set a connection is in: its channel's engine, or the service's. */
+static int conn_epfd(const struct tcp_conn *c)
+{
+    return c->svc ? c->svc->epfd : c->tp->epfd;
+}
+
 static void set_interest(struct tcp_conn *c, uint32_t ev)
 {
     if (c->fd < 0 || c->interest == ev)
         return;
     struct epoll_event e = {.events = ev, .data.ptr = c};
-    epoll_ctl(c->tp->epfd, EPOLL_CTL_MOD, c->fd, &e);
+    epoll_ctl(conn_epfd(c), EPOLL_CTL_MOD, c->fd, &e);
     c->interest = ev;
 }
 
@@ -238,7 +284,7 @@ static void set_interest(struct tcp_conn *c, uint32_t ev)
  * TCP_NODELAY, keepalive and a user timeout (faults within
  * SKIFF_TCP_TIMEOUT), and SKIFF_TCP_CC's congestion control (docs/tcp.md:
  * BBR's pacing held a veth at a fraction of what reno/cubic reach). */
-static void tune_socket(struct tcp_tp *t, int fd)
+static void tune_socket(struct tcp_tp *t, int fd, char cc[16])
 {
     int one = 1, idle = t->timeout_ms / 2000 > 0 ? t->timeout_ms / 2000 : 1;
     int cnt = idle, intvl = 1;
@@ -249,15 +295,15 @@ static void tune_socket(struct tcp_tp *t, int fd)
     setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof intvl);
     setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof cnt);
     setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &user_timeout, sizeof user_timeout);
-    if (t->cc[0] && setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, t->cc, (socklen_t)strlen(t->cc))) {
+    if (cc[0] && setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, cc, (socklen_t)strlen(cc))) {
         /* Asked for by name (not the default): the user hears why it is not used. */
         if (getenv("SKIFF_TCP_CC"))
             skf_error("rank %d: port %u: tcp: SKIFF_TCP_CC=%s refused by the kernel (%s); using "
-                      "the system's congestion control", t->me, t->port, t->cc, strerror(errno));
+                      "the system's congestion control", t->me, t->port, cc, strerror(errno));
         else
             skf_verbose(t->ctx, "rank %d: port %u: tcp: congestion control %s refused (%s); using "
-                        "the system's", t->me, t->port, t->cc, strerror(errno));
-        t->cc[0] = 0; /* say it once */
+                        "the system's", t->me, t->port, cc, strerror(errno));
+        cc[0] = 0; /* say it once (cc: the calling thread's copy) */
     }
 }
 
@@ -301,7 +347,7 @@ static void sock_name(int fd, char *out, size_t cap)
 
 static void unlink_hs(struct tcp_conn *c)
 {
-    for (struct tcp_conn **p = &c->tp->hs_list; *p; p = &(*p)->next_hs)
+    for (struct tcp_conn **p = c->svc ? &c->svc->hs_list : &c->tp->hs_list; *p; p = &(*p)->next_hs)
         if (*p == c) {
             *p = c->next_hs;
             return;
@@ -345,14 +391,20 @@ static void rmaq_fail_all(struct tcp_conn *c, int status);
 static void close_fd(struct tcp_conn *c)
 {
     if (c->fd >= 0) {
-        epoll_ctl(c->tp->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+        epoll_ctl(conn_epfd(c), EPOLL_CTL_DEL, c->fd, NULL);
         close(c->fd);
     }
     c->fd = -1;
 }
 
+static void svc_bury(struct tcp_conn *c);
+
 static void free_conn(struct tcp_conn *c)
 {
+    if (c->svc) {
+        svc_bury(c);
+        return;
+    }
     if (c->tp->hot == c)
         c->tp->hot = NULL;
     rmaq_fail_all(c, -EPIPE);
@@ -375,8 +427,8 @@ static void peer_gone(struct tcp_tp *t, int rank, const char *why)
     }
     p->gone = 1;
     t->any_gone = 1;
-    struct tcp_conn *cs[] = {p->dial, p->acc, p->rma, p->rma_in};
-    for (int i = 0; i < 4; i++)
+    struct tcp_conn *cs[] = {p->dial, p->acc, p->rma};
+    for (int i = 0; i < 3; i++)
         if (cs[i]) {
             close_fd(cs[i]);
             unlink_hs(cs[i]);
@@ -414,41 +466,48 @@ static int is_power_of_ten(unsigned long n)
 }
 
 /* The drops not told yet, in one line (at 10, 100, ... drops and at close). */
-static void strangers_summary(struct tcp_tp *t)
+static void strangers_summary(struct tcp_tp *t, struct stranger_log *log)
 {
-    if (t->strangers == t->strangers_said)
+    if (log->strangers == log->said)
         return;
     skf_error("tcp: rank %d port %u: %lu connections dropped before proving the job key (the first "
-              "%d shown; the last from %s)", t->me, t->port, t->strangers, TCP_STRANGERS_SHOWN,
-              t->last_stranger);
-    t->strangers_said = t->strangers;
+              "%d shown; the last from %s)", t->me, t->port, log->strangers, TCP_STRANGERS_SHOWN,
+              log->last);
+    log->said = log->strangers;
 }
 
 /* A connection that broke the protocol: dropped.  A member of the job (it
- * proved the key, or I dialed it) is then gone, with one line.  For an
- * acceptor that never proved the key nothing else changes, and a flood of
- * such strangers prints TCP_STRANGERS_SHOWN lines, then only counts. */
+ * proved the key, or I dialed it) is then gone, with one line (a one-sided
+ * connection the service accepted just ends).  For an acceptor that never
+ * proved the key nothing else changes, and a flood of such strangers prints
+ * TCP_STRANGERS_SHOWN lines, then only counts (the RMA service counts its
+ * own listener's: each thread its own log). */
 static void drop(struct tcp_conn *c, const char *why)
 {
     struct tcp_tp *t = c->tp;
     const char *dir = c->role == ROLE_ACCEPTOR ? "from" : "to";
     if (c->state == C_OPEN || c->role == ROLE_CONNECTOR) { /* it was a member of the job */
         skf_error("tcp: rank %d port %u: connection %s %s dropped: %s", t->me, t->port, dir, c->name, why);
-        peer_gone(t, c->peer, why);
+        if (c->svc)
+            free_conn(c);
+        else
+            peer_gone(t, c->peer, why);
         return;
     }
-    snprintf(t->last_stranger, sizeof t->last_stranger, "%s: %s", c->name, why);
-    if (++t->strangers <= TCP_STRANGERS_SHOWN) {
+    struct stranger_log *log = c->svc ? &t->rma_strangers : &t->strangers;
+    snprintf(log->last, sizeof log->last, "%s: %s", c->name, why);
+    if (++log->strangers <= TCP_STRANGERS_SHOWN) {
         skf_error("tcp: rank %d port %u: connection %s %s dropped: %s%s", t->me, t->port, dir, c->name,
-                  why, t->strangers == TCP_STRANGERS_SHOWN ? " (further drops are counted, not shown)" : "");
-        t->strangers_said = t->strangers;
-    } else if (is_power_of_ten(t->strangers)) {
-        strangers_summary(t);
+                  why, log->strangers == TCP_STRANGERS_SHOWN ? " (further drops are counted, not shown)" : "");
+        log->said = log->strangers;
+    } else if (is_power_of_ten(log->strangers)) {
+        strangers_summary(t, log);
     }
     free_conn(c);
 }
 
-static struct tcp_conn *new_conn(struct tcp_tp *t, int fd, int kind, int role, int peer)
+static struct tcp_conn *new_conn(struct tcp_tp *t, struct tcp_svc *svc, int fd, int kind, int role,
+                                 int peer)
 {
     struct tcp_conn *c = calloc(1, sizeof *c);
     if (!c)
@@ -460,8 +519,10 @@ static struct tcp_conn *new_conn(struct tcp_tp *t, int fd, int kind, int role, i
     c->peer = peer;
     c->route = ROUTE_DELIVER;
     c->deadline_ms = now_ms() + t->timeout_ms;
-    c->next_hs = t->hs_list;
-    t->hs_list = c;
+    c->svc = svc;
+    struct tcp_conn **hs = svc ? &svc->hs_list : &t->hs_list;
+    c->next_hs = *hs;
+    *hs = c;
     return c;
 }
 
@@ -957,7 +1018,7 @@ static void became_open(struct tcp_conn *c)
     unlink_hs(c);
     c->state = C_OPEN;
     char *where = t->peer[c->peer].where;
-    if (!where[0] && c->role == ROLE_ACCEPTOR) /* its host, from "host:port" */
+    if (!c->svc && !where[0] && c->role == ROLE_ACCEPTOR) /* its host, from "host:port" */
         snprintf(where, sizeof t->peer[c->peer].where, "%.*s", (int)strcspn(c->name, ":"), c->name);
     snprintf(c->name, sizeof c->name, "rank %d", c->peer);
     if (c->kind == TCP_CONN_DATA) {
@@ -1022,6 +1083,11 @@ static void on_hello(struct tcp_conn *c)
         return;
     }
     c->kind = c->hello.kind;
+    if ((c->kind == TCP_CONN_RMA) != (c->svc != NULL)) {
+        drop(c, c->svc ? "a data connection on the one-sided listener"
+                       : "a one-sided connection on the data listener");
+        return;
+    }
     if (skf_auth_nonce(c->nonce_acceptor) || tcp_hs_mac(t->key, 1, &c->hello, c->nonce_acceptor, ch.mac)) {
         drop(c, "cannot make a challenge");
         return;
@@ -1070,8 +1136,8 @@ static void on_proof(struct tcp_conn *c)
     }
     int src = (int)c->hello.src;
     struct tcp_peer *p = &t->peer[src];
-    struct tcp_conn **slot = c->hello.kind == TCP_CONN_DATA ? &p->acc : &p->rma_in;
-    if (p->gone || (*slot && (*slot)->state != C_DEAD)) {
+    struct tcp_conn **slot = c->svc ? &t->served[src] : &p->acc;
+    if ((!c->svc && p->gone) || (*slot && (*slot)->state != C_DEAD)) {
         drop(c, "a second connection of the same kind from that rank");
         return;
     }
@@ -1080,7 +1146,7 @@ static void on_proof(struct tcp_conn *c)
         return;
     }
     if (*slot) {
-        if (p->tx == *slot)
+        if (!c->svc && p->tx == *slot)
             p->tx = NULL;
         free_conn(*slot);
     }
@@ -1091,16 +1157,18 @@ static void on_proof(struct tcp_conn *c)
     became_open(c);
 }
 
-static void on_accept(struct tcp_tp *t)
+/* New connections on my data listener (svc NULL) or on my RMA listener (by
+ * the service thread). */
+static void on_accept(struct tcp_tp *t, struct tcp_svc *svc)
 {
     for (;;) {
-        int fd = accept4(t->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        int fd = accept4(svc ? t->rma_lfd : t->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0)
             return;
-        tune_socket(t, fd);
-        struct tcp_conn *c = new_conn(t, fd, 0, ROLE_ACCEPTOR, -1);
+        tune_socket(t, fd, svc ? svc->cc : t->cc);
+        struct tcp_conn *c = new_conn(t, svc, fd, 0, ROLE_ACCEPTOR, -1);
         struct epoll_event e = {.events = EPOLLIN | EPOLLRDHUP, .data.ptr = c};
-        if (!c || epoll_ctl(t->epfd, EPOLL_CTL_ADD, fd, &e) != 0) {
+        if (!c || epoll_ctl(svc ? svc->epfd : t->epfd, EPOLL_CTL_ADD, fd, &e) != 0) {
             if (c)
                 free_conn(c);
             else
@@ -1163,20 +1231,22 @@ static void addr_key(const struct tcp_tp *t, int rank, char *key, size_t cap)
 static struct tcp_conn *connect_peer(struct tcp_tp *t, int rank, int kind)
 {
     char key[BOOT_KEY_MAX], val[BOOT_VAL_MAX], host[64];
-    int port;
+    int port, rma_port;
     addr_key(t, rank, key, sizeof key);
-    if (boot_get(key, val, sizeof val) != 0 || sscanf(val, "%63[^:]:%d", host, &port) != 2) {
+    if (boot_get(key, val, sizeof val) != 0 ||
+        sscanf(val, "%63[^:]:%d:%d", host, &port, &rma_port) != 3) {
         skf_error("tcp: rank %d port %u: no address published by rank %d", t->me, t->port, rank);
         peer_gone(t, rank, "no address");
         return NULL;
     }
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    struct sockaddr_in sa = {.sin_family = AF_INET,
+                             .sin_port = htons((uint16_t)(kind == TCP_CONN_RMA ? rma_port : port))};
     inet_pton(AF_INET, host, &sa.sin_addr);
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return NULL;
-    tune_socket(t, fd);
-    struct tcp_conn *c = new_conn(t, fd, kind, ROLE_CONNECTOR, rank);
+    tune_socket(t, fd, t->cc);
+    struct tcp_conn *c = new_conn(t, NULL, fd, kind, ROLE_CONNECTOR, rank);
     if (!c || (kind == TCP_CONN_DATA && ring_alloc(c, t->buf_bytes) < 0)) {
         if (c)
             free_conn(c);
@@ -1214,6 +1284,20 @@ struct atomic_io {
     uint64_t old;
 };
 
+/* An RMA connection broke.  The main thread's (my requests) takes its peer
+ * for gone; an owner's side (the service's) just ends: the requester learns
+ * of it on its own side, and my data path is none of the service's business. */
+static void rma_broken(struct tcp_conn *c, const char *why)
+{
+    if (!c->svc) {
+        peer_gone(c->tp, c->peer, why);
+        return;
+    }
+    skf_verbose(c->tp->ctx, "rank %d: port %u: one-sided connection from rank %d ended (%s)",
+                c->tp->me, c->tp->port, c->peer, why);
+    free_conn(c);
+}
+
 /* Write the pending header, then the payload, as far as the socket takes.
  * 1 when all is out, 0 to wait, -1 when the connection died. */
 static int rma_write(struct tcp_conn *c)
@@ -1234,7 +1318,7 @@ static int rma_write(struct tcp_conn *c)
                 set_interest(c, EPOLLIN | EPOLLRDHUP | EPOLLOUT);
                 return 0;
             }
-            peer_gone(c->tp, c->peer, strerror(errno));
+            rma_broken(c, strerror(errno));
             return -1;
         }
         uint64_t h = s->hdr_out_len - s->hdr_out_off;
@@ -1268,11 +1352,15 @@ static int rma_read(struct tcp_conn *c)
         if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
             return 0;
         if (r == 0 && s->hdr_in_len == 0 && !(c->role == ROLE_CONNECTOR && s->q_head)) {
-            close_fd(c); /* idle and closed by the other side: a clean close */
+            if (c->svc) { /* idle and closed by the other side: a clean close */
+                free_conn(c);
+                return -1;
+            }
+            close_fd(c);
             c->state = C_DEAD;
             return -1;
         }
-        peer_gone(c->tp, c->peer, r == 0 ? "connection closed" : strerror(errno));
+        rma_broken(c, r == 0 ? "connection closed" : strerror(errno));
         return -1;
     }
     while (s->in_left) {
@@ -1290,7 +1378,7 @@ static int rma_read(struct tcp_conn *c)
             continue;
         if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
             return 0;
-        peer_gone(c->tp, c->peer, r == 0 ? "connection closed" : strerror(errno));
+        rma_broken(c, r == 0 ? "connection closed" : strerror(errno));
         return -1;
     }
     return 1;
@@ -1479,6 +1567,24 @@ static int rma_request_progress(struct tcp_conn *c)
     return finished;
 }
 
+/* Something on my RMA connection while no request of mine is pending: the
+ * owner's end (its channel closed or it died: the next request reconnects
+ * and learns which) or a reset; bytes would break the protocol.  Without
+ * this, the readable EOF would wake every epoll_wait for good. */
+static void rma_idle_event(struct tcp_conn *c)
+{
+    char b;
+    ssize_t r = recv(c->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+    if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+        return;
+    if (r > 0) {
+        drop(c, "an answer with no request pending");
+        return;
+    }
+    close_fd(c);
+    c->state = C_DEAD;
+}
+
 /* Requesters with work are polled on every progress pass, as the hot
  * receive connection is: an answer streaming in is read at once. */
 static int rmaq_progress_all(struct tcp_tp *t)
@@ -1613,15 +1719,17 @@ static void on_event(struct tcp_conn *c, uint32_t ev)
     }
     if (c->role == ROLE_ACCEPTOR)
         rma_serve(c);
-    else
+    else if (c->rma.q_head)
         rma_request_progress(c);
+    else
+        rma_idle_event(c);
 }
 
 /* Handshakes that take too long (a silent stranger, an unreachable host). */
-static void expire_handshakes(struct tcp_tp *t)
+static void expire_handshakes(struct tcp_conn *hs_list)
 {
     long long now = now_ms();
-    for (struct tcp_conn *c = t->hs_list, *next; c; c = next) {
+    for (struct tcp_conn *c = hs_list, *next; c; c = next) {
         next = c->next_hs;
         if (now > c->deadline_ms)
             drop(c, "handshake timed out");
@@ -1655,12 +1763,12 @@ static int progress(struct tcp_tp *t, int timeout_ms)
     for (int i = 0; i < n; i++) {
         struct tcp_conn *c = ev[i].data.ptr;
         if (c->state == C_LISTEN)
-            on_accept(c->tp);
+            on_accept(c->tp, NULL);
         else
             on_event(c, ev[i].events);
     }
     if (t->hs_list)
-        expire_handshakes(t);
+        expire_handshakes(t->hs_list);
     return (n > 0 ? n : 0) + moved;
 }
 
@@ -1757,9 +1865,187 @@ static int tcp_wait(void *tpv, int events, int timeout_ms)
     }
 }
 
+/* ---- the RMA service thread ----------------------------------------------- */
+
+#define SVC_STACK (1 << 20) /* its stack (virtual; it touches a few pages) */
+
+/* A connection of the service ends: out of its epoll set and lists now, its
+ * memory after the batch of events (one of them may still name it).  For
+ * the service's connections, C_DEAD means exactly "buried". */
+static void svc_bury(struct tcp_conn *c)
+{
+    struct tcp_svc *v = c->svc;
+    if (c->state == C_DEAD)
+        return;
+    close_fd(c);
+    unlink_hs(c);
+    if (c->state != C_LISTEN && c->peer >= 0 && c->tp->served[c->peer] == c)
+        c->tp->served[c->peer] = NULL;
+    c->state = C_DEAD;
+    c->next_dead = v->dead;
+    v->dead = c;
+}
+
+static void svc_free_dead(struct tcp_svc *v)
+{
+    while (v->dead) {
+        struct tcp_conn *c = v->dead;
+        v->dead = c->next_dead;
+        free(c->rx.buf);
+        free(c->tx.buf);
+        free(c);
+    }
+}
+
+/* The thread: sleep in epoll_wait, handle a batch under the lock.  Accepts
+ * and handshakes on every channel's RMA listener, answers requests
+ * (rma_serve), expires handshakes that take too long. */
+static void *svc_main(void *arg)
+{
+    struct tcp_svc *v = arg;
+    int timeout = -1;
+    for (;;) {
+        struct epoll_event ev[TCP_EVENTS];
+        int n = epoll_wait(v->epfd, ev, TCP_EVENTS, timeout);
+        pthread_mutex_lock(&v->lock);
+        if (v->stop) {
+            pthread_mutex_unlock(&v->lock);
+            return NULL;
+        }
+        for (int i = 0; i < n; i++) {
+            struct tcp_conn *c = ev[i].data.ptr;
+            if (!c) { /* the wake-up: only stop uses it */
+                uint64_t x;
+                if (read(v->wake, &x, sizeof x) < 0 && errno != EAGAIN)
+                    skf_error("tcp: RMA service: reading its wake-up: %s", strerror(errno));
+            } else if (c->state == C_LISTEN)
+                on_accept(c->tp, v);
+            else if (c->state != C_DEAD) /* buried by an earlier event or a channel's close */
+                on_event(c, ev[i].events);
+        }
+        if (v->hs_list)
+            expire_handshakes(v->hs_list);
+        svc_free_dead(v);
+        timeout = v->hs_list ? TCP_SLEEP_SLICE_MS : -1;
+        pthread_mutex_unlock(&v->lock);
+    }
+}
+
+/* Start the process's service: its epoll set and thread (all signals blocked
+ * there: they are the application's, delivered to its threads). */
+static struct tcp_svc *svc_start(skf_ctx_t *ctx, const char *cc)
+{
+    struct tcp_svc *v = calloc(1, sizeof *v);
+    if (!v)
+        return NULL;
+    v->ctx = ctx;
+    snprintf(v->cc, sizeof v->cc, "%s", cc);
+    v->epfd = epoll_create1(EPOLL_CLOEXEC);
+    v->wake = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    pthread_mutex_init(&v->lock, NULL);
+    struct epoll_event e = {.events = EPOLLIN, .data.ptr = NULL};
+    int rc = v->epfd < 0 || v->wake < 0 || epoll_ctl(v->epfd, EPOLL_CTL_ADD, v->wake, &e) ? errno : 0;
+    if (!rc) {
+        pthread_attr_t a;
+        sigset_t all, old;
+        sigfillset(&all);
+        pthread_attr_init(&a);
+        pthread_attr_setstacksize(&a, SVC_STACK);
+        pthread_sigmask(SIG_SETMASK, &all, &old);
+        rc = pthread_create(&v->thread, &a, svc_main, v);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        pthread_attr_destroy(&a);
+    }
+    if (rc) {
+        skf_error("tcp: rank %d: cannot start the RMA service thread: %s", ctx->rank, strerror(rc));
+        if (v->epfd >= 0)
+            close(v->epfd);
+        if (v->wake >= 0)
+            close(v->wake);
+        pthread_mutex_destroy(&v->lock);
+        free(v);
+        return NULL;
+    }
+    return v;
+}
+
+static void svc_stop(struct tcp_svc *v)
+{
+    uint64_t one = 1;
+    pthread_mutex_lock(&v->lock);
+    v->stop = 1;
+    pthread_mutex_unlock(&v->lock);
+    if (write(v->wake, &one, sizeof one) != sizeof one)
+        skf_error("tcp: RMA service: cannot wake it to stop: %s", strerror(errno));
+    pthread_join(v->thread, NULL);
+    svc_free_dead(v); /* every channel removed its connections before */
+    close(v->epfd);
+    close(v->wake);
+    pthread_mutex_destroy(&v->lock);
+    free(v);
+}
+
+/* A channel's RMA listener on addr (any port): from now on the service
+ * accepts on it.  0 or -errno; *port: the port it got. */
+static int svc_add_port(struct tcp_svc *v, struct tcp_tp *t, const char *addr, int *port)
+{
+    struct sockaddr_in sa = {.sin_family = AF_INET};
+    socklen_t sl = sizeof sa;
+    inet_pton(AF_INET, addr, &sa.sin_addr);
+    t->served = calloc((size_t)t->size, sizeof *t->served);
+    struct tcp_conn *l = calloc(1, sizeof *l);
+    t->rma_lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (!t->served || !l || t->rma_lfd < 0 || bind(t->rma_lfd, (struct sockaddr *)&sa, sizeof sa) ||
+        listen(t->rma_lfd, 1024) || getsockname(t->rma_lfd, (struct sockaddr *)&sa, &sl)) {
+        int rc = t->served && l ? -errno : -ENOMEM;
+        free(l);
+        return rc;
+    }
+    *l = (struct tcp_conn){.tp = t, .svc = v, .fd = -1, .state = C_LISTEN};
+    struct epoll_event e = {.events = EPOLLIN, .data.ptr = l};
+    pthread_mutex_lock(&v->lock);
+    int rc = epoll_ctl(v->epfd, EPOLL_CTL_ADD, t->rma_lfd, &e) ? -errno : 0;
+    if (!rc)
+        t->rma_listener = l;
+    pthread_mutex_unlock(&v->lock);
+    if (rc)
+        free(l);
+    *port = ntohs(sa.sin_port);
+    return rc;
+}
+
+/* The channel closes: its listener and the connections accepted on it end
+ * (the memory goes with the thread's next batch, or with the thread). */
+static void svc_remove_port(struct tcp_svc *v, struct tcp_tp *t)
+{
+    if (v) {
+        pthread_mutex_lock(&v->lock);
+        for (int r = 0; t->served && r < t->size; r++)
+            if (t->served[r])
+                svc_bury(t->served[r]);
+        for (struct tcp_conn *c = v->hs_list, *next; c; c = next) {
+            next = c->next_hs;
+            if (c->tp == t)
+                svc_bury(c);
+        }
+        if (t->rma_listener) {
+            epoll_ctl(v->epfd, EPOLL_CTL_DEL, t->rma_lfd, NULL);
+            svc_bury(t->rma_listener);
+            t->rma_listener = NULL;
+        }
+        strangers_summary(t, &t->rma_strangers);
+        pthread_mutex_unlock(&v->lock);
+    }
+    if (t->rma_lfd >= 0)
+        close(t->rma_lfd);
+    t->rma_lfd = -1;
+    free(t->served);
+    t->served = NULL;
+}
+
 /* ---- open / close ------------------------------------------------------------ */
 
-static struct tcp_engine *engine_get(skf_ctx_t *ctx)
+static struct tcp_engine *engine_get(skf_ctx_t *ctx, const char *cc)
 {
     for (struct tcp_engine *e = engines; e; e = e->next)
         if (e->ctx == ctx) {
@@ -1771,6 +2057,12 @@ static struct tcp_engine *engine_get(skf_ctx_t *ctx)
         return NULL;
     e->epfd = epoll_create1(EPOLL_CLOEXEC);
     if (e->epfd < 0) {
+        free(e);
+        return NULL;
+    }
+    e->svc = svc_start(ctx, cc);
+    if (!e->svc) {
+        close(e->epfd);
         free(e);
         return NULL;
     }
@@ -1790,6 +2082,7 @@ static void engine_put(struct tcp_engine *e)
             *p = e->next;
             break;
         }
+    svc_stop(e->svc);
     close(e->epfd);
     free(e);
 }
@@ -1799,7 +2092,7 @@ static int tcp_chan_open(skf_chan_t *ch, int *peer_id, void **tpp)
     skf_ctx_t *ctx = ch->ctx;
     struct tcp_tp *t = calloc(1, sizeof *t);
     char addr[64], key[BOOT_KEY_MAX], val[BOOT_VAL_MAX];
-    int rc = 0;
+    int rc = 0, rma_port = 0;
     if (!t)
         return -ENOMEM;
     t->ctx = ctx;
@@ -1808,7 +2101,7 @@ static int tcp_chan_open(skf_chan_t *ch, int *peer_id, void **tpp)
     t->size = ctx->size;
     t->open_no = ctx->chan_opens;
     t->blocked = -1;
-    t->lfd = t->epfd = -1;
+    t->lfd = t->epfd = t->rma_lfd = -1;
     t->key = ctx->boot->job_key;
     t->spin = ctx->shm.spin;
     const char *cc = skf_param_str("SKIFF_TCP_CC");
@@ -1833,7 +2126,7 @@ static int tcp_chan_open(skf_chan_t *ch, int *peer_id, void **tpp)
     if (!rc && !(rc = pick_address(t, addr, sizeof addr))) {
         inet_pton(AF_INET, addr, &sa.sin_addr);
         t->lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-        t->eng = engine_get(ctx);
+        t->eng = engine_get(ctx, t->cc);
         t->epfd = t->eng ? t->eng->epfd : -1;
         t->listener = calloc(1, sizeof *t->listener);
         if (t->listener) {
@@ -1848,11 +2141,15 @@ static int tcp_chan_open(skf_chan_t *ch, int *peer_id, void **tpp)
             rc = -errno;
             skf_error("skf_chan_open(port %u): tcp: cannot listen on %s: %s", ch->port, addr,
                       strerror(errno));
+        } else if ((rc = svc_add_port(t->eng->svc, t, addr, &rma_port))) {
+            skf_error("skf_chan_open(port %u): tcp: cannot listen for one-sided connections on "
+                      "%s: %s", ch->port, addr, strerror(-rc));
         }
     }
     /* Publish (an empty value tells peers I failed), then the collective fence. */
     addr_key(t, t->me, key, sizeof key);
-    snprintf(val, sizeof val, "%s:%d", rc ? "-" : addr, rc ? 0 : ntohs(sa.sin_port));
+    snprintf(val, sizeof val, "%s:%d:%d", rc ? "-" : addr, rc ? 0 : ntohs(sa.sin_port),
+             rc ? 0 : rma_port);
     int prc = boot_put(key, val);
     int frc = prc ? prc : boot_fence();
     if (!rc)
@@ -1863,6 +2160,7 @@ static int tcp_chan_open(skf_chan_t *ch, int *peer_id, void **tpp)
                 epoll_ctl(t->epfd, EPOLL_CTL_DEL, t->lfd, NULL);
             close(t->lfd);
         }
+        svc_remove_port(t->eng ? t->eng->svc : NULL, t);
         engine_put(t->eng);
         free(t->listener);
         free(t->peer);
@@ -1953,11 +2251,12 @@ static int tcp_chan_close(void *tpv)
     drain_sends(t);
     say_goodbye(t);
     await_peers(t);
-    strangers_summary(t);
+    strangers_summary(t, &t->strangers);
+    svc_remove_port(t->eng->svc, t); /* served peers' gets up to here (close is collective) */
     for (int r = 0; r < t->size; r++) {
         struct tcp_peer *p = &t->peer[r];
-        struct tcp_conn *cs[] = {p->dial, p->acc, p->rma, p->rma_in};
-        for (int i = 0; i < 4; i++)
+        struct tcp_conn *cs[] = {p->dial, p->acc, p->rma};
+        for (int i = 0; i < 3; i++)
             if (cs[i])
                 free_conn(cs[i]);
     }
