@@ -425,6 +425,17 @@ void skf_fallback_progress(skf_ctx_t *ctx)
 
 /* ---- fallback: requester side --------------------------------------------------- */
 
+/* While I wait for a node mate, the other transports of my channels keep
+ * moving: a peer on another node dialling me gives up after
+ * SKIFF_TCP_TIMEOUT, and a run of same-node ops may last longer. */
+static void poll_channels(skf_ctx_t *ctx)
+{
+    for (skf_chan_t *c = ctx->open_chans; c; c = c->next_open)
+        for (int i = 0; i < c->ntp; i++)
+            if (c->tops[i]->poll)
+                c->tops[i]->poll(c->tp[i]);
+}
+
 /* Progress until my operation completes or the owner is gone. */
 static int fb_finish(skf_ctx_t *ctx, int owner)
 {
@@ -434,6 +445,7 @@ static int fb_finish(skf_ctx_t *ctx, int owner)
         skf_fallback_progress(ctx);
         if (fb->done)
             break;
+        poll_channels(ctx);
         int r = skf_wait(ctx->internal, SKF_READABLE, 100);
         if (r < 0 || (r == 0 && local >= 0 && skf_local_dead(ctx, local)))
             return -EPIPE;

@@ -83,6 +83,11 @@ struct skf_transport_ops {
      * rma is NULL. */
     int (*atomic)(void *tp, int peer, const skf_mr_key_t *key, uint64_t addr, int op, int size,
                   uint64_t operand, uint64_t compare, uint64_t *old);
+    /* One pass of progress for a rank blocked elsewhere (in a same-node
+     * one-sided op): handshakes of peers dialling me, answers to my own
+     * requests; never blocks, delivers nothing and reports nothing.  NULL:
+     * nothing to do. */
+    void (*poll)(void *tp);
 };
 
 extern const struct skf_transport_ops skf_shm_ops;

@@ -1865,6 +1865,11 @@ static int tcp_wait(void *tpv, int events, int timeout_ms)
     }
 }
 
+static void tcp_poll(void *tpv)
+{
+    progress(tpv, 0);
+}
+
 /* ---- the RMA service thread ----------------------------------------------- */
 
 #define SVC_STACK (1 << 20) /* its stack (virtual; it touches a few pages) */
@@ -2285,4 +2290,5 @@ const struct skf_transport_ops skf_tcp_ops = {
     .get_start = tcp_get_start,
     .lost_peer = tcp_lost_peer,
     .atomic = tcp_atomic,
+    .poll = tcp_poll,
 };
