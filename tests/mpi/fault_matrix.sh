@@ -4,13 +4,15 @@
 #   fault_matrix.sh SET FAULT_PEER SKIFFRUN
 # SET  launcher-CONFIG-FATE  every OP under skiffrun; CONFIG: shm, tcp
 #                            (SKIFF_TRANSPORTS=tcp), p2p (SKIFF_COLL_NODE=0: the
-#                            point-to-point algorithms); FATE: exit0, kill, segv
+#                            point-to-point algorithms), devshm (named objects in
+#                            /dev/shm, SKIFF_SHM_OBJECTS=dev-shm, instead of the
+#                            default memfds); FATE: exit0, kill, segv
 #      alone-node            the shared-memory collectives under fault_peer's own
 #                            launcher (the library must notice, and name the victim)
 #      alone-p2p             the same for point-to-point waits, on shm and tcp
 # Per case: the exit status (exit0: 1, kill: 137, segv: 139), the launcher's
 # line naming the victim, no rank process left, none of the /dev/shm objects
-# the ranks had mapped left.  Rank counts go round 2, 3, 5, 8.  Nothing here
+# the ranks had mapped left, nor any other with the job's name prefix.  Rank counts go round 2, 3, 5, 8.  Nothing here
 # asserts on time: ctest's TIMEOUT is the hang guard.
 set -u
 SET=$1 FP=$2 R=$3
@@ -55,6 +57,12 @@ launcher_case() {
             [ -e "$obj" ] && { fail "$what: $obj left behind"; return; }
         done < <(tail -n +2 "$f")
     done
+    # nor any object of the job made after the ranks recorded themselves
+    # (communicators created in the loop): same /dev/shm/skiff-<tag>- prefix
+    local prefix
+    for prefix in $(sed -n 's|^\(/dev/shm/skiff-[0-9a-f]*-\).*|\1|p' "$T"/ranks/rank* | sort -u); do
+        ls "$prefix"* >/dev/null 2>&1 && { fail "$what: left behind: $(ls "$prefix"*)"; return; }
+    done
     echo "ok: $what"
 }
 
@@ -77,6 +85,7 @@ launcher-*-*)
     shm) vars=() ;;
     tcp) vars=(SKIFF_TRANSPORTS=tcp) ;;
     p2p) vars=(SKIFF_COLL_NODE=0) ;;
+    devshm) vars=(SKIFF_SHM_OBJECTS=dev-shm) ;;
     *) echo "unknown config $config" >&2; exit 2 ;;
     esac
     for op in $OPS_ALL; do
