@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "core/node_shared.h"
 #include "device/device.h"
 #include "rma/win.h"
 
@@ -61,15 +62,31 @@ uint64_t win_ctl_atomic(struct MPI_ABI_Win *w, int target, size_t field, int op,
     return old;
 }
 
+/* A rank of w on this node that died while I wait for a word it may hold
+ * (a lock, the accumulate mutex) would leave me polling forever when no
+ * launcher ends the job: look for one every 1024 polls (~50 ms). */
+static void check_node_mates(struct MPI_ABI_Win *w)
+{
+    for (int r = 0; r < w->size; r++) {
+        int pid;
+        if (r != w->rank && skf_node_rank_dead(mpid.ctx, w->t[r].world, &pid))
+            mpir_fatal("a peer process is gone: rank %d (pid %d, this node), rank %d of a window "
+                       "whose lock or accumulate mutex this rank waits for",
+                       w->t[r].world, pid, r);
+    }
+}
+
 /* Between two polls of a remote word: progress, then yield or sleep a little
  * longer each time (up to 50 us) once the wait is not short. */
-static void poll_pause(unsigned *n)
+static void poll_pause(struct MPI_ABI_Win *w, unsigned *n)
 {
     mpid_progress();
     if (++*n < 64) {
         sched_yield();
         return;
     }
+    if ((*n & 1023) == 0)
+        check_node_mates(w);
     unsigned us = *n < 1024 ? 2 : 50;
     struct timespec ts = {0, (long)us * 1000};
     nanosleep(&ts, NULL);
@@ -79,7 +96,7 @@ static void wait_until_equal(struct MPI_ABI_Win *w, int target, size_t field, ui
 {
     unsigned n = 0;
     while (win_ctl_atomic(w, target, field, SKF_AOP_FETCH, 0, 0) != want)
-        poll_pause(&n);
+        poll_pause(w, &n);
 }
 
 static void lock_exclusive(struct MPI_ABI_Win *w, int target)
@@ -100,7 +117,7 @@ static void lock_shared(struct MPI_ABI_Win *w, int target)
         win_ctl_atomic(w, target, CTL(readers), SKF_AOP_ADD, (uint64_t)-1, 0);
         while (win_ctl_atomic(w, target, CTL(serving), SKF_AOP_FETCH, 0, 0) !=
                win_ctl_atomic(w, target, CTL(ticket), SKF_AOP_FETCH, 0, 0))
-            poll_pause(&n);
+            poll_pause(w, &n);
     }
 }
 
@@ -117,7 +134,7 @@ void win_acc_lock(struct MPI_ABI_Win *w, int target)
     uint64_t me = (uint64_t)mpid.rank + 1;
     unsigned n = 0;
     while (win_ctl_atomic(w, target, CTL(acc_mutex), SKF_AOP_CSWAP, me, 0) != 0)
-        poll_pause(&n);
+        poll_pause(w, &n);
 }
 
 void win_acc_unlock(struct MPI_ABI_Win *w, int target)
