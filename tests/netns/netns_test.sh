@@ -5,7 +5,7 @@
 # started with --launch-agent 'ip netns exec {host}'.
 #
 # Cases (all by default):
-#   mpi       the MPI and channel programs at 2 hosts x 2 ranks (shm + tcp)
+#   mpi       the MPI (one-sided too) and channel programs at 2 hosts x 2 ranks (shm + tcp)
 #             and 3 hosts x 1 rank; bytes must really cross the veth
 #   kill      a "host" whose ranks are SIGKILLed mid-job: the job ends, status != 0
 #   linkdown  a "host" whose link goes down mid-job: its peers' operations fail
@@ -39,7 +39,8 @@ case_mpi() {
     ((after - before >= 12000000)) || fail "the stream did not cross the veth ($((after - before)) bytes)"
     skiffrun --hosts "$H1,$H2,$H3" "$BIN/chan_stream_test" all 3000000 || fail "chan_stream 3x1"
     skiffrun --hosts "$H1:2,$H2:2" "$BIN/mr_test" cma || fail "mr_test 2x2 (tcp get/put)"
-    for prog in p2p_sizes p2p_flood p2p_probe p2p_requests coll_basic coll_ops coll_nbasic; do
+    for prog in p2p_sizes p2p_flood p2p_probe p2p_requests coll_basic coll_ops coll_nbasic \
+                rma_ops rma_accops rma_locks rma_progress rma_shared; do
         [[ -x $BIN/$prog ]] || continue
         skiffrun --hosts "$H1:2,$H2:2" "$BIN/$prog" || fail "$prog 2x2"
         skiffrun --hosts "$H1,$H2,$H3" "$BIN/$prog" || fail "$prog 3x1"
