@@ -36,5 +36,9 @@ step "MPI hello: every rank reports to rank 0" "$RUN" -n "$NP" "$BIN/hello"
 step "MPI ring: a token goes around $NP ranks ten times" "$RUN" -n "$NP" "$BIN/ring"
 step "MPI ping-pong: 1 B to 4 MiB between two ranks, every byte checked" "$RUN" -n 2 "$BIN/pingpong"
 step "MPI pi (the ULFM paper's example) on $NP ranks" "$RUN" -n "$NP" "$BIN/pi"
+step "One-sided work counter: $NP ranks claim tasks with MPI_Fetch_and_op, each done once" \
+    "$RUN" -n "$NP" "$BIN/rma_counter"
+step "One-sided halo exchange: MPI_Put + MPI_Win_fence on $NP ranks, checked against serial" \
+    "$RUN" -n "$NP" "$BIN/rma_halo"
 
 printf '\ndemo: every step passed (%d)\n' "$step_no"

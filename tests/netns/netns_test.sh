@@ -5,9 +5,9 @@
 # started with --launch-agent 'ip netns exec {host}'.
 #
 # Cases (all by default):
-#   mpi       the MPI and channel programs at 2 hosts x 2 ranks (shm + tcp)
-#             and 3 hosts x 1 rank; bytes must really cross the veth; remote
-#             atomics, and an owner busy outside Skiff while others get/put/atomic
+#   mpi       the MPI (one-sided too) and channel programs at 2 hosts x 2 ranks
+#             (shm + tcp) and 3 hosts x 1 rank; bytes must really cross the veth;
+#             remote atomics, and an owner busy outside Skiff while others get/put/atomic
 #   kill      a "host" whose ranks are SIGKILLed mid-job: the job ends, status != 0
 #   linkdown  a "host" whose link goes down mid-job: its peers' operations fail
 #             within SKIFF_TCP_TIMEOUT, the job ends, status != 0
@@ -43,7 +43,8 @@ case_mpi() {
     skiffrun --hosts "$H1:2,$H2:2" "$BIN/atomic_test" all 100 || fail "atomic_test 2x2 (shm fallback + tcp)"
     # rank 0 computes outside Skiff >= 2 s: the others' ops complete by its RMA service thread
     skiffrun --hosts "$H1,$H2,$H3" "$BIN/atomic_test" busy || fail "atomic_test busy 3x1"
-    for prog in p2p_sizes p2p_flood p2p_probe p2p_requests coll_basic coll_ops coll_nbasic; do
+    for prog in p2p_sizes p2p_flood p2p_probe p2p_requests coll_basic coll_ops coll_nbasic \
+                rma_ops rma_accops rma_locks rma_progress rma_shared; do
         [[ -x $BIN/$prog ]] || continue
         skiffrun --hosts "$H1:2,$H2:2" "$BIN/$prog" || fail "$prog 2x2"
         skiffrun --hosts "$H1,$H2,$H3" "$BIN/$prog" || fail "$prog 3x1"
