@@ -166,6 +166,10 @@ enum { RMA_PUT = 1, RMA_GET, RMA_ACC, RMA_GET_ACC, RMA_CAS };
 /* Carry out op: done when it returns, except contiguous gets from other
  * nodes, which stay in flight until win_settle; MPI error class. */
 int win_rma(struct MPI_ABI_Win *w, const rma_op_t *op);
+/* Accumulate of count predefined elements at p (mapped here) by CPU atomics
+ * when the window's rule allows: 1 done, 0 take the general path. */
+int win_acc_fast(struct MPI_ABI_Win *w, char *p, const void *in, int count, MPI_Datatype dt,
+                 MPI_Op op);
 /* Finish the gets in flight to target (-1: to every target); MPI error class. */
 int win_settle(struct MPI_ABI_Win *w, const char *fn, int target);
 

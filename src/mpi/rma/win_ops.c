@@ -364,6 +364,30 @@ static int elem_piece(void *arg, int64_t off, size_t len)
     return 0;
 }
 
+/* MPI_Accumulate of count predefined elements to memory mapped here, when
+ * the window's rule (top of file) says CPU atomics per element: done, 1; else
+ * 0 and the caller takes the general path (which also reports errors). */
+int win_acc_fast(struct MPI_ABI_Win *w, char *p, const void *in, int count, MPI_Datatype dt,
+                 MPI_Op op)
+{
+    const struct MPI_ABI_Datatype *d = dtype_of(dt);
+    size_t es = d->size;
+    if (op == MPI_NO_OP || !(es == 4 || es == 8) || (int64_t)es != d->extent ||
+        ((uintptr_t)p & (es - 1)))
+        return 0;
+    int mode = op == MPI_REPLACE ? A_REPLACE : A_KERNEL;
+    kernel_fn *k = mode == A_KERNEL ? op_kernel(op, dt) : NULL;
+    if (mode == A_KERNEL && !k)
+        return 0;
+    int is_signed, cls = op_type_class(dt, &is_signed);
+    int skf_op = cls == OPC_INT ? skf_op_of(op, is_signed, mode) : -1;
+    if (!w->cpu_atomics_all && !(w->mem_shared_all && skf_op >= 0))
+        return 0;
+    for (int i = 0; i < count; i++)
+        cpu_element(p + (size_t)i * es, es, (const char *)in + (size_t)i * es, NULL, NULL, k, mode);
+    return 1;
+}
+
 /* ---- the entry ------------------------------------------------------------------------ */
 
 /* Bytes of count elements of d, or report a mismatch. */
