@@ -15,6 +15,9 @@
  *          8-byte skf_atomic fetch-add (time per op).  Over tcp the owner's
  *          RMA service answers.  --poll: the owner busy-polls skf_recv instead
  *          (as MPI's progress does) rather than sleeping in skf_wait.
+ * --expose (any mode): each rank keeps 4 KiB exposed meanwhile, as an MPI
+ *          window does (with node mates the channel calls then also serve
+ *          the same-node one-sided fallback: its cost on the data path).
  * Waiting is always skf_wait (spin, then sleep), never an app busy loop.
  * --pin binds rank r to CPU r (the MPI runs are bound the same way).
  * Output: one line per size, "bench,size,value,unit" (CSV-ish, as bench/mpi_pt2pt.c).
@@ -162,7 +165,7 @@ int main(int argc, char **argv)
     const char *mode = argc > 1 ? argv[1] : "msgrate";
     char sizes_s[512] = "1,8,64,256,1024,4096,16384,65536";
     long fixed = 0;
-    int pin = 0;
+    int pin = 0, expose = 0;
     for (int i = 2; i < argc; i++) {
         if (!strcmp(argv[i], "--sizes") && i + 1 < argc)
             snprintf(sizes_s, sizeof sizes_s, "%s", argv[++i]);
@@ -172,6 +175,8 @@ int main(int argc, char **argv)
             pin = 1;
         else if (!strcmp(argv[i], "--poll"))
             owner_polls = 1;
+        else if (!strcmp(argv[i], "--expose"))
+            expose = 1;
     }
     int pp = !strcmp(mode, "pingpong"), ring = !strcmp(mode, "tokenring"), get = !strcmp(mode, "get");
     if (!pp && !ring && !get && strcmp(mode, "msgrate")) {
@@ -184,6 +189,10 @@ int main(int argc, char **argv)
     if ((rc = skf_init(&ctx)) || (rc = skf_chan_open(ctx, PORT, &ch)))
         die("start-up", rc);
     int me = skf_rank(ctx), np = skf_size(ctx);
+    static char exposed[4096];
+    skf_mr_key_t exposed_key;
+    if (expose && (rc = skf_mr_expose(ctx, exposed, sizeof exposed, &exposed_key)))
+        die("skf_mr_expose", rc);
     if (ring) {
         long laps = fixed > 0 ? fixed : 20000;
         skf_addr_t next = skf_addr(ctx, (me + 1) % np, PORT);

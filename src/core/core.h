@@ -59,6 +59,8 @@ struct skf_ctx {
     struct skf_fallback *fb;
     int fb_serve;           /* channels serve the fallback now: fallback_needed, or memory
                                exposed with node mates (they send atomics through it) */
+    unsigned fb_every, fb_tick; /* ... in every fb_every-th skf_recv/skf_send (1 when
+                                   fallback_needed: its copies need every call) */
     volatile uint64_t cma_probe_word; /* = SKF_CMA_PROBE_MAGIC, read by a peer's CMA probe */
 };
 

@@ -231,6 +231,7 @@ int skf_mr_init(skf_ctx_t *ctx)
             ctx->asym_fence = 0;
     }
     ctx->fb_serve = ctx->fallback_needed;
+    ctx->fb_every = ctx->fallback_needed ? 1 : 16;
     return 0;
 }
 
