@@ -534,7 +534,7 @@ int MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origi
     char *p = fast_copy_target(win, origin_count, origin_datatype, target_rank, target_disp,
                                target_count, target_datatype, &n);
     if (p && origin_addr &&
-        win_acc_fast((struct MPI_ABI_Win *)win, p, origin_addr, origin_count, origin_datatype, op))
+        win_acc_fast((struct MPI_ABI_Win *)win, target_rank, p, origin_addr, origin_count, origin_datatype, op))
         return MPI_SUCCESS;
     rma_op_t o = {.fn = "MPI_Accumulate", .kind = RMA_ACC, .origin = origin_addr,
                   .ocount = origin_count, .target = target_rank, .disp = target_disp,

@@ -97,7 +97,6 @@ struct MPI_ABI_Win {
     /* how accumulates run (win_ops.c) */
     int mem_shared_all;  /* every rank's memory is shared memory on its node: integer
                             atomics by CPU here and by skf_atomic from other nodes agree */
-    int cpu_atomics_all; /* ... and every rank maps every other's: CPU atomics for all */
     int acc_same_op;     /* info accumulate_ops = same_op */
     int lock_all_nocheck;
     /* values the predefined attributes point at */
@@ -166,10 +165,10 @@ enum { RMA_PUT = 1, RMA_GET, RMA_ACC, RMA_GET_ACC, RMA_CAS };
 /* Carry out op: done when it returns, except contiguous gets from other
  * nodes, which stay in flight until win_settle; MPI error class. */
 int win_rma(struct MPI_ABI_Win *w, const rma_op_t *op);
-/* Accumulate of count predefined elements at p (mapped here) by CPU atomics
- * when the window's rule allows: 1 done, 0 take the general path. */
-int win_acc_fast(struct MPI_ABI_Win *w, char *p, const void *in, int count, MPI_Datatype dt,
-                 MPI_Op op);
+/* Accumulate of count predefined elements to target's memory mapped here at
+ * p (the window's rule: CPU atomics or the mutex): 1 done, 0 take the general path. */
+int win_acc_fast(struct MPI_ABI_Win *w, int target, char *p, const void *in, int count,
+                 MPI_Datatype dt, MPI_Op op);
 /* Finish the gets in flight to target (-1: to every target); MPI error class. */
 int win_settle(struct MPI_ABI_Win *w, const char *fn, int target);
 

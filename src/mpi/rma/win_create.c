@@ -334,7 +334,7 @@ int win_make(const char *fn, int flavor, void *base, MPI_Aint size, int disp_uni
             return mpir_error(c, MPI_ERR_NO_MEM, "%s: rank %d cannot allocate %ld bytes", fn, r,
                               (long)size);
         }
-    int all_shared = 1, all_direct = 1, one_node = 1;
+    int all_shared = 1;
     for (int r = 0; r < w->size; r++) {
         struct win_target *t = &w->t[r];
         struct win_card *k = &cards[r];
@@ -358,18 +358,9 @@ int win_make(const char *fn, int flavor, void *base, MPI_Aint size, int disp_uni
         }
         if (!k->in_seg && !k->in_alloc && k->size > 0)
             all_shared = 0;
-        if (!t->direct && t->size > 0)
-            all_direct = 0;
-        if (!t->local)
-            one_node = 0;
     }
-    /* Whether every rank's memory is shared must be agreed: each rank saw the
-     * same cards, so all_shared is the same everywhere; all_direct may differ
-     * (an attach can fail on one rank only). */
-    int direct_ok = all_direct && one_node, agreed = 0;
-    MPI_Allreduce(&direct_ok, &agreed, 1, MPI_INT, MPI_MIN, wc);
+    /* every rank saw the same cards: all ranks agree on this */
     w->mem_shared_all = all_shared && flavor != MPI_WIN_FLAVOR_DYNAMIC;
-    w->cpu_atomics_all = agreed && w->mem_shared_all;
     free(sizes);
     free(cards);
     if (baseptr)

@@ -12,13 +12,15 @@
  * Accumulates are atomic per element with respect to each other.  Which
  * mechanism a (window, type, op) uses is fixed, so two origins never mix
  * them on one element:
- *   - CPU atomics on each element, when every rank maps every target
- *     (cpu_atomics_all) and the element has 1, 2, 4 or 8 bytes;
  *   - integer atomics (skf_atomic semantics: add, and, or, xor, min, max,
- *     swap, compare-and-swap on 4/8-byte integers), when every rank's memory
- *     is shared on its node (mem_shared_all): on-node origins use the CPU,
- *     others skf_atomic, which the target's side executes with the CPU;
- *   - otherwise the target's accumulate mutex around read, combine, write.
+ *     swap, compare-and-swap on 4/8-byte integers) when every rank's memory
+ *     is shared on its node (mem_shared_all): origins that map the target
+ *     use CPU atomic instructions, others skf_atomic, which the target's side
+ *     executes with the same instructions;
+ *   - otherwise the target's accumulate mutex around read, combine, write
+ *     (in place with the op's vector kernel when the memory is mapped here:
+ *     512 doubles summed in a fraction of a microsecond, where one
+ *     compare-and-swap per element took 7 us).
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -364,27 +366,35 @@ static int elem_piece(void *arg, int64_t off, size_t len)
     return 0;
 }
 
-/* MPI_Accumulate of count predefined elements to memory mapped here, when
- * the window's rule (top of file) says CPU atomics per element: done, 1; else
- * 0 and the caller takes the general path (which also reports errors). */
-int win_acc_fast(struct MPI_ABI_Win *w, char *p, const void *in, int count, MPI_Datatype dt,
-                 MPI_Op op)
+/* MPI_Accumulate of count predefined elements to target's memory mapped here
+ * at p, by the window's rule (top of file): CPU atomics per element or the
+ * kernel in place under the mutex.  1 done; 0: the caller takes the general
+ * path (which also reports errors). */
+int win_acc_fast(struct MPI_ABI_Win *w, int target, char *p, const void *in, int count,
+                 MPI_Datatype dt, MPI_Op op)
 {
     const struct MPI_ABI_Datatype *d = dtype_of(dt);
     size_t es = d->size;
-    if (op == MPI_NO_OP || !(es == 4 || es == 8) || (int64_t)es != d->extent ||
-        ((uintptr_t)p & (es - 1)))
+    if (op == MPI_NO_OP || (int64_t)es != d->extent || ((uintptr_t)p & (es - 1)))
         return 0;
     int mode = op == MPI_REPLACE ? A_REPLACE : A_KERNEL;
     kernel_fn *k = mode == A_KERNEL ? op_kernel(op, dt) : NULL;
     if (mode == A_KERNEL && !k)
         return 0;
     int is_signed, cls = op_type_class(dt, &is_signed);
-    int skf_op = cls == OPC_INT ? skf_op_of(op, is_signed, mode) : -1;
-    if (!w->cpu_atomics_all && !(w->mem_shared_all && skf_op >= 0))
-        return 0;
-    for (int i = 0; i < count; i++)
-        cpu_element(p + (size_t)i * es, es, (const char *)in + (size_t)i * es, NULL, NULL, k, mode);
+    int skf_op = cls == OPC_INT && (es == 4 || es == 8) ? skf_op_of(op, is_signed, mode) : -1;
+    if (w->mem_shared_all && skf_op >= 0) {
+        for (int i = 0; i < count; i++)
+            cpu_element(p + (size_t)i * es, es, (const char *)in + (size_t)i * es, NULL, NULL, k,
+                        mode);
+        return 1;
+    }
+    win_acc_lock(w, target);
+    if (mode == A_REPLACE)
+        memcpy(p, in, (size_t)count * es);
+    else
+        k(in, p, (size_t)count);
+    win_acc_unlock(w, target);
     return 1;
 }
 
@@ -538,9 +548,7 @@ static int accumulate(struct MPI_ABI_Win *w, const rma_op_t *op, const tloc_t *l
     int skf_op = (cls == OPC_INT || (mode == A_CAS && cls == OPC_BITS)) && (es == 4 || es == 8)
                      ? skf_op_of(op->op, is_signed, mode)
                      : -1;
-    int pow2 = es == 1 || es == 2 || es == 4 || es == 8;
-    int elementwise = (w->cpu_atomics_all && pow2) || (w->mem_shared_all && skf_op >= 0);
-    if (elementwise && (loc->ptr || skf_op >= 0)) {
+    if (w->mem_shared_all && skf_op >= 0) { /* mapped: CPU; elsewhere: skf_atomic */
         void *tmp_in = NULL, *tmp_out = NULL;
         const void *in = mode == A_NOOP ? NULL
                          : op->kind == RMA_CAS ? op->origin
@@ -558,6 +566,19 @@ static int accumulate(struct MPI_ABI_Win *w, const rma_op_t *op, const tloc_t *l
         return e.err ? chan_error(w, op->fn, op->target, e.err) : MPI_SUCCESS;
     }
     /* the accumulate mutex: read, combine, write */
+    if (loc->ptr && mode != A_CAS && op->ttype->contiguous && (int64_t)es == tb->extent &&
+        (mode == A_NOOP || op->otype->contiguous) && (!op->result || op->rtype->contiguous)) {
+        /* mapped here, plain arrays: combine in place */
+        win_acc_lock(w, op->target);
+        if (op->result)
+            memcpy(op->result, loc->ptr, n);
+        if (mode == A_REPLACE)
+            memcpy(loc->ptr, op->origin, n);
+        else if (mode == A_KERNEL)
+            k(op->origin, loc->ptr, n / es);
+        win_acc_unlock(w, op->target);
+        return MPI_SUCCESS;
+    }
     void *tmp_in = NULL;
     const void *in = mode == A_NOOP ? NULL
                      : op->kind == RMA_CAS ? op->origin
