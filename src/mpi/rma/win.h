@@ -63,6 +63,8 @@ struct win_target {
     skf_mr_key_t ctl_key; /* its control block exposed (other nodes) */
     int lock;         /* lock I hold on it: 0, MPI_LOCK_SHARED, MPI_LOCK_EXCLUSIVE */
     int lock_nocheck; /* ... taken with MPI_MODE_NOCHECK (nothing to release) */
+    int slot;         /* its control block's index in its node segment */
+    uint64_t posts_seen, dones_seen; /* PSCW with it through the counters (win_sync.c) */
     void *map_base;   /* its MPI_Alloc_mem block mapped here (to unmap at free) */
     uint64_t map_len;
 };
@@ -104,6 +106,8 @@ struct MPI_ABI_Win {
     int attr_disp_unit, attr_flavor, attr_model;
     /* memory this window owns */
     void *seg;       /* node segment: control blocks [+ window memory] */
+    int nlocal;      /* ranks sharing it */
+    size_t pscw_off; /* where a control block's PSCW counters start */
     size_t seg_size;
     skf_mr_key_t my_key, my_ctl_key; /* my exposures (released by free) */
     void *alloc_private; /* Win_allocate fallback memory (not shared) */

@@ -28,11 +28,15 @@
 
 static size_t round_up(size_t n, size_t a) { return (n + a - 1) / a * a; }
 
-static size_t ctl_stride(int flavor)
+/* A control block: the words, the regions of a dynamic window, then the
+ * post/start/complete/wait counters: one per local rank, twice (win_sync.c). */
+static size_t ctl_stride(struct MPI_ABI_Win *w)
 {
     size_t n = sizeof(struct win_ctl);
-    if (flavor == MPI_WIN_FLAVOR_DYNAMIC)
+    if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC)
         n += WIN_DYN_MAX * sizeof(struct win_region);
+    w->pscw_off = n;
+    n += 2 * (size_t)w->nlocal * sizeof(uint64_t);
     return round_up(n, 64);
 }
 
@@ -189,7 +193,8 @@ static int node_segment(const char *fn, struct MPI_ABI_Win *w, struct win_card *
                 slot = nlocal;
             nlocal++;
         }
-    size_t stride = ctl_stride(w->flavor);
+    w->nlocal = nlocal;
+    size_t stride = ctl_stride(w);
     size_t data_at = round_up((size_t)nlocal * stride, PAGE), total = data_at;
     int with_data = w->flavor == MPI_WIN_FLAVOR_ALLOCATE || w->flavor == MPI_WIN_FLAVOR_SHARED;
     uint64_t my_off = 0;
@@ -305,7 +310,7 @@ int win_make(const char *fn, int flavor, void *base, MPI_Aint size, int disp_uni
         release(w);
         return rc;
     }
-    size_t stride = ctl_stride(flavor);
+    size_t stride = ctl_stride(w);
     struct win_ctl *my_ctl = (struct win_ctl *)((char *)w->seg + (size_t)me.slot * stride);
     if (me.in_seg) {
         base = (char *)w->seg + me.data_off;
@@ -347,6 +352,7 @@ int win_make(const char *fn, int flavor, void *base, MPI_Aint size, int disp_uni
         t->ctl_key = k->ctl_key;
         if (t->local)
             t->ctl = (struct win_ctl *)((char *)w->seg + (size_t)k->slot * stride);
+        t->slot = k->slot;
         if (r == w->rank)
             t->direct = w->base;
         else if (t->local && k->in_seg)

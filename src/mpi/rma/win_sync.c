@@ -4,8 +4,9 @@
  * Operations complete when they return (win_ops.c), so closing an epoch is
  * a memory fence plus whatever tells the other side:
  *   fence      a barrier on the window's private communicator;
- *   PSCW       zero-byte messages on it: POST from target to origin, DONE
- *              from origin to target (MPI_MODE_NOCHECK skips POST);
+ *   PSCW       counters in the control blocks between ranks of a node,
+ *              zero-byte messages (POST, DONE) with the others
+ *              (MPI_MODE_NOCHECK skips POST);
  *   locks      words in the target's control block, changed with CPU
  *              atomics on the node and skf_atomic from other nodes, so the
  *              target's CPU never takes part:
@@ -190,6 +191,38 @@ int win_group_ranks(const char *fn, struct MPI_ABI_Win *w, struct MPI_ABI_Group 
     return MPI_SUCCESS;
 }
 
+/* PSCW between ranks of one node runs on counters in the control blocks: a
+ * target's post adds one to posted[its slot] in the origin's block, an
+ * origin's complete adds one to done[its slot] in the target's; each side
+ * counts what it has consumed per peer (posts_seen, dones_seen), so an early
+ * post for a later epoch is never taken for another peer's.  Ranks on other
+ * nodes exchange zero-byte messages instead (TAG_POST, TAG_DONE). */
+enum { PSCW_POSTED, PSCW_DONE };
+static uint64_t *pscw_word(struct MPI_ABI_Win *w, int owner, int which, int from_slot)
+{
+    return (uint64_t *)((char *)w->t[owner].ctl + w->pscw_off +
+                        ((size_t)which * (size_t)w->nlocal + (size_t)from_slot) * 8);
+}
+
+static int pscw_arrived(struct MPI_ABI_Win *w, int which, int from, uint64_t want)
+{
+    return __atomic_load_n(pscw_word(w, w->rank, which, w->t[from].slot), __ATOMIC_ACQUIRE) >=
+           want;
+}
+
+/* Waiting for a node mate's counter: spin a little (the other side is
+ * usually a few hundred nanoseconds away), then poll_pause. */
+static void pscw_pause(struct MPI_ABI_Win *w, unsigned *k, unsigned *n)
+{
+    if (++*k < 4096) {
+        __builtin_ia32_pause();
+        if ((*k & 255) == 0)
+            mpid_progress();
+        return;
+    }
+    poll_pause(w, n);
+}
+
 int win_post(const char *fn, struct MPI_ABI_Win *w, struct MPI_ABI_Group *g, int assert)
 {
     if (w->npost || w->post_ranks || w->lock_all || w->nlocks)
@@ -205,12 +238,20 @@ int win_post(const char *fn, struct MPI_ABI_Win *w, struct MPI_ABI_Group *g, int
         return mpir_win_error(w, MPI_ERR_NO_MEM, "%s: out of memory", fn);
     }
     MPI_Comm h = (MPI_Comm)w->comm;
+    int me = w->t[w->rank].slot;
     atomic_thread_fence(memory_order_seq_cst);
-    for (int i = 0; i < n; i++)
-        MPI_Irecv(NULL, 0, MPI_BYTE, ranks[i], TAG_DONE, h, &done[i]);
+    for (int i = 0; i < n; i++) {
+        done[i] = MPI_REQUEST_NULL;
+        if (!w->t[ranks[i]].ctl)
+            MPI_Irecv(NULL, 0, MPI_BYTE, ranks[i], TAG_DONE, h, &done[i]);
+    }
     if (!(assert & MPI_MODE_NOCHECK))
-        for (int i = 0; i < n; i++)
-            MPI_Send(NULL, 0, MPI_BYTE, ranks[i], TAG_POST, h);
+        for (int i = 0; i < n; i++) {
+            if (w->t[ranks[i]].ctl)
+                __atomic_fetch_add(pscw_word(w, ranks[i], PSCW_POSTED, me), 1, __ATOMIC_SEQ_CST);
+            else
+                MPI_Send(NULL, 0, MPI_BYTE, ranks[i], TAG_POST, h);
+        }
     w->post_ranks = ranks;
     w->npost = n ? n : -1; /* -1: an empty exposure epoch is still open */
     w->post_done = done;
@@ -227,9 +268,17 @@ int win_start(const char *fn, struct MPI_ABI_Win *w, struct MPI_ABI_Group *g, in
     if (rc)
         return rc;
     if (!(assert & MPI_MODE_NOCHECK))
-        for (int i = 0; i < n; i++)
-            MPI_Recv(NULL, 0, MPI_BYTE, ranks[i], TAG_POST, (MPI_Comm)w->comm,
-                     MPI_STATUS_IGNORE);
+        for (int i = 0; i < n; i++) {
+            struct win_target *t = &w->t[ranks[i]];
+            if (!t->ctl) {
+                MPI_Recv(NULL, 0, MPI_BYTE, ranks[i], TAG_POST, (MPI_Comm)w->comm,
+                         MPI_STATUS_IGNORE);
+                continue;
+            }
+            uint64_t want = ++t->posts_seen;
+            for (unsigned k = 0, m = 0; !pscw_arrived(w, PSCW_POSTED, ranks[i], want);)
+                pscw_pause(w, &k, &m);
+        }
     w->start_ranks = ranks;
     w->nstart = n;
     return MPI_SUCCESS;
@@ -243,13 +292,30 @@ int win_complete(const char *fn, struct MPI_ABI_Win *w)
     int rc = w->pending ? win_settle(w, fn, -1) : MPI_SUCCESS;
     if (rc)
         return rc;
+    int me = w->t[w->rank].slot;
     atomic_thread_fence(memory_order_seq_cst);
-    for (int i = 0; i < w->nstart; i++)
-        MPI_Send(NULL, 0, MPI_BYTE, w->start_ranks[i], TAG_DONE, (MPI_Comm)w->comm);
+    for (int i = 0; i < w->nstart; i++) {
+        int r = w->start_ranks[i];
+        if (w->t[r].ctl)
+            __atomic_fetch_add(pscw_word(w, r, PSCW_DONE, me), 1, __ATOMIC_SEQ_CST);
+        else
+            MPI_Send(NULL, 0, MPI_BYTE, r, TAG_DONE, (MPI_Comm)w->comm);
+    }
     free(w->start_ranks);
     w->start_ranks = NULL;
     w->nstart = 0;
     return MPI_SUCCESS;
+}
+
+/* Have all origins of my exposure epoch on this node completed? */
+static int local_dones_in(struct MPI_ABI_Win *w)
+{
+    for (int i = 0; i < w->npost; i++) {
+        struct win_target *t = &w->t[w->post_ranks[i]];
+        if (t->ctl && !pscw_arrived(w, PSCW_DONE, w->post_ranks[i], t->dones_seen + 1))
+            return 0;
+    }
+    return 1;
 }
 
 int win_wait(const char *fn, struct MPI_ABI_Win *w, int test, int *flag)
@@ -258,14 +324,21 @@ int win_wait(const char *fn, struct MPI_ABI_Win *w, int test, int *flag)
         return mpir_win_error(w, MPI_ERR_RMA_SYNC,
                               "%s: rank %d has no exposure epoch (no MPI_Win_post)", fn, w->rank);
     int n = w->npost < 0 ? 0 : w->npost, all = 1;
-    if (test)
+    if (test) {
         MPI_Testall(n, w->post_done, &all, MPI_STATUSES_IGNORE);
-    else
+        all = all && local_dones_in(w);
+    } else {
+        for (unsigned k = 0, m = 0; !local_dones_in(w);)
+            pscw_pause(w, &k, &m);
         MPI_Waitall(n, w->post_done, MPI_STATUSES_IGNORE);
+    }
     if (flag)
         *flag = all;
     if (!all)
         return MPI_SUCCESS;
+    for (int i = 0; i < n; i++)
+        if (w->t[w->post_ranks[i]].ctl)
+            w->t[w->post_ranks[i]].dones_seen++;
     atomic_thread_fence(memory_order_seq_cst);
     free(w->post_ranks);
     free(w->post_done);
