@@ -325,6 +325,7 @@ int win_wait(const char *fn, struct MPI_ABI_Win *w, int test, int *flag)
                               "%s: rank %d has no exposure epoch (no MPI_Win_post)", fn, w->rank);
     int n = w->npost < 0 ? 0 : w->npost, all = 1;
     if (test) {
+        mpid_progress(); /* a test loop must move things (node mates' requests to me too) */
         MPI_Testall(n, w->post_done, &all, MPI_STATUSES_IGNORE);
         all = all && local_dones_in(w);
     } else {
