@@ -54,6 +54,12 @@ static MPI_Datatype handle_of(const struct MPI_ABI_Datatype *d)
     return (MPI_Datatype)d;
 }
 
+/* The type whose kernels and atomics an accumulate on t uses.  MPI_CHAR
+ * counts as MPI_SIGNED_CHAR: MPI-3.1 leaves it out of the integer types,
+ * but MPICH and Open MPI accept it and the OSU one-sided benchmarks use it
+ * by default (osu_acc_latency, osu_get_acc_latency, osu_cas_latency). */
+static MPI_Datatype ops_type(MPI_Datatype t) { return t == MPI_CHAR ? MPI_SIGNED_CHAR : t; }
+
 /* The one predefined type a type is built of, or NULL when it mixes types. */
 static const struct MPI_ABI_Datatype *basic_of(const struct MPI_ABI_Datatype *d)
 {
@@ -374,6 +380,7 @@ int win_acc_fast(struct MPI_ABI_Win *w, int target, char *p, const void *in, int
                  MPI_Datatype dt, MPI_Op op)
 {
     const struct MPI_ABI_Datatype *d = dtype_of(dt);
+    dt = ops_type(dt);
     size_t es = d->size;
     if (op == MPI_NO_OP || (int64_t)es != d->extent || ((uintptr_t)p & (es - 1)))
         return 0;
@@ -534,7 +541,7 @@ static int accumulate(struct MPI_ABI_Win *w, const rma_op_t *op, const tloc_t *l
                               "types (%s and %s)",
                               op->fn, basic_of(op->otype) ? basic_of(op->otype)->name : "mixed",
                               tb->name);
-    MPI_Datatype bh = handle_of(tb);
+    MPI_Datatype bh = ops_type(handle_of(tb));
     kernel_fn *k = NULL;
     if (mode == A_KERNEL && !(k = op_kernel(op->op, bh)))
         return mpir_win_error(w, MPI_ERR_OP, "%s: the operation is not defined for %s (or is "
