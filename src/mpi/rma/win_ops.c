@@ -512,7 +512,7 @@ static int combine(const struct MPI_ABI_Datatype *b, kernel_fn *k, const void *i
         return 1;
     }
     size_t span = count * (size_t)b->extent;
-    char *a = malloc(span ? span : 1), *c = malloc(span ? span : 1);
+    char *a = calloc(1, span ? span : 1), *c = calloc(1, span ? span : 1); /* padding stays 0 */
     if (a && c) {
         dt_copy(b, a, (int64_t)count, 0, (void *)in, n, 1);
         dt_copy(b, c, (int64_t)count, 0, cur, n, 1);
