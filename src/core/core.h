@@ -52,7 +52,7 @@ struct skf_ctx {
     skf_chan_t *open_chans; /* list, to refuse a port opened twice       */
     /* exposures; mr_lock guards them: the tcp RMA service thread checks
      * ranges while the main thread exposes and releases */
-    pthread_mutex_t mr_lock;
+    pthread_mutex_t mr_lock; /* skf_mr_range_ok_locked: with it held */
     struct skf_mr_entry *mrs;
     int nmrs, mrs_cap;
     uint64_t mr_next_cookie;
@@ -113,6 +113,9 @@ void skf_fallback_progress(skf_ctx_t *ctx);
 /* Is [addr, addr+len) inside the exposure named by cookie? (a remote transport
  * checks a peer's one-sided request with it) */
 int skf_mr_range_ok(skf_ctx_t *ctx, uint64_t cookie, uint64_t addr, uint64_t len);
+/* The same with ctx->mr_lock already held (to keep the range valid while
+ * the bytes are read, as the tcp owner does while it answers a get). */
+int skf_mr_range_ok_locked(skf_ctx_t *ctx, uint64_t cookie, uint64_t addr, uint64_t len);
 /* Execute one skf_atomic on my own memory (the owner's part of every path):
  * [addr, addr+size) must lie inside the exposure named by cookie, addr be
  * size-aligned, op an enum skf_aop and size 4 or 8; then the __atomic

@@ -81,7 +81,7 @@ static struct skf_mr_entry *find_mr(skf_ctx_t *ctx, uint64_t cookie)
     return NULL;
 }
 
-static int range_ok_locked(skf_ctx_t *ctx, uint64_t cookie, uint64_t addr, uint64_t len)
+int skf_mr_range_ok_locked(skf_ctx_t *ctx, uint64_t cookie, uint64_t addr, uint64_t len)
 {
     const struct skf_mr_entry *m = find_mr(ctx, cookie);
     return m && addr >= m->base && len <= m->len && addr - m->base <= m->len - len;
@@ -91,7 +91,7 @@ static int range_ok_locked(skf_ctx_t *ctx, uint64_t cookie, uint64_t addr, uint6
 int skf_mr_range_ok(skf_ctx_t *ctx, uint64_t cookie, uint64_t addr, uint64_t len)
 {
     pthread_mutex_lock(&ctx->mr_lock);
-    int ok = range_ok_locked(ctx, cookie, addr, len);
+    int ok = skf_mr_range_ok_locked(ctx, cookie, addr, len);
     pthread_mutex_unlock(&ctx->mr_lock);
     return ok;
 }
@@ -653,7 +653,7 @@ int skf_atomic_exec(skf_ctx_t *ctx, uint64_t cookie, uint64_t addr, int op, int 
     if (!aop_valid(op, size) || addr % (uint64_t)size)
         return -EINVAL;
     pthread_mutex_lock(&ctx->mr_lock); /* the exposure stays while the word changes */
-    int ok = range_ok_locked(ctx, cookie, addr, (uint64_t)size);
+    int ok = skf_mr_range_ok_locked(ctx, cookie, addr, (uint64_t)size);
     if (ok && size == 4)
         *old = aop32((uint32_t *)(uintptr_t)addr, op, (uint32_t)operand, (uint32_t)compare);
     else if (ok)

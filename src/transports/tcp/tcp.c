@@ -100,6 +100,7 @@ struct rma_state {
     size_t hdr_out_len, hdr_out_off;
     const uint8_t *out;
     uint64_t out_left;
+    int out_exposed; /* owner: out is exposed memory (a get's answer), checked per write */
     /* header being read, then payload into `in` (NULL: discard) */
     uint8_t hdr_in[sizeof(struct tcp_rma_req)];
     size_t hdr_in_len, hdr_in_need;
@@ -1308,9 +1309,28 @@ static int rma_write(struct tcp_conn *c)
         int n = 0;
         if (s->hdr_out_off < s->hdr_out_len)
             v[n++] = (struct iovec){s->hdr_out + s->hdr_out_off, s->hdr_out_len - s->hdr_out_off};
-        if (s->out_left)
+        /* A get's answer reads exposed memory: hold the exposure table while
+         * the socket copies it, and if the region was released meanwhile (a
+         * stale request: its requester cannot be waiting for these bytes)
+         * send zeros instead of reading memory that is no longer exposed. */
+        skf_ctx_t *ctx = c->tp->ctx;
+        int guard = s->out_left && s->out_exposed;
+        if (guard) {
+            pthread_mutex_lock(&ctx->mr_lock);
+            if (!skf_mr_range_ok_locked(ctx, s->req.cookie, (uint64_t)(uintptr_t)s->out,
+                                        s->out_left)) {
+                static const uint8_t zeros[16384];
+                v[n++] = (struct iovec){(void *)zeros,
+                                        s->out_left < sizeof zeros ? s->out_left : sizeof zeros};
+            } else {
+                v[n++] = (struct iovec){(void *)s->out, s->out_left};
+            }
+        } else if (s->out_left) {
             v[n++] = (struct iovec){(void *)s->out, s->out_left};
+        }
         ssize_t w = sock_writev(c->fd, v, n);
+        if (guard)
+            pthread_mutex_unlock(&ctx->mr_lock);
         if (w < 0) {
             if (errno == EINTR)
                 continue;
@@ -1442,6 +1462,7 @@ static void rma_serve(struct tcp_conn *c)
         s->hdr_out_len = sizeof resp;
         s->hdr_out_off = 0;
         s->out_left = resp.len;
+        s->out_exposed = s->req.op == TCP_RMA_GET;
         s->busy = 2;
     }
 }
@@ -1462,6 +1483,7 @@ static void rmaq_load(struct tcp_conn *c)
     s->hdr_out_len = sizeof req;
     s->hdr_out_off = 0;
     s->out = op->write ? op->dst : NULL; /* a put's data, an atomic's operands */
+    s->out_exposed = 0;
     s->out_left = op->write ? op->len : 0;
 }
 
