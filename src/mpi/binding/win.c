@@ -225,8 +225,7 @@ int MPI_Win_get_group(MPI_Win win, MPI_Group *group)
     struct MPI_ABI_Group *g = group_of_comm(w->comm);
     if (!g)
         return mpir_win_error(w, MPI_ERR_NO_MEM, "%s: out of memory", fn);
-    group_retain(g);
-    *group = group_handle(g);
+    *group = (MPI_Group)g; /* a new group: the caller's one reference */
     return MPI_SUCCESS;
 }
 

@@ -198,6 +198,7 @@ int win_group_ranks(const char *fn, struct MPI_ABI_Win *w, struct MPI_ABI_Group 
  * post for a later epoch is never taken for another peer's.  Ranks on other
  * nodes exchange zero-byte messages instead (TAG_POST, TAG_DONE). */
 enum { PSCW_POSTED, PSCW_DONE };
+static char pscw_note[1]; /* buffer of the zero-byte messages (never NULL: memcpy of 0 bytes) */
 static uint64_t *pscw_word(struct MPI_ABI_Win *w, int owner, int which, int from_slot)
 {
     return (uint64_t *)((char *)w->t[owner].ctl + w->pscw_off +
@@ -243,14 +244,14 @@ int win_post(const char *fn, struct MPI_ABI_Win *w, struct MPI_ABI_Group *g, int
     for (int i = 0; i < n; i++) {
         done[i] = MPI_REQUEST_NULL;
         if (!w->t[ranks[i]].ctl)
-            MPI_Irecv(NULL, 0, MPI_BYTE, ranks[i], TAG_DONE, h, &done[i]);
+            MPI_Irecv(pscw_note, 0, MPI_BYTE, ranks[i], TAG_DONE, h, &done[i]);
     }
     if (!(assert & MPI_MODE_NOCHECK))
         for (int i = 0; i < n; i++) {
             if (w->t[ranks[i]].ctl)
                 __atomic_fetch_add(pscw_word(w, ranks[i], PSCW_POSTED, me), 1, __ATOMIC_SEQ_CST);
             else
-                MPI_Send(NULL, 0, MPI_BYTE, ranks[i], TAG_POST, h);
+                MPI_Send(pscw_note, 0, MPI_BYTE, ranks[i], TAG_POST, h);
         }
     w->post_ranks = ranks;
     w->npost = n ? n : -1; /* -1: an empty exposure epoch is still open */
@@ -271,7 +272,7 @@ int win_start(const char *fn, struct MPI_ABI_Win *w, struct MPI_ABI_Group *g, in
         for (int i = 0; i < n; i++) {
             struct win_target *t = &w->t[ranks[i]];
             if (!t->ctl) {
-                MPI_Recv(NULL, 0, MPI_BYTE, ranks[i], TAG_POST, (MPI_Comm)w->comm,
+                MPI_Recv(pscw_note, 0, MPI_BYTE, ranks[i], TAG_POST, (MPI_Comm)w->comm,
                          MPI_STATUS_IGNORE);
                 continue;
             }
@@ -299,7 +300,7 @@ int win_complete(const char *fn, struct MPI_ABI_Win *w)
         if (w->t[r].ctl)
             __atomic_fetch_add(pscw_word(w, r, PSCW_DONE, me), 1, __ATOMIC_SEQ_CST);
         else
-            MPI_Send(NULL, 0, MPI_BYTE, r, TAG_DONE, (MPI_Comm)w->comm);
+            MPI_Send(pscw_note, 0, MPI_BYTE, r, TAG_DONE, (MPI_Comm)w->comm);
     }
     free(w->start_ranks);
     w->start_ranks = NULL;
