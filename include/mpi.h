@@ -779,6 +779,97 @@ int MPI_Win_flush_local_all(MPI_Win win);
 int MPI_Win_sync(MPI_Win win);
 /* ==== end of one-sided communication ======================================= */
 
+/* ==== Fortran interoperability (docs/fortran.md) ========================== */
+/* Fortran INTEGER (gfortran's default kind) and the Fortran status: the same
+ * eight integers as MPI_Status, MPI_SOURCE/TAG/ERROR first. */
+typedef int MPI_Fint;
+typedef struct {
+    MPI_Fint MPI_SOURCE;
+    MPI_Fint MPI_TAG;
+    MPI_Fint MPI_ERROR;
+    MPI_Fint MPI_internal[5];
+} MPI_F08_status;
+enum { MPI_F_STATUS_SIZE = 8, MPI_F_SOURCE = 0, MPI_F_TAG = 1, MPI_F_ERROR = 2 };
+
+/* Fortran predefined datatypes (standard ABI values; sizes of gfortran's kinds). */
+#define MPI_LOGICAL ((MPI_Datatype)0x218)
+#define MPI_INTEGER ((MPI_Datatype)0x219)
+#define MPI_REAL ((MPI_Datatype)0x21a)
+#define MPI_COMPLEX ((MPI_Datatype)0x21b)
+#define MPI_DOUBLE_PRECISION ((MPI_Datatype)0x21c)
+#define MPI_DOUBLE_COMPLEX ((MPI_Datatype)0x21d)
+#define MPI_CHARACTER ((MPI_Datatype)0x21e)
+#define MPI_2REAL ((MPI_Datatype)0x230)
+#define MPI_2DOUBLE_PRECISION ((MPI_Datatype)0x231)
+#define MPI_2INTEGER ((MPI_Datatype)0x232)
+#define MPI_LOGICAL1 ((MPI_Datatype)0x2c0)
+#define MPI_INTEGER1 ((MPI_Datatype)0x2c1)
+#define MPI_LOGICAL2 ((MPI_Datatype)0x2c8)
+#define MPI_INTEGER2 ((MPI_Datatype)0x2c9)
+#define MPI_REAL2 ((MPI_Datatype)0x2ca)
+#define MPI_LOGICAL4 ((MPI_Datatype)0x2d0)
+#define MPI_INTEGER4 ((MPI_Datatype)0x2d1)
+#define MPI_REAL4 ((MPI_Datatype)0x2d2)
+#define MPI_COMPLEX4 ((MPI_Datatype)0x2d3)
+#define MPI_LOGICAL8 ((MPI_Datatype)0x2d8)
+#define MPI_INTEGER8 ((MPI_Datatype)0x2d9)
+#define MPI_REAL8 ((MPI_Datatype)0x2da)
+#define MPI_COMPLEX8 ((MPI_Datatype)0x2db)
+#define MPI_LOGICAL16 ((MPI_Datatype)0x2e0)
+#define MPI_INTEGER16 ((MPI_Datatype)0x2e1)
+#define MPI_REAL16 ((MPI_Datatype)0x2e2)
+#define MPI_COMPLEX16 ((MPI_Datatype)0x2e3)
+#define MPI_COMPLEX32 ((MPI_Datatype)0x2eb)
+
+enum {
+    MPI_COMBINER_F90_REAL = 113,
+    MPI_COMBINER_F90_COMPLEX = 114,
+    MPI_COMBINER_F90_INTEGER = 115,
+    MPI_TYPECLASS_INTEGER = 192,
+    MPI_TYPECLASS_REAL = 193,
+    MPI_TYPECLASS_COMPLEX = 194
+};
+
+int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype);
+int MPI_Type_create_f90_integer(int r, MPI_Datatype *newtype);
+int MPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype);
+int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype);
+
+/* Handle conversion: a predefined handle's Fortran value is its ABI value; a
+ * user handle gets a small integer the first time it is converted. */
+MPI_Fint MPI_Comm_c2f(MPI_Comm comm);
+MPI_Comm MPI_Comm_f2c(MPI_Fint comm);
+MPI_Fint MPI_Type_c2f(MPI_Datatype datatype);
+MPI_Datatype MPI_Type_f2c(MPI_Fint datatype);
+MPI_Fint MPI_Group_c2f(MPI_Group group);
+MPI_Group MPI_Group_f2c(MPI_Fint group);
+MPI_Fint MPI_Request_c2f(MPI_Request request);
+MPI_Request MPI_Request_f2c(MPI_Fint request);
+MPI_Fint MPI_Op_c2f(MPI_Op op);
+MPI_Op MPI_Op_f2c(MPI_Fint op);
+MPI_Fint MPI_Info_c2f(MPI_Info info);
+MPI_Info MPI_Info_f2c(MPI_Fint info);
+MPI_Fint MPI_Errhandler_c2f(MPI_Errhandler errhandler);
+MPI_Errhandler MPI_Errhandler_f2c(MPI_Fint errhandler);
+MPI_Fint MPI_Message_c2f(MPI_Message message);
+MPI_Message MPI_Message_f2c(MPI_Fint message);
+MPI_Fint MPI_Win_c2f(MPI_Win win);
+MPI_Win MPI_Win_f2c(MPI_Fint win);
+
+/* Status conversion; MPI_F_STATUS_IGNORE/MPI_F_STATUSES_IGNORE are the
+ * addresses of Fortran's MPI_STATUS_IGNORE/MPI_STATUSES_IGNORE. */
+extern MPI_Fint *MPI_F_STATUS_IGNORE;
+extern MPI_Fint *MPI_F_STATUSES_IGNORE;
+extern MPI_F08_status *MPI_F08_STATUS_IGNORE;
+extern MPI_F08_status *MPI_F08_STATUSES_IGNORE;
+int MPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
+int MPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
+int MPI_Status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_status);
+int MPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status);
+int MPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status);
+int MPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status);
+/* ==== end of Fortran interoperability ===================================== */
+
 #ifdef __cplusplus
 }
 #endif
