@@ -7,7 +7,8 @@ writes src/mpi/fortran/fbind_gen.c (one C function with gfortran's linkage
 name, mpi_send_, per C prototype in mpi.h, every argument by reference as
 MPI_Fint / MPI_Aint, an ierror last, the hidden lengths of CHARACTER
 arguments after it) and include/mpif.h (every integer constant of mpi.h as a
-PARAMETER, the sentinel common blocks).  The bindings only translate
+PARAMETER, the sentinel common blocks), src/mpi/fortran/mpi_mod.f90 (module
+mpi) and src/mpi/fortran/mpi_f08.f90 (module mpi_f08, gen_f08.py).  The bindings only translate
 arguments: handles through MPI_*_f2c/c2f, Fortran's MPI_BOTTOM, MPI_IN_PLACE,
 MPI_STATUS(ES)_IGNORE, MPI_UNWEIGHTED, MPI_WEIGHTS_EMPTY to C's, 1-based
 indices, blank-padded strings.  Functions whose arguments need more (callbacks,
@@ -18,6 +19,9 @@ that they match a fresh run (rerun this after changing mpi.h).
 import os
 import re
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gen_f08  # noqa: E402  module mpi_f08
 
 ROOT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "../../..")
 OUTDIR = sys.argv[2] if len(sys.argv) > 2 else None  # all three files there (the check)
@@ -167,16 +171,21 @@ def emit_c(fns):
     return "\n".join(out)
 
 
-def constants(text):
-    """Integer constants of mpi.h in order: (name, value)."""
+def constants(text, types=None):
+    """Integer constants of mpi.h in order: (name, value); handle constants'
+    C types into types[name] when given."""
     vals = {}
-    for m in re.finditer(r"^#define (MPI_\w+) \(\(MPI_\w+\)(0x[0-9a-fA-F]+)\)", text, re.M):
-        vals[m.group(1)] = int(m.group(2), 16)
+    types = {} if types is None else types
+    for m in re.finditer(r"^#define (MPI_\w+) \(\((MPI_\w+)\)(0x[0-9a-fA-F]+)\)", text, re.M):
+        vals[m.group(1)] = int(m.group(3), 16)
+        types[m.group(1)] = m.group(2)
     for m in re.finditer(r"^#define (MPI_\w+) (-?\d+)\b", text, re.M):
         vals[m.group(1)] = int(m.group(2))
     for m in re.finditer(r"^#define (MPI_\w+) (MPI_\w+)\s*$", text, re.M):
         if m.group(2) in vals:
             vals[m.group(1)] = vals[m.group(2)]
+            if m.group(2) in types:
+                types[m.group(1)] = types[m.group(2)]
     for m in re.finditer(r"^\s+(MPI_\w+) = (-?(?:0x[0-9a-fA-F]+|\d+)),?\s*$", text, re.M):
         vals[m.group(1)] = int(m.group(2), 0)
     return [(k, v) for k, v in vals.items() if not re.match(r"MPI_F(08)?_", k)]
@@ -269,6 +278,12 @@ def main():
         f.write(emit_mpif(constants(text), len(fns) + len(HAND)))
     with open(output("src/mpi/fortran/mpi_mod.f90"), "w") as f:
         f.write(emit_module())
+    types = {}
+    consts = constants(text, types)
+    typed = [(n, types[n], v) for n, v in consts if n in types]
+    ints = [(n, v) for n, v in consts if n not in types]
+    with open(output("src/mpi/fortran/mpi_f08.f90"), "w") as f:
+        f.write(gen_f08.emit_f08(fns, typed, ints, RAW_VOID))
     print(f"{len(fns)} generated + {len(HAND)} by hand; no binding: {' '.join(skipped)}")
 
 
