@@ -312,3 +312,46 @@ def emit_f08(fns, typed_consts, int_consts, raw_void):
                   f"  end function skiff_{fname}_{s}"]
     L += ["end module mpi_f08", ""]
     return "\n".join(L)
+
+
+def mpi_interfaces(fns, raw_void):
+    """Explicit interfaces of module mpi (handles are INTEGERs, buffers are
+    TYPE(*) without argument checking, as gfortran allows).  Routines with
+    address arguments (baseptr, buffer_addr) keep implicit interfaces, so
+    both INTEGER(KIND=MPI_ADDRESS_KIND) and TYPE(C_PTR) callers build."""
+    L = []
+    for fn in fns:
+        if any(n in raw_void and n != "location" for _, n, _ in fn.params):
+            continue
+        args = [n for _, n, _ in fn.params] + ["ierror"]
+        L += wrap(f"    subroutine {fn.name}({', '.join(args)})", "    ")
+        L.append("      import")
+        decls = []
+        for ctype, name, arr in fn.params:
+            base = ctype.replace("const ", "").strip()
+            if base == "void *":
+                L.append(f"      !GCC$ ATTRIBUTES NO_ARG_CHECK :: {name}")
+                decls.append(f"type(*), dimension(*) :: {name}")
+            elif base.rstrip(" *") in HANDLE_TYPES:
+                decls.append(f"integer :: {name}{'(*)' if arr else ''}")
+            elif base == "MPI_Status *":
+                decls.append(f"integer :: {name}(MPI_STATUS_SIZE)")
+            elif base == "MPI_Status":
+                decls.append(f"integer :: {name}(MPI_STATUS_SIZE, *)")
+            elif base in ("char *", "char"):
+                decls.append(f"character(len=*) :: {name}")
+            else:
+                b = base.rstrip(" *")
+                if b == "int":
+                    logical = (name in LOGICAL_SCALARS and not arr) or name in LOGICAL_ARRAYS
+                    t = "logical" if logical else "integer"
+                else:
+                    t = f"integer(kind={KIND_OF[b]})"
+                dim = "(3, *)" if arr == "[][3]" else "(*)" if arr else ""
+                if not dim and base.endswith("*") and "weights" in name:
+                    dim = "(*)"
+                decls.append(f"{t} :: {name}{dim}")
+        L += ["      " + d for d in decls]
+        L.append("      integer :: ierror")
+        L.append(f"    end subroutine {fn.name}")
+    return L
