@@ -18,6 +18,20 @@ KIND_OF = {"MPI_Aint": "MPI_ADDRESS_KIND", "MPI_Count": "MPI_COUNT_KIND",
            "MPI_Offset": "MPI_OFFSET_KIND"}
 
 
+def number_decl(base, name, arr):
+    """(Fortran type, dimension) of an int / MPI_Aint / MPI_Count argument."""
+    b = base.rstrip(" *")
+    if b == "int":
+        logical = (name in LOGICAL_SCALARS and not arr) or name in LOGICAL_ARRAYS
+        t = "logical" if logical else "integer"
+    else:
+        t = f"integer(kind={KIND_OF[b]})"
+    dim = "(3, *)" if arr == "[][3]" else "(*)" if arr else ""
+    if not dim and base.endswith("*") and "weights" in name:
+        dim = "(*)"
+    return t, dim
+
+
 def wrap(line, indent):
     """Free-form lines of at most 132 columns, continued with &."""
     out = []
@@ -93,17 +107,8 @@ def f08_args(fn, raw_void):
             iface.append(f"character(kind=c_char) :: {name}(*)")
             hidden.append(name)
         else:
-            b = base.rstrip(" *")
             scalar = not arr and not base.endswith("*")
-            if b == "int":
-                logical = (name in LOGICAL_SCALARS and not arr) or name in LOGICAL_ARRAYS
-                t = "logical" if logical else "integer"
-            else:
-                t = f"integer(kind={KIND_OF[b]})"
-            dim = "(3, *)" if arr == "[][3]" else "(*)" if arr else ""
-            if not dim and base.endswith("*") and ("weights" in name or name in
-                                                   ("array_of_indices",)):
-                dim = "(*)"
+            t, dim = number_decl(base, name, arr)
             dummies.append(f"{t}{', intent(in)' if scalar or const else ''} :: {name}{dim}")
             iface.append(f"{t} :: {name}{dim}")
         call.append(name)
@@ -115,8 +120,8 @@ def emit_procedure(fn, raw_void):
     dummies, iface, call, hidden, pre, post, bufs = f08_args(fn, raw_void)
     argnames = [n for _, n, _ in fn.params]
     I = ["  interface"]
-    I += wrap(f"    subroutine skiff_c_{lower[4:]}({', '.join(call_names(fn, raw_void) + ['ierror'] + [h + '_len' for h in hidden])}) &", "    ")
-    I[-1] = I[-1]  # the continuation line above ends with &
+    cargs = argnames + ["ierror"] + [h + "_len" for h in hidden]  # the C binding's parameters
+    I += wrap(f"    subroutine skiff_c_{lower[4:]}({', '.join(cargs)}) &", "    ")
     I.append(f"        bind(C, name=\"{lower}_\")")
     I.append("      import")
     I += ["      " + d for d in iface]
@@ -142,11 +147,6 @@ def emit_procedure(fn, raw_void):
     P.append("    if (present(ierror)) ierror = e")
     P.append(f"  end subroutine {fn.name}_f08")
     return I, P
-
-
-def call_names(fn, raw_void):
-    """The C binding's parameter names, in order (buffers' count/type kept)."""
-    return [n for _, n, _ in fn.params]
 
 
 HAND_F08 = """
@@ -341,15 +341,7 @@ def mpi_interfaces(fns, raw_void):
             elif base in ("char *", "char"):
                 decls.append(f"character(len=*) :: {name}")
             else:
-                b = base.rstrip(" *")
-                if b == "int":
-                    logical = (name in LOGICAL_SCALARS and not arr) or name in LOGICAL_ARRAYS
-                    t = "logical" if logical else "integer"
-                else:
-                    t = f"integer(kind={KIND_OF[b]})"
-                dim = "(3, *)" if arr == "[][3]" else "(*)" if arr else ""
-                if not dim and base.endswith("*") and "weights" in name:
-                    dim = "(*)"
+                t, dim = number_decl(base, name, arr)
                 decls.append(f"{t} :: {name}{dim}")
         L += ["      " + d for d in decls]
         L.append("      integer :: ierror")
