@@ -14,10 +14,10 @@
 #include "device/device.h"
 
 struct MPI_ABI_Errhandler mpir_eh_predef[4] = {
-    {0, EH_RETURN, NULL, 0, 0}, /* MPI_ERRHANDLER_NULL: never installed */
-    {MAGIC_EH, EH_FATAL, NULL, 0, 0},
-    {MAGIC_EH, EH_RETURN, NULL, 0, 0},
-    {MAGIC_EH, EH_ABORT, NULL, 0, 0},
+    {0, EH_RETURN, NULL, 0, 0, 0}, /* MPI_ERRHANDLER_NULL: never installed */
+    {MAGIC_EH, EH_FATAL, NULL, 0, 0, 0},
+    {MAGIC_EH, EH_RETURN, NULL, 0, 0, 0},
+    {MAGIC_EH, EH_ABORT, NULL, 0, 0, 0},
 };
 
 #define NCLASS 64
@@ -140,7 +140,11 @@ int mpir_report(struct MPI_ABI_Errhandler *eh, void *handle, int cls, const char
             skf_abort_quiet(mpid.ctx, cls ? cls : 1, msg);
         exit(cls ? cls : 1);
     }
-    if (eh->kind == EH_USER) {
+    if (eh->kind == EH_USER && eh->fortran) { /* SUBROUTINE h(comm or win, code) */
+        MPI_Fint f = eh->win ? MPI_Win_c2f((MPI_Win)handle) : MPI_Comm_c2f((MPI_Comm)handle);
+        MPI_Fint code = cls;
+        ((void (*)(MPI_Fint *, MPI_Fint *))(void (*)(void))eh->fn)(&f, &code);
+    } else if (eh->kind == EH_USER) {
         int code = cls;
         eh->fn((MPI_Comm *)&handle, &code); /* every handle is one pointer */
     }

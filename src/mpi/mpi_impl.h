@@ -44,6 +44,7 @@ struct MPI_ABI_Errhandler {
     MPI_Comm_errhandler_function *fn; /* EH_USER only */
     int refs;                         /* user objects: handle + communicators using it */
     int win;                          /* made by MPI_Win_create_errhandler */
+    int fortran; /* fn is a Fortran subroutine: handle and code by MPI_Fint */
 };
 extern struct MPI_ABI_Errhandler mpir_eh_predef[4]; /* indexed by value - 0x140 */
 

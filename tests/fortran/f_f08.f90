@@ -5,7 +5,17 @@
 module f08_checks
   implicit none
   integer :: failures = 0, myrank = -1
+  integer :: eh_calls = 0, eh_code = -1
 contains
+  subroutine on_error(comm, code)
+    use mpi_f08
+    type(MPI_Comm) :: comm
+    integer :: code
+    eh_calls = eh_calls + 1
+    eh_code = code
+    if (comm /= MPI_COMM_WORLD) eh_calls = -100
+  end subroutine on_error
+
   subroutine check(ok, what)
     logical, intent(in) :: ok
     character(len=*), intent(in) :: what
@@ -41,6 +51,7 @@ program f_f08
   type(MPI_Request) :: reqs(2)
   type(MPI_Comm) :: half
   type(MPI_Op) :: op
+  type(MPI_Errhandler) :: eh
   integer :: a(20), b(20)
   double precision :: m(5, 4), row(4), d(3)
   logical :: flag
@@ -111,6 +122,11 @@ program f_f08
   call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN)
   call MPI_Send(a, 1, MPI_INTEGER, nprocs, 0, MPI_COMM_WORLD, ierr)
   call check(ierr == MPI_ERR_RANK, 'error in ierror')
+  call MPI_Comm_create_errhandler(on_error, eh)
+  call MPI_Comm_set_errhandler(MPI_COMM_WORLD, eh)
+  call MPI_Send(a, 1, MPI_INTEGER, -7, 0, MPI_COMM_WORLD, ierr)
+  call check(eh_calls == 1 .and. eh_code == ierr .and. ierr == MPI_ERR_RANK, 'f08 error handler')
+  call MPI_Errhandler_free(eh)
   call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL)
   call check(MPI_Wtime() > 0d0, 'wtime')
 

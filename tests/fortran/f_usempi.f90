@@ -6,7 +6,15 @@
 module checks
   implicit none
   integer :: failures = 0, myrank = -1
+  integer :: eh_calls = 0, eh_comm = -1, eh_code = -1
 contains
+  subroutine on_error(comm, code)
+    integer :: comm, code
+    eh_calls = eh_calls + 1
+    eh_comm = comm
+    eh_code = code
+  end subroutine on_error
+
   subroutine check(ok, what)
     logical, intent(in) :: ok
     character(len=*), intent(in) :: what
@@ -44,7 +52,7 @@ program f_usempi
   character(len=MPI_MAX_PROCESSOR_NAME) :: pname
   integer(kind=MPI_ADDRESS_KIND) :: tagub, attrval
   double precision :: mat(4, 3), col(4)
-  integer :: cart, coords(1), dims(1), src, dst
+  integer :: cart, coords(1), dims(1), src, dst, eh
 
   call MPI_Init(ierr)
   call check(ierr == MPI_SUCCESS, 'init')
@@ -169,6 +177,14 @@ program f_usempi
   call check(ierr /= MPI_SUCCESS, 'error returned')
   call MPI_Error_class(ierr, i, ierr)
   call check(i == MPI_ERR_RANK, 'error class MPI_ERR_RANK')
+  ! an error handler written in Fortran gets the communicator and the code
+  call MPI_Comm_create_errhandler(on_error, eh, ierr)
+  call MPI_Comm_set_errhandler(dup, eh, ierr)
+  call MPI_Errhandler_free(eh, ierr)
+  call MPI_Send(ibuf, 1, MPI_INTEGER, nprocs + 5, 0, dup, ierr)
+  call check(eh_calls == 1 .and. eh_comm == dup .and. eh_code == ierr, 'Fortran error handler')
+  call MPI_Error_class(eh_code, i, ierr)
+  call check(i == MPI_ERR_RANK, 'Fortran error handler code')
   call MPI_Comm_free(dup, ierr)
 
   call MPI_Sizeof(d, sz, ierr)

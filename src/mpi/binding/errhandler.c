@@ -87,6 +87,7 @@ int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler 
     e->fn = fn;
     e->refs = 1;
     e->win = 0;
+    e->fortran = 0;
     *errhandler = (MPI_Errhandler)e;
     return MPI_SUCCESS;
 }

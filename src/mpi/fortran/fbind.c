@@ -109,6 +109,30 @@ void mpi_op_create_(MPI_User_function *fn, MPI_Fint *commute, MPI_Fint *op, MPI_
     *op = MPI_Op_c2f(c);
 }
 
+/* Error handlers written in Fortran: SUBROUTINE h(comm, code) (errors.c
+ * converts the handle to its INTEGER when it calls one). */
+static void eh_made(MPI_Fint rc, MPI_Errhandler *c, MPI_Fint *errhandler, MPI_Fint *ierror)
+{
+    if (rc == MPI_SUCCESS)
+        ((struct MPI_ABI_Errhandler *)*c)->fortran = 1;
+    *errhandler = MPI_Errhandler_c2f(rc == MPI_SUCCESS ? *c : MPI_ERRHANDLER_NULL);
+    *ierror = rc;
+}
+
+void mpi_comm_create_errhandler_(MPI_Comm_errhandler_function *fn, MPI_Fint *errhandler,
+                                 MPI_Fint *ierror)
+{
+    MPI_Errhandler c;
+    eh_made(MPI_Comm_create_errhandler(fn, &c), &c, errhandler, ierror);
+}
+
+void mpi_win_create_errhandler_(MPI_Win_errhandler_function *fn, MPI_Fint *errhandler,
+                                MPI_Fint *ierror)
+{
+    MPI_Errhandler c;
+    eh_made(MPI_Win_create_errhandler(fn, &c), &c, errhandler, ierror);
+}
+
 /* Attributes: Fortran stores and reads an INTEGER(KIND=MPI_ADDRESS_KIND)
  * value; the predefined attributes of C are pointers to their value. */
 static MPI_Aint attr_value(int keyval, void *v)

@@ -182,6 +182,22 @@ HAND_F08 = """
     integer(kind=MPI_ADDRESS_KIND) :: r
     r = skiff_c_aint_diff(addr1, addr2)
   end function MPI_Aint_diff
+  subroutine MPI_Comm_create_errhandler_f08(comm_errhandler_fn, errhandler, ierror)
+    procedure(MPI_Comm_errhandler_function) :: comm_errhandler_fn
+    type(MPI_Errhandler), intent(out) :: errhandler
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    call skiff_c_comm_create_errhandler(c_funloc(comm_errhandler_fn), errhandler, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Comm_create_errhandler_f08
+  subroutine MPI_Win_create_errhandler_f08(win_errhandler_fn, errhandler, ierror)
+    procedure(MPI_Win_errhandler_function) :: win_errhandler_fn
+    type(MPI_Errhandler), intent(out) :: errhandler
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    call skiff_c_win_create_errhandler(c_funloc(win_errhandler_fn), errhandler, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Win_create_errhandler_f08
   subroutine MPI_Op_create_f08(user_fn, commute, op, ierror)
     procedure(MPI_User_function) :: user_fn
     logical, intent(in) :: commute
@@ -224,6 +240,20 @@ HAND_F08_IFACE = """
       type(MPI_Op) :: op
       integer :: ierror
     end subroutine skiff_c_op_create
+    subroutine skiff_c_comm_create_errhandler(fn, errhandler, ierror) &
+        bind(C, name="mpi_comm_create_errhandler_")
+      import
+      type(c_funptr), value :: fn
+      type(MPI_Errhandler) :: errhandler
+      integer :: ierror
+    end subroutine skiff_c_comm_create_errhandler
+    subroutine skiff_c_win_create_errhandler(fn, errhandler, ierror) &
+        bind(C, name="mpi_win_create_errhandler_")
+      import
+      type(c_funptr), value :: fn
+      type(MPI_Errhandler) :: errhandler
+      integer :: ierror
+    end subroutine skiff_c_win_create_errhandler
     function skiff_f08_section(buf, count, datatype, made, ierror) bind(C, name="skiff_f08_section")
       import
       type(*), dimension(..) :: buf
@@ -249,6 +279,16 @@ HAND_F08_IFACE = """
       integer :: len
       type(MPI_Datatype) :: datatype
     end subroutine MPI_User_function
+    subroutine MPI_Comm_errhandler_function(comm, error_code)
+      import
+      type(MPI_Comm) :: comm
+      integer :: error_code
+    end subroutine MPI_Comm_errhandler_function
+    subroutine MPI_Win_errhandler_function(win, error_code)
+      import
+      type(MPI_Win) :: win
+      integer :: error_code
+    end subroutine MPI_Win_errhandler_function
   end interface
 """
 
@@ -292,7 +332,8 @@ def emit_f08(fns, typed_consts, int_consts, raw_void):
         i, p = emit_procedure(fn, raw_void)
         ifaces += i
         procs += p
-    generic = [f.name for f in fns] + ["MPI_Init", "MPI_Init_thread", "MPI_Op_create"]
+    generic = [f.name for f in fns] + ["MPI_Init", "MPI_Init_thread", "MPI_Op_create",
+                                       "MPI_Comm_create_errhandler", "MPI_Win_create_errhandler"]
     L += ifaces
     for g in generic:
         L += [f"  interface {g}", f"    module procedure {g}_f08", f"  end interface {g}"]
