@@ -39,7 +39,10 @@ HAND = {"MPI_Init", "MPI_Init_thread", "MPI_Wtime", "MPI_Wtick", "MPI_Op_create"
         "MPI_Comm_create_errhandler", "MPI_Win_create_errhandler"}
 C_ONLY = re.compile(r"MPI_(\w+_(c2f|f2c)|Status_(c2f|f2c|c2f08|f082c|f2f08|f082f)|Pcontrol)$")
 # void * arguments that are not communication buffers: passed as they are
-RAW_VOID = {"baseptr", "buffer_addr", "location", "attribute_val", "extra_state"}
+RAW_VOID = {"baseptr", "buffer_addr", "location"}
+# void * arguments whose Fortran meaning differs (an INTEGER(KIND=MPI_ADDRESS_KIND)
+# value, not an address): only hand-written bindings take them
+BY_HAND_VOID = {"attribute_val", "extra_state"}
 # handle arrays: their length, a C expression over the (dereferenced) arguments
 ARRAY_LEN = {
     "array_of_requests": "*{count}",
@@ -81,7 +84,7 @@ def convert(fn):
     for ctype, name, arr in fn.params:
         base = ctype.replace("const ", "").strip()
         const = ctype.startswith("const")
-        if base == "void" and name == "":
+        if (base == "void" and name == "") or name in BY_HAND_VOID:
             return False
         if base in ("int", "MPI_Aint", "MPI_Count", "MPI_Offset") and not arr:
             ftype = "MPI_Fint" if base == "int" else base
