@@ -129,6 +129,11 @@ program f_f08
   call MPI_Errhandler_free(eh)
   call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL)
   call check(MPI_Wtime() > 0d0, 'wtime')
+  block
+    integer(kind=MPI_ADDRESS_KIND) :: ub
+    call MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, ub, flag)
+    call check(flag .and. ub >= 32767, 'MPI_TAG_UB through mpi_f08')
+  end block
 
   call MPI_Allreduce(failures, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
   if (rank == 0 .and. total == 0) print '(a,i0,a)', 'f_f08: passed on ', nprocs, ' ranks'

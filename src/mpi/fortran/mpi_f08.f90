@@ -355,6 +355,50 @@ module mpi_f08
     end subroutine MPI_Win_errhandler_function
   end interface
   interface
+    subroutine skiff_c_comm_set_attr(obj, keyval, val, ierror) bind(C, name="mpi_comm_set_attr_")
+      import
+      type(MPI_Comm) :: obj
+      integer :: keyval, ierror
+      integer(kind=c_intptr_t) :: val
+    end subroutine skiff_c_comm_set_attr
+    subroutine skiff_c_comm_get_attr(obj, keyval, val, flag, ierror) &
+        bind(C, name="mpi_comm_get_attr_")
+      import
+      type(MPI_Comm) :: obj
+      integer :: keyval, ierror
+      integer(kind=c_intptr_t) :: val
+      logical :: flag
+    end subroutine skiff_c_comm_get_attr
+    subroutine skiff_c_type_set_attr(obj, keyval, val, ierror) bind(C, name="mpi_type_set_attr_")
+      import
+      type(MPI_Datatype) :: obj
+      integer :: keyval, ierror
+      integer(kind=c_intptr_t) :: val
+    end subroutine skiff_c_type_set_attr
+    subroutine skiff_c_type_get_attr(obj, keyval, val, flag, ierror) &
+        bind(C, name="mpi_type_get_attr_")
+      import
+      type(MPI_Datatype) :: obj
+      integer :: keyval, ierror
+      integer(kind=c_intptr_t) :: val
+      logical :: flag
+    end subroutine skiff_c_type_get_attr
+    subroutine skiff_c_win_set_attr(obj, keyval, val, ierror) bind(C, name="mpi_win_set_attr_")
+      import
+      type(MPI_Win) :: obj
+      integer :: keyval, ierror
+      integer(kind=c_intptr_t) :: val
+    end subroutine skiff_c_win_set_attr
+    subroutine skiff_c_win_get_attr(obj, keyval, val, flag, ierror) &
+        bind(C, name="mpi_win_get_attr_")
+      import
+      type(MPI_Win) :: obj
+      integer :: keyval, ierror
+      integer(kind=c_intptr_t) :: val
+      logical :: flag
+    end subroutine skiff_c_win_get_attr
+  end interface
+  interface
     subroutine skiff_c_finalize(ierror) &
         bind(C, name="mpi_finalize_")
       import
@@ -4097,6 +4141,24 @@ module mpi_f08
   interface MPI_Win_create_errhandler
     module procedure MPI_Win_create_errhandler_f08
   end interface MPI_Win_create_errhandler
+  interface MPI_Comm_set_attr
+    module procedure MPI_Comm_set_attr_f08
+  end interface MPI_Comm_set_attr
+  interface MPI_Comm_get_attr
+    module procedure MPI_Comm_get_attr_f08
+  end interface MPI_Comm_get_attr
+  interface MPI_Type_set_attr
+    module procedure MPI_Type_set_attr_f08
+  end interface MPI_Type_set_attr
+  interface MPI_Type_get_attr
+    module procedure MPI_Type_get_attr_f08
+  end interface MPI_Type_get_attr
+  interface MPI_Win_set_attr
+    module procedure MPI_Win_set_attr_f08
+  end interface MPI_Win_set_attr
+  interface MPI_Win_get_attr
+    module procedure MPI_Win_get_attr_f08
+  end interface MPI_Win_get_attr
   interface operator(==)
     module procedure skiff_eq_comm
     module procedure skiff_eq_datatype
@@ -4177,6 +4239,63 @@ contains
     call skiff_c_op_create(c_funloc(user_fn), commute, op, e)
     if (present(ierror)) ierror = e
   end subroutine MPI_Op_create_f08
+  subroutine MPI_Comm_set_attr_f08(obj, keyval, attribute_val, ierror)
+    type(MPI_Comm), intent(in) :: obj
+    integer, intent(in) :: keyval
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: attribute_val
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    call skiff_c_comm_set_attr(obj, keyval, attribute_val, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Comm_set_attr_f08
+  subroutine MPI_Comm_get_attr_f08(obj, keyval, attribute_val, flag, ierror)
+    type(MPI_Comm), intent(in) :: obj
+    integer, intent(in) :: keyval
+    integer(kind=MPI_ADDRESS_KIND), intent(out) :: attribute_val
+    logical, intent(out) :: flag
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    call skiff_c_comm_get_attr(obj, keyval, attribute_val, flag, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Comm_get_attr_f08
+  subroutine MPI_Type_set_attr_f08(obj, keyval, attribute_val, ierror)
+    type(MPI_Datatype), intent(in) :: obj
+    integer, intent(in) :: keyval
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: attribute_val
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    call skiff_c_type_set_attr(obj, keyval, attribute_val, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Type_set_attr_f08
+  subroutine MPI_Type_get_attr_f08(obj, keyval, attribute_val, flag, ierror)
+    type(MPI_Datatype), intent(in) :: obj
+    integer, intent(in) :: keyval
+    integer(kind=MPI_ADDRESS_KIND), intent(out) :: attribute_val
+    logical, intent(out) :: flag
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    call skiff_c_type_get_attr(obj, keyval, attribute_val, flag, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Type_get_attr_f08
+  subroutine MPI_Win_set_attr_f08(obj, keyval, attribute_val, ierror)
+    type(MPI_Win), intent(in) :: obj
+    integer, intent(in) :: keyval
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: attribute_val
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    call skiff_c_win_set_attr(obj, keyval, attribute_val, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Win_set_attr_f08
+  subroutine MPI_Win_get_attr_f08(obj, keyval, attribute_val, flag, ierror)
+    type(MPI_Win), intent(in) :: obj
+    integer, intent(in) :: keyval
+    integer(kind=MPI_ADDRESS_KIND), intent(out) :: attribute_val
+    logical, intent(out) :: flag
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    call skiff_c_win_get_attr(obj, keyval, attribute_val, flag, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Win_get_attr_f08
   subroutine MPI_Finalize_f08(ierror)
     integer, optional, intent(out) :: ierror
     integer :: e
