@@ -129,6 +129,8 @@ program f_f08
   call MPI_Errhandler_free(eh)
   call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL)
   call check(MPI_Wtime() > 0d0, 'wtime')
+  call MPI_Sizeof(m, n)
+  call check(n == 8, 'MPI_Sizeof of a DOUBLE PRECISION matrix')
   block
     integer(kind=MPI_ADDRESS_KIND) :: ub
     call MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, ub, flag)

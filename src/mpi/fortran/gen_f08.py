@@ -293,6 +293,29 @@ HAND_F08_IFACE = """
 """
 
 
+SIZEOF_KINDS = [("integer", k) for k in (1, 2, 4, 8, 16)] + \
+    [("real", k) for k in (4, 8, 16)] + [("complex", k) for k in (4, 8, 16)] + \
+    [("logical", k) for k in (1, 2, 4, 8)] + [("character", 1)]
+
+
+def sizeof_routines(optional_ierror):
+    """Generic MPI_SIZEOF (any rank, TS 29113): its interface and procedures."""
+    names = [f"skiff_sizeof_{t[:2]}{k}" for t, k in SIZEOF_KINDS]
+    iface = ["  interface MPI_SIZEOF"] + [f"    module procedure {n}" for n in names]
+    iface.append("  end interface")
+    procs = []
+    for (t, k), n in zip(SIZEOF_KINDS, names):
+        decl = "character(len=*)" if t == "character" else f"{t}(kind={k})"
+        procs += [f"  subroutine {n}(x, size, ierror)",
+                  f"    {decl}, dimension(..), intent(in) :: x",
+                  "    integer, intent(out) :: size",
+                  f"    integer{', optional' if optional_ierror else ''}, intent(out) :: ierror",
+                  "    size = storage_size(x) / 8" + (" / max(len(x), 1)" if t == "character" else ""),
+                  ("    if (present(ierror)) " if optional_ierror else "    ") + "ierror = MPI_SUCCESS",
+                  f"  end subroutine {n}"]
+    return iface, procs
+
+
 ATTR_KINDS = (("Comm", "MPI_Comm"), ("Type", "MPI_Datatype"), ("Win", "MPI_Win"))
 
 
@@ -377,8 +400,11 @@ def emit_f08(fns, typed_consts, int_consts, raw_void):
         L.append(f"  interface operator({op})")
         L += [f"    module procedure skiff_{fname}_{t[4:].lower()}" for t in HANDLE_TYPES]
         L.append("  end interface")
+    sizeof_iface, sizeof_procs = sizeof_routines(optional_ierror=True)
+    L += sizeof_iface
     L.append("contains")
     L.append(HAND_F08.strip("\n"))
+    L += sizeof_procs
     L += procs
     for t in HANDLE_TYPES:
         s = t[4:].lower()

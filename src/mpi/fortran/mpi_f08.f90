@@ -4181,6 +4181,24 @@ module mpi_f08
     module procedure skiff_ne_message
     module procedure skiff_ne_win
   end interface
+  interface MPI_SIZEOF
+    module procedure skiff_sizeof_in1
+    module procedure skiff_sizeof_in2
+    module procedure skiff_sizeof_in4
+    module procedure skiff_sizeof_in8
+    module procedure skiff_sizeof_in16
+    module procedure skiff_sizeof_re4
+    module procedure skiff_sizeof_re8
+    module procedure skiff_sizeof_re16
+    module procedure skiff_sizeof_co4
+    module procedure skiff_sizeof_co8
+    module procedure skiff_sizeof_co16
+    module procedure skiff_sizeof_lo1
+    module procedure skiff_sizeof_lo2
+    module procedure skiff_sizeof_lo4
+    module procedure skiff_sizeof_lo8
+    module procedure skiff_sizeof_ch1
+  end interface
 contains
   subroutine MPI_Init_f08(ierror)
     integer, optional, intent(out) :: ierror
@@ -4239,6 +4257,118 @@ contains
     call skiff_c_op_create(c_funloc(user_fn), commute, op, e)
     if (present(ierror)) ierror = e
   end subroutine MPI_Op_create_f08
+  subroutine skiff_sizeof_in1(x, size, ierror)
+    integer(kind=1), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, optional, intent(out) :: ierror
+    size = storage_size(x) / 8
+    if (present(ierror)) ierror = MPI_SUCCESS
+  end subroutine skiff_sizeof_in1
+  subroutine skiff_sizeof_in2(x, size, ierror)
+    integer(kind=2), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, optional, intent(out) :: ierror
+    size = storage_size(x) / 8
+    if (present(ierror)) ierror = MPI_SUCCESS
+  end subroutine skiff_sizeof_in2
+  subroutine skiff_sizeof_in4(x, size, ierror)
+    integer(kind=4), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, optional, intent(out) :: ierror
+    size = storage_size(x) / 8
+    if (present(ierror)) ierror = MPI_SUCCESS
+  end subroutine skiff_sizeof_in4
+  subroutine skiff_sizeof_in8(x, size, ierror)
+    integer(kind=8), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, optional, intent(out) :: ierror
+    size = storage_size(x) / 8
+    if (present(ierror)) ierror = MPI_SUCCESS
+  end subroutine skiff_sizeof_in8
+  subroutine skiff_sizeof_in16(x, size, ierror)
+    integer(kind=16), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, optional, intent(out) :: ierror
+    size = storage_size(x) / 8
+    if (present(ierror)) ierror = MPI_SUCCESS
+  end subroutine skiff_sizeof_in16
+  subroutine skiff_sizeof_re4(x, size, ierror)
+    real(kind=4), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, optional, intent(out) :: ierror
+    size = storage_size(x) / 8
+    if (present(ierror)) ierror = MPI_SUCCESS
+  end subroutine skiff_sizeof_re4
+  subroutine skiff_sizeof_re8(x, size, ierror)
+    real(kind=8), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, optional, intent(out) :: ierror
+    size = storage_size(x) / 8
+    if (present(ierror)) ierror = MPI_SUCCESS
+  end subroutine skiff_sizeof_re8
+  subroutine skiff_sizeof_re16(x, size, ierror)
+    real(kind=16), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, optional, intent(out) :: ierror
+    size = storage_size(x) / 8
+    if (present(ierror)) ierror = MPI_SUCCESS
+  end subroutine skiff_sizeof_re16
+  subroutine skiff_sizeof_co4(x, size, ierror)
+    complex(kind=4), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, optional, intent(out) :: ierror
+    size = storage_size(x) / 8
+    if (present(ierror)) ierror = MPI_SUCCESS
+  end subroutine skiff_sizeof_co4
+  subroutine skiff_sizeof_co8(x, size, ierror)
+    complex(kind=8), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, optional, intent(out) :: ierror
+    size = storage_size(x) / 8
+    if (present(ierror)) ierror = MPI_SUCCESS
+  end subroutine skiff_sizeof_co8
+  subroutine skiff_sizeof_co16(x, size, ierror)
+    complex(kind=16), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, optional, intent(out) :: ierror
+    size = storage_size(x) / 8
+    if (present(ierror)) ierror = MPI_SUCCESS
+  end subroutine skiff_sizeof_co16
+  subroutine skiff_sizeof_lo1(x, size, ierror)
+    logical(kind=1), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, optional, intent(out) :: ierror
+    size = storage_size(x) / 8
+    if (present(ierror)) ierror = MPI_SUCCESS
+  end subroutine skiff_sizeof_lo1
+  subroutine skiff_sizeof_lo2(x, size, ierror)
+    logical(kind=2), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, optional, intent(out) :: ierror
+    size = storage_size(x) / 8
+    if (present(ierror)) ierror = MPI_SUCCESS
+  end subroutine skiff_sizeof_lo2
+  subroutine skiff_sizeof_lo4(x, size, ierror)
+    logical(kind=4), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, optional, intent(out) :: ierror
+    size = storage_size(x) / 8
+    if (present(ierror)) ierror = MPI_SUCCESS
+  end subroutine skiff_sizeof_lo4
+  subroutine skiff_sizeof_lo8(x, size, ierror)
+    logical(kind=8), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, optional, intent(out) :: ierror
+    size = storage_size(x) / 8
+    if (present(ierror)) ierror = MPI_SUCCESS
+  end subroutine skiff_sizeof_lo8
+  subroutine skiff_sizeof_ch1(x, size, ierror)
+    character(len=*), dimension(..), intent(in) :: x
+    integer, intent(out) :: size
+    integer, optional, intent(out) :: ierror
+    size = storage_size(x) / 8 / max(len(x), 1)
+    if (present(ierror)) ierror = MPI_SUCCESS
+  end subroutine skiff_sizeof_ch1
   subroutine MPI_Comm_set_attr_f08(obj, keyval, attribute_val, ierror)
     type(MPI_Comm), intent(in) :: obj
     integer, intent(in) :: keyval

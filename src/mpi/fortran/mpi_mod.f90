@@ -2291,97 +2291,113 @@ module mpi
 contains
   subroutine skiff_sizeof_in1(x, size, ierror)
     integer(kind=1), dimension(..), intent(in) :: x
-    integer, intent(out) :: size, ierror
+    integer, intent(out) :: size
+    integer, intent(out) :: ierror
     size = storage_size(x) / 8
     ierror = MPI_SUCCESS
   end subroutine skiff_sizeof_in1
   subroutine skiff_sizeof_in2(x, size, ierror)
     integer(kind=2), dimension(..), intent(in) :: x
-    integer, intent(out) :: size, ierror
+    integer, intent(out) :: size
+    integer, intent(out) :: ierror
     size = storage_size(x) / 8
     ierror = MPI_SUCCESS
   end subroutine skiff_sizeof_in2
   subroutine skiff_sizeof_in4(x, size, ierror)
     integer(kind=4), dimension(..), intent(in) :: x
-    integer, intent(out) :: size, ierror
+    integer, intent(out) :: size
+    integer, intent(out) :: ierror
     size = storage_size(x) / 8
     ierror = MPI_SUCCESS
   end subroutine skiff_sizeof_in4
   subroutine skiff_sizeof_in8(x, size, ierror)
     integer(kind=8), dimension(..), intent(in) :: x
-    integer, intent(out) :: size, ierror
+    integer, intent(out) :: size
+    integer, intent(out) :: ierror
     size = storage_size(x) / 8
     ierror = MPI_SUCCESS
   end subroutine skiff_sizeof_in8
   subroutine skiff_sizeof_in16(x, size, ierror)
     integer(kind=16), dimension(..), intent(in) :: x
-    integer, intent(out) :: size, ierror
+    integer, intent(out) :: size
+    integer, intent(out) :: ierror
     size = storage_size(x) / 8
     ierror = MPI_SUCCESS
   end subroutine skiff_sizeof_in16
   subroutine skiff_sizeof_re4(x, size, ierror)
     real(kind=4), dimension(..), intent(in) :: x
-    integer, intent(out) :: size, ierror
+    integer, intent(out) :: size
+    integer, intent(out) :: ierror
     size = storage_size(x) / 8
     ierror = MPI_SUCCESS
   end subroutine skiff_sizeof_re4
   subroutine skiff_sizeof_re8(x, size, ierror)
     real(kind=8), dimension(..), intent(in) :: x
-    integer, intent(out) :: size, ierror
+    integer, intent(out) :: size
+    integer, intent(out) :: ierror
     size = storage_size(x) / 8
     ierror = MPI_SUCCESS
   end subroutine skiff_sizeof_re8
   subroutine skiff_sizeof_re16(x, size, ierror)
     real(kind=16), dimension(..), intent(in) :: x
-    integer, intent(out) :: size, ierror
+    integer, intent(out) :: size
+    integer, intent(out) :: ierror
     size = storage_size(x) / 8
     ierror = MPI_SUCCESS
   end subroutine skiff_sizeof_re16
   subroutine skiff_sizeof_co4(x, size, ierror)
     complex(kind=4), dimension(..), intent(in) :: x
-    integer, intent(out) :: size, ierror
+    integer, intent(out) :: size
+    integer, intent(out) :: ierror
     size = storage_size(x) / 8
     ierror = MPI_SUCCESS
   end subroutine skiff_sizeof_co4
   subroutine skiff_sizeof_co8(x, size, ierror)
     complex(kind=8), dimension(..), intent(in) :: x
-    integer, intent(out) :: size, ierror
+    integer, intent(out) :: size
+    integer, intent(out) :: ierror
     size = storage_size(x) / 8
     ierror = MPI_SUCCESS
   end subroutine skiff_sizeof_co8
   subroutine skiff_sizeof_co16(x, size, ierror)
     complex(kind=16), dimension(..), intent(in) :: x
-    integer, intent(out) :: size, ierror
+    integer, intent(out) :: size
+    integer, intent(out) :: ierror
     size = storage_size(x) / 8
     ierror = MPI_SUCCESS
   end subroutine skiff_sizeof_co16
   subroutine skiff_sizeof_lo1(x, size, ierror)
     logical(kind=1), dimension(..), intent(in) :: x
-    integer, intent(out) :: size, ierror
+    integer, intent(out) :: size
+    integer, intent(out) :: ierror
     size = storage_size(x) / 8
     ierror = MPI_SUCCESS
   end subroutine skiff_sizeof_lo1
   subroutine skiff_sizeof_lo2(x, size, ierror)
     logical(kind=2), dimension(..), intent(in) :: x
-    integer, intent(out) :: size, ierror
+    integer, intent(out) :: size
+    integer, intent(out) :: ierror
     size = storage_size(x) / 8
     ierror = MPI_SUCCESS
   end subroutine skiff_sizeof_lo2
   subroutine skiff_sizeof_lo4(x, size, ierror)
     logical(kind=4), dimension(..), intent(in) :: x
-    integer, intent(out) :: size, ierror
+    integer, intent(out) :: size
+    integer, intent(out) :: ierror
     size = storage_size(x) / 8
     ierror = MPI_SUCCESS
   end subroutine skiff_sizeof_lo4
   subroutine skiff_sizeof_lo8(x, size, ierror)
     logical(kind=8), dimension(..), intent(in) :: x
-    integer, intent(out) :: size, ierror
+    integer, intent(out) :: size
+    integer, intent(out) :: ierror
     size = storage_size(x) / 8
     ierror = MPI_SUCCESS
   end subroutine skiff_sizeof_lo8
   subroutine skiff_sizeof_ch1(x, size, ierror)
     character(len=*), dimension(..), intent(in) :: x
-    integer, intent(out) :: size, ierror
+    integer, intent(out) :: size
+    integer, intent(out) :: ierror
     size = storage_size(x) / 8 / max(len(x), 1)
     ierror = MPI_SUCCESS
   end subroutine skiff_sizeof_ch1
