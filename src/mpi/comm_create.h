@@ -72,6 +72,10 @@ struct MPI_ABI_Comm *comm_build_into(struct MPI_ABI_Comm *into, int ctx, int ran
                                      struct MPI_ABI_Group *remote, struct MPI_ABI_Errhandler *eh);
 /* Free a communicator built here (attributes must be gone already). */
 void comm_destroy(struct MPI_ABI_Comm *c);
+/* MPI_Comm_free: the handle is invalid at once, but receives posted and
+ * sends started on c still complete; c (and its context id) goes once no
+ * request uses it any more (comm_reap_freed). */
+void comm_free_when_idle(struct MPI_ABI_Comm *c);
 /* MPI_Comm_split of intracommunicator c for internal use (*newcomm NULL: none). */
 int mpir_comm_split(struct MPI_ABI_Comm *c, int color, int key, struct MPI_ABI_Comm **newcomm);
 /* A message arrived for a context nobody here has created yet (comm.c). */

@@ -120,6 +120,9 @@ int mpir_comm_local_size(const struct MPI_ABI_Comm *c);
 const int *mpir_comm_local_world(const struct MPI_ABI_Comm *c);
 int comm_init_predefined(int world_rank, int world_size);
 void comm_free_predefined(void);
+/* Destroy the communicators MPI_Comm_free left for their pending operations
+ * once none remains (force: all of them, at MPI_Finalize). */
+void comm_reap_freed(int force);
 /* Release what the collectives keep for c (coll/select.c). */
 void coll_comm_free(struct MPI_ABI_Comm *c);
 

@@ -643,7 +643,7 @@ int MPI_Comm_free(MPI_Comm *comm)
         return mpir_error(c, MPI_ERR_COMM, "%s: cannot free %s", fn, c->name);
     if ((rc = attr_delete_all(fn, ATTR_COMM, *comm, &c->ext->attrs)))
         return rc;
-    destroy(c);
+    comm_free_when_idle(c);
     *comm = MPI_COMM_NULL;
     return MPI_SUCCESS;
 }

@@ -143,6 +143,8 @@ void req_release(mpid_req_t *r);
 /* Mark done; a request the user already freed goes back to the pool. */
 void req_complete(mpid_req_t *r);
 void req_pool_free_all(void);
+/* 1 if a live request satisfies pred (the pool is walked: rare uses only). */
+int req_any(int (*pred)(const mpid_req_t *r, const void *arg), const void *arg);
 static inline void req_status(const mpid_req_t *r, MPI_Status *st)
 {
     if (st) {

@@ -84,6 +84,7 @@ void mpid_finalize(void)
     while (mpid.n_active || mpid.pulls)
         if (!mpid_progress() && (mpid.n_active || mpid.pulls))
             mpid_idle();
+    comm_reap_freed(1);
     comm_free_predefined();
     skf_chan_close(mpid.ch);
     skf_finalize(mpid.ctx);
