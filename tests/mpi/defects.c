@@ -59,11 +59,490 @@ static void comm_free_pending(void)
     free(out);
 }
 
+/* ---- datatypes ------------------------------------------------------------- */
+
+/* The C complex types are aligned as C aligns them: a struct of a char and
+ * one complex has the extent of the C struct. */
+#define EXTENT_OF_PAIR(ctype, mpitype)                                                  \
+    do {                                                                                \
+        struct pair {                                                                   \
+            char c;                                                                     \
+            ctype z;                                                                    \
+        };                                                                              \
+        int bl[2] = {1, 1};                                                             \
+        MPI_Aint disp[2] = {offsetof(struct pair, c), offsetof(struct pair, z)}, lb, ext; \
+        MPI_Datatype ty[2] = {MPI_CHAR, mpitype}, t;                                    \
+        CHECK_EQ_INT(MPI_Type_create_struct(2, bl, disp, ty, &t), MPI_SUCCESS);         \
+        CHECK_EQ_INT(MPI_Type_get_extent(t, &lb, &ext), MPI_SUCCESS);                   \
+        CHECK_EQ_INT(lb, 0);                                                            \
+        CHECK_EQ_INT(ext, sizeof(struct pair));                                         \
+        MPI_Type_free(&t);                                                              \
+    } while (0)
+
+static void complex_align(void)
+{
+    EXTENT_OF_PAIR(float _Complex, MPI_C_COMPLEX);
+    EXTENT_OF_PAIR(float _Complex, MPI_C_FLOAT_COMPLEX);
+    EXTENT_OF_PAIR(double _Complex, MPI_C_DOUBLE_COMPLEX);
+    EXTENT_OF_PAIR(long double _Complex, MPI_C_LONG_DOUBLE_COMPLEX);
+    /* and they still travel whole inside such a struct */
+    struct pair {
+        char c;
+        double _Complex z;
+    } out[3], in[3];
+    int bl[2] = {1, 1};
+    MPI_Aint disp[2] = {offsetof(struct pair, c), offsetof(struct pair, z)};
+    MPI_Datatype ty[2] = {MPI_CHAR, MPI_C_DOUBLE_COMPLEX}, t;
+    MPI_Type_create_struct(2, bl, disp, ty, &t);
+    MPI_Type_commit(&t);
+    memset(in, 0, sizeof in);
+    for (int i = 0; i < 3; i++) {
+        out[i].c = (char)('a' + i);
+        out[i].z = (double)i + 2.5 * I;
+    }
+    MPI_Sendrecv(out, 3, t, T_rank, 1, in, 3, t, T_rank, 1, MPI_COMM_SELF, MPI_STATUS_IGNORE);
+    for (int i = 0; i < 3; i++) {
+        CHECK_EQ_INT(in[i].c, 'a' + i);
+        CHECK(in[i].z == (double)i + 2.5 * I);
+    }
+    MPI_Type_free(&t);
+}
+
+/* Zero counts with NULL arrays are legal in every constructor; the types are
+ * empty and travel as nothing. */
+static void check_empty(MPI_Datatype t)
+{
+    int size = -1;
+    CHECK_EQ_INT(MPI_Type_commit(&t), MPI_SUCCESS);
+    CHECK_EQ_INT(MPI_Type_size(t, &size), MPI_SUCCESS);
+    CHECK_EQ_INT(size, 0);
+    int peer = test_partner(), x = 5;
+    MPI_Status st;
+    CHECK_EQ_INT(MPI_Sendrecv(&x, 1, t, peer, 9, &x, 1, t, peer, 9, MPI_COMM_WORLD, &st), MPI_SUCCESS);
+    int n = -1;
+    MPI_Get_count(&st, t, &n);
+    CHECK(n == 0 || n == 1);
+    CHECK_EQ_INT(x, 5);
+    CHECK_EQ_INT(MPI_Type_free(&t), MPI_SUCCESS);
+}
+
+static void zero_counts(void)
+{
+    MPI_Datatype t;
+    CHECK_EQ_INT(MPI_Type_create_struct(0, NULL, NULL, NULL, &t), MPI_SUCCESS);
+    check_empty(t);
+    CHECK_EQ_INT(MPI_Type_contiguous(0, MPI_INT, &t), MPI_SUCCESS);
+    check_empty(t);
+    CHECK_EQ_INT(MPI_Type_vector(0, 1, 2, MPI_INT, &t), MPI_SUCCESS);
+    check_empty(t);
+    CHECK_EQ_INT(MPI_Type_create_hvector(0, 1, 8, MPI_INT, &t), MPI_SUCCESS);
+    check_empty(t);
+    CHECK_EQ_INT(MPI_Type_indexed(0, NULL, NULL, MPI_INT, &t), MPI_SUCCESS);
+    check_empty(t);
+    CHECK_EQ_INT(MPI_Type_create_hindexed(0, NULL, NULL, MPI_INT, &t), MPI_SUCCESS);
+    check_empty(t);
+    CHECK_EQ_INT(MPI_Type_create_indexed_block(0, 3, NULL, MPI_INT, &t), MPI_SUCCESS);
+    check_empty(t);
+    CHECK_EQ_INT(MPI_Type_create_hindexed_block(0, 3, NULL, MPI_INT, &t), MPI_SUCCESS);
+    check_empty(t);
+    /* zero block lengths with real arrays too */
+    int bl[2] = {0, 0}, d[2] = {0, 4};
+    MPI_Aint ad[2] = {0, 16};
+    MPI_Datatype ty[2] = {MPI_INT, MPI_DOUBLE};
+    CHECK_EQ_INT(MPI_Type_create_struct(2, bl, ad, ty, &t), MPI_SUCCESS);
+    check_empty(t);
+    CHECK_EQ_INT(MPI_Type_indexed(2, bl, d, MPI_INT, &t), MPI_SUCCESS);
+    check_empty(t);
+    /* a struct of nothing inside a struct of something */
+    MPI_Datatype e;
+    CHECK_EQ_INT(MPI_Type_create_struct(0, NULL, NULL, NULL, &e), MPI_SUCCESS);
+    int bl2[2] = {1, 1};
+    MPI_Datatype ty2[2] = {e, MPI_INT};
+    MPI_Aint ad2[2] = {0, 0};
+    CHECK_EQ_INT(MPI_Type_create_struct(2, bl2, ad2, ty2, &t), MPI_SUCCESS);
+    MPI_Type_free(&e);
+    MPI_Type_commit(&t);
+    int size = -1;
+    MPI_Type_size(t, &size);
+    CHECK_EQ_INT(size, (int)sizeof(int));
+    MPI_Type_free(&t);
+}
+
+/* A 2-D block-cyclic darray (cyclic(2) x cyclic(3) on a process grid from
+ * MPI_Dims_create) picks exactly this rank's elements, in C order. */
+static void darray_cyclic(void)
+{
+    enum { R = 11, C = 17 };
+    int gs[2] = {R, C}, dist[2] = {MPI_DISTRIBUTE_CYCLIC, MPI_DISTRIBUTE_CYCLIC};
+    int da[2] = {2, 3}, ps[2] = {0, 0};
+    MPI_Dims_create(T_size, 2, ps);
+    int global[R * C];
+    for (int i = 0; i < R * C; i++)
+        global[i] = i;
+    for (int order = 0; order < 2; order++) {
+        int ord = order ? MPI_ORDER_FORTRAN : MPI_ORDER_C;
+        MPI_Datatype t;
+        CHECK_EQ_INT(MPI_Type_create_darray(T_size, T_rank, 2, gs, dist, da, ps, ord, MPI_INT, &t),
+                     MPI_SUCCESS);
+        MPI_Type_commit(&t);
+        int size;
+        MPI_Type_size(t, &size);
+        /* my grid coordinates, row-major over the process grid */
+        int p0 = T_rank / ps[1], p1 = T_rank % ps[1];
+        int want[R * C], n = 0;
+        if (ord == MPI_ORDER_C) {
+            for (int i = 0; i < R; i++)
+                for (int j = 0; j < C; j++)
+                    if ((i / 2) % ps[0] == p0 && (j / 3) % ps[1] == p1)
+                        want[n++] = i * C + j;
+        } else { /* the array is R x C in Fortran order: element (i,j) at i + j*R */
+            for (int j = 0; j < C; j++)
+                for (int i = 0; i < R; i++)
+                    if ((i / 2) % ps[0] == p0 && (j / 3) % ps[1] == p1)
+                        want[n++] = i + j * R;
+        }
+        CHECK_EQ_INT(size, n * (int)sizeof(int));
+        MPI_Aint lb, ext;
+        MPI_Type_get_extent(t, &lb, &ext);
+        CHECK_EQ_INT(lb, 0);
+        CHECK_EQ_INT(ext, R * C * (int)sizeof(int));
+        int got[R * C], pos = 0;
+        MPI_Pack(global, 1, t, got, (int)sizeof got, &pos, MPI_COMM_SELF);
+        CHECK_EQ_INT(pos, n * (int)sizeof(int));
+        for (int k = 0; k < n; k++)
+            CHECK_EQ_INT(got[k], want[k]);
+        /* and through a message: only my elements land */
+        int back[R * C];
+        for (int i = 0; i < R * C; i++)
+            back[i] = -1;
+        MPI_Sendrecv(global, 1, t, 0, 4, back, 1, t, 0, 4, MPI_COMM_SELF, MPI_STATUS_IGNORE);
+        for (int k = 0, m = 0; k < R * C; k++) {
+            if (m < n && want[m] == k) {
+                CHECK_EQ_INT(back[k], k);
+                m++;
+            } else {
+                CHECK_EQ_INT(back[k], -1);
+            }
+        }
+        MPI_Type_free(&t);
+    }
+}
+
+/* MPI_Dims_create makes the dimensions as close to each other as possible,
+ * in non-increasing order. */
+static void dims_balanced(void)
+{
+    static const struct {
+        int n, nd, want[4];
+    } t[] = {
+        {72, 2, {9, 8}},     {72, 3, {6, 4, 3}}, {24, 3, {4, 3, 2}},  {16, 2, {4, 4}},
+        {30, 3, {5, 3, 2}},  {36, 2, {6, 6}},    {100, 3, {5, 5, 4}}, {7, 2, {7, 1}},
+        {360, 3, {8, 9, 5}}, {12, 2, {4, 3}},    {64, 3, {4, 4, 4}},  {90, 2, {10, 9}},
+    };
+    for (size_t k = 0; k < sizeof t / sizeof t[0]; k++) {
+        int d[4] = {0, 0, 0, 0};
+        CHECK_EQ_INT(MPI_Dims_create(t[k].n, t[k].nd, d), MPI_SUCCESS);
+        int want[4];
+        memcpy(want, t[k].want, sizeof want);
+        for (int i = 0; i < t[k].nd; i++) /* non-increasing */
+            for (int j = i + 1; j < t[k].nd; j++)
+                if (want[j] > want[i]) {
+                    int x = want[i];
+                    want[i] = want[j];
+                    want[j] = x;
+                }
+        for (int i = 0; i < t[k].nd; i++)
+            CHECK_EQ_INT(d[i], want[i]);
+    }
+    int d[2] = {0, 3}; /* a fixed entry: the rest as balanced as possible */
+    CHECK_EQ_INT(MPI_Dims_create(72, 2, d), MPI_SUCCESS);
+    CHECK_EQ_INT(d[0], 24);
+    int e[3] = {0, 2, 0};
+    CHECK_EQ_INT(MPI_Dims_create(72, 3, e), MPI_SUCCESS);
+    CHECK_EQ_INT(e[0], 6);
+    CHECK_EQ_INT(e[2], 6);
+}
+
+/* ---- errors ------------------------------------------------------------------ */
+
+/* Every error class mpi.h declares has a string and is its own class. */
+static void error_classes(void)
+{
+    static const int cls[] = {
+        MPI_SUCCESS, MPI_ERR_BUFFER, MPI_ERR_COUNT, MPI_ERR_TYPE, MPI_ERR_TAG, MPI_ERR_COMM,
+        MPI_ERR_RANK, MPI_ERR_REQUEST, MPI_ERR_ROOT, MPI_ERR_GROUP, MPI_ERR_OP, MPI_ERR_TOPOLOGY,
+        MPI_ERR_DIMS, MPI_ERR_ARG, MPI_ERR_UNKNOWN, MPI_ERR_TRUNCATE, MPI_ERR_OTHER,
+        MPI_ERR_INTERN, MPI_ERR_PENDING, MPI_ERR_IN_STATUS, MPI_ERR_INFO, MPI_ERR_NO_MEM,
+        MPI_ERR_UNSUPPORTED_OPERATION, MPI_ERR_PROC_ABORTED, MPI_ERR_ERRHANDLER, MPI_ERR_KEYVAL,
+        MPI_ERR_INFO_NOKEY, MPI_ERR_INFO_KEY, MPI_ERR_INFO_VALUE, MPI_ERR_NAME, MPI_ERR_CONVERSION,
+        MPI_ERR_UNSUPPORTED_DATAREP, MPI_ERR_VALUE_TOO_LARGE, MPI_ERR_ASSERT, MPI_ERR_BASE,
+        MPI_ERR_DISP, MPI_ERR_LOCKTYPE, MPI_ERR_RMA_ATTACH, MPI_ERR_RMA_CONFLICT,
+        MPI_ERR_RMA_RANGE, MPI_ERR_RMA_SHARED, MPI_ERR_RMA_SYNC, MPI_ERR_SIZE, MPI_ERR_WIN,
+        MPI_ERR_RMA_FLAVOR,
+    };
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    for (size_t i = 0; i < sizeof cls / sizeof cls[0]; i++) {
+        int c = -1, len = -1;
+        char s[MPI_MAX_ERROR_STRING] = "";
+        CHECK_EQ_INT(MPI_Error_class(cls[i], &c), MPI_SUCCESS);
+        CHECK_EQ_INT(c, cls[i]);
+        CHECK_EQ_INT(MPI_Error_string(cls[i], s, &len), MPI_SUCCESS);
+        CHECK(len > 0 && len == (int)strlen(s));
+    }
+}
+
+/* MPI_Error_string says what the code means, not what some earlier call of
+ * the same class did. */
+static void error_string_current(void)
+{
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int x = 0;
+    int rc = MPI_Send(&x, 1, MPI_INT, T_size + 41, 0, MPI_COMM_WORLD);
+    CHECK_EQ_INT(rc, MPI_ERR_RANK);
+    char s[MPI_MAX_ERROR_STRING];
+    int len;
+    CHECK_EQ_INT(MPI_Error_string(MPI_ERR_RANK, s, &len), MPI_SUCCESS);
+    CHECK(strstr(s, "MPI_Send") == NULL && strstr(s, "last") == NULL);
+    CHECK(strstr(s, "rank") != NULL);
+}
+
+/* An uncommitted type: a fatal error that says so (run with the message checked). */
+static void uncommitted_type(void)
+{
+    MPI_Datatype t;
+    MPI_Type_contiguous(2, MPI_INT, &t);
+    int x[2] = {0, 0};
+    MPI_Send(x, 1, t, T_rank, 0, MPI_COMM_SELF);
+    printf("not reached\n");
+}
+
+static void library_version(void)
+{
+    char v[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len;
+    CHECK_EQ_INT(MPI_Get_library_version(v, &len), MPI_SUCCESS);
+    CHECK(len == (int)strlen(v) && strstr(v, "Skiff"));
+    CHECK(strstr(v, "subset") == NULL);
+}
+
+/* Errors of attribute callbacks go to the object's error handler. */
+static int copy_fails(MPI_Comm c, int k, void *extra, void *in, void *out, int *flag)
+{
+    (void)c, (void)k, (void)extra, (void)in, (void)out, (void)flag;
+    return MPI_ERR_OTHER;
+}
+static int delete_fails(MPI_Comm c, int k, void *val, void *extra)
+{
+    (void)c, (void)k, (void)extra;
+    return *(int *)val ? MPI_ERR_OTHER : MPI_SUCCESS;
+}
+static int eh_calls, eh_code;
+static void count_errors(MPI_Comm *c, int *code, ...)
+{
+    (void)c;
+    eh_calls++;
+    eh_code = *code;
+}
+
+static void attr_callback_errors(void)
+{
+    MPI_Comm d;
+    MPI_Comm_dup(MPI_COMM_WORLD, &d);
+    MPI_Errhandler eh;
+    MPI_Comm_create_errhandler(count_errors, &eh);
+    MPI_Comm_set_errhandler(d, eh);
+    int k, fail = 1;
+    MPI_Comm_create_keyval(copy_fails, delete_fails, &k, NULL);
+    CHECK_EQ_INT(MPI_Comm_set_attr(d, k, &fail), MPI_SUCCESS);
+    MPI_Comm d2 = MPI_COMM_WORLD;
+    int rc = MPI_Comm_dup(d, &d2);
+    CHECK(rc != MPI_SUCCESS);
+    CHECK_EQ_INT(eh_calls, 1);
+    CHECK(d2 == MPI_COMM_NULL);
+    rc = MPI_Comm_delete_attr(d, k);
+    CHECK(rc != MPI_SUCCESS);
+    CHECK_EQ_INT(eh_calls, 2);
+    fail = 0;
+    CHECK_EQ_INT(MPI_Comm_delete_attr(d, k), MPI_SUCCESS);
+    MPI_Comm_free_keyval(&k);
+    MPI_Comm_set_errhandler(d, MPI_ERRORS_RETURN);
+    MPI_Errhandler_free(&eh);
+    MPI_Comm_free(&d);
+    /* the same on a datatype (its errors go to MPI_COMM_WORLD's handler,
+     * here MPI_ERRORS_RETURN) */
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Datatype t;
+    MPI_Type_contiguous(2, MPI_INT, &t);
+    int tk;
+    MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, (MPI_Type_delete_attr_function *)delete_fails, &tk,
+                           NULL);
+    fail = 1;
+    MPI_Type_set_attr(t, tk, &fail);
+    CHECK(MPI_Type_delete_attr(t, tk) != MPI_SUCCESS);
+    fail = 0;
+    MPI_Type_free_keyval(&tk);
+    CHECK_EQ_INT(MPI_Type_free(&t), MPI_SUCCESS);
+}
+
+/* ---- collectives ------------------------------------------------------------ */
+
+/* Nothing moves: equal send and receive pointers are not an aliasing error. */
+static void alias_zero_counts(void)
+{
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int *cnt = calloc((size_t)T_size, sizeof *cnt), *dsp = calloc((size_t)T_size, sizeof *dsp);
+    MPI_Datatype *ty = malloc((size_t)T_size * sizeof *ty);
+    for (int i = 0; i < T_size; i++)
+        ty[i] = MPI_INT;
+    int buf[4] = {1, 2, 3, 4};
+    CHECK_EQ_INT(MPI_Allgatherv(buf, 0, MPI_INT, buf, cnt, dsp, MPI_INT, MPI_COMM_WORLD), MPI_SUCCESS);
+    CHECK_EQ_INT(MPI_Alltoallv(buf, cnt, dsp, MPI_INT, buf, cnt, dsp, MPI_INT, MPI_COMM_WORLD),
+                 MPI_SUCCESS);
+    CHECK_EQ_INT(MPI_Alltoallw(buf, cnt, dsp, ty, buf, cnt, dsp, ty, MPI_COMM_WORLD), MPI_SUCCESS);
+    MPI_Request r[3];
+    CHECK_EQ_INT(MPI_Iallgatherv(buf, 0, MPI_INT, buf, cnt, dsp, MPI_INT, MPI_COMM_WORLD, &r[0]),
+                 MPI_SUCCESS);
+    CHECK_EQ_INT(MPI_Ialltoallv(buf, cnt, dsp, MPI_INT, buf, cnt, dsp, MPI_INT, MPI_COMM_WORLD, &r[1]),
+                 MPI_SUCCESS);
+    CHECK_EQ_INT(MPI_Ialltoallw(buf, cnt, dsp, ty, buf, cnt, dsp, ty, MPI_COMM_WORLD, &r[2]),
+                 MPI_SUCCESS);
+    CHECK_EQ_INT(MPI_Waitall(3, r, MPI_STATUSES_IGNORE), MPI_SUCCESS);
+    for (int i = 0; i < 4; i++)
+        CHECK_EQ_INT(buf[i], i + 1);
+    /* something moving between the same buffers is still refused */
+    for (int i = 0; i < T_size; i++)
+        cnt[i] = 1;
+    int *big = calloc((size_t)T_size, sizeof *big);
+    CHECK_EQ_INT(MPI_Alltoallv(big, cnt, dsp, MPI_INT, big, cnt, dsp, MPI_INT, MPI_COMM_WORLD),
+                 MPI_ERR_BUFFER);
+    free(big);
+    free(cnt);
+    free(dsp);
+    free(ty);
+}
+
+/* MPI_Neighbor_alltoallw on MPI_BOTTOM with absolute displacements. */
+static void neighbor_bottom(void)
+{
+    MPI_Comm ring;
+    int dims[1] = {T_size}, periods[1] = {1};
+    MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &ring);
+    int left, right;
+    MPI_Cart_shift(ring, 0, 1, &left, &right);
+    int out[2] = {T_rank * 10 + 1, T_rank * 10 + 2}, in[2] = {-1, -1};
+    MPI_Aint sd[2], rd[2];
+    MPI_Get_address(&out[0], &sd[0]); /* to the left neighbour */
+    MPI_Get_address(&out[1], &sd[1]); /* to the right one */
+    MPI_Get_address(&in[0], &rd[0]);
+    MPI_Get_address(&in[1], &rd[1]);
+    int c[2] = {1, 1};
+    MPI_Datatype t[2] = {MPI_INT, MPI_INT};
+    CHECK_EQ_INT(MPI_Neighbor_alltoallw(MPI_BOTTOM, c, sd, t, MPI_BOTTOM, c, rd, t, ring), MPI_SUCCESS);
+    CHECK_EQ_INT(in[0], left * 10 + 2); /* the left neighbour sent its right block */
+    CHECK_EQ_INT(in[1], right * 10 + 1);
+    in[0] = in[1] = -1;
+    MPI_Request r;
+    CHECK_EQ_INT(MPI_Ineighbor_alltoallw(MPI_BOTTOM, c, sd, t, MPI_BOTTOM, c, rd, t, ring, &r),
+                 MPI_SUCCESS);
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+    CHECK_EQ_INT(in[0], left * 10 + 2);
+    CHECK_EQ_INT(in[1], right * 10 + 1);
+    MPI_Comm_free(&ring);
+}
+
+/* Intercommunicator evens/odds (1 rank: nothing to do). */
+static int make_inter(MPI_Comm *inter, int *low)
+{
+    if (T_size < 2)
+        return 0;
+    MPI_Comm half;
+    *low = T_rank % 2 == 0;
+    MPI_Comm_split(MPI_COMM_WORLD, !*low, T_rank, &half);
+    MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, *low ? 1 : 0, 77, inter);
+    MPI_Comm_free(&half);
+    return 1;
+}
+
+/* MPI_Reduce on an intercommunicator: the root group's other ranks pass
+ * MPI_PROC_NULL and nothing else that means anything. */
+static void inter_reduce_proc_null(void)
+{
+    MPI_Comm inter;
+    int low;
+    if (!make_inter(&inter, &low))
+        return;
+    int me, rsize;
+    MPI_Comm_rank(inter, &me);
+    MPI_Comm_remote_size(inter, &rsize);
+    int in[3] = {me, 1, 2 * me}, out[3] = {-1, -1, -1};
+    if (low) { /* root group: rank 0 is the root */
+        if (me == 0) {
+            CHECK_EQ_INT(MPI_Reduce(NULL, out, 3, MPI_INT, MPI_SUM, MPI_ROOT, inter), MPI_SUCCESS);
+            CHECK_EQ_INT(out[0], rsize * (rsize - 1) / 2);
+            CHECK_EQ_INT(out[1], rsize);
+            CHECK_EQ_INT(out[2], rsize * (rsize - 1));
+        } else {
+            CHECK_EQ_INT(MPI_Reduce(NULL, NULL, 0, MPI_DATATYPE_NULL, MPI_OP_NULL, MPI_PROC_NULL, inter),
+                         MPI_SUCCESS);
+        }
+    } else {
+        CHECK_EQ_INT(MPI_Reduce(in, NULL, 3, MPI_INT, MPI_SUM, 0, inter), MPI_SUCCESS);
+    }
+    /* the same for the other rooted collectives */
+    if (low && me != 0)
+        CHECK_EQ_INT(MPI_Bcast(NULL, 0, MPI_DATATYPE_NULL, MPI_PROC_NULL, inter), MPI_SUCCESS);
+    else if (low)
+        CHECK_EQ_INT(MPI_Bcast(in, 3, MPI_INT, MPI_ROOT, inter), MPI_SUCCESS);
+    else {
+        CHECK_EQ_INT(MPI_Bcast(out, 3, MPI_INT, 0, inter), MPI_SUCCESS);
+        CHECK_EQ_INT(out[2], 0);
+    }
+    MPI_Comm_free(&inter);
+}
+
+/* MPI_REPLACE and MPI_NO_OP are predefined ops. */
+static void replace_no_op(void)
+{
+    int commute = -1;
+    CHECK_EQ_INT(MPI_Op_commutative(MPI_REPLACE, &commute), MPI_SUCCESS);
+    CHECK_EQ_INT(MPI_Op_commutative(MPI_NO_OP, &commute), MPI_SUCCESS);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Op op = MPI_REPLACE;
+    CHECK(MPI_Op_free(&op) != MPI_SUCCESS); /* predefined */
+    /* in one-sided use: replace then no-op fetch */
+    int *mem, v = -1;
+    MPI_Win w;
+    MPI_Win_allocate(sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &w);
+    *mem = -5;
+    MPI_Win_fence(0, w);
+    int mine = 100 + T_rank, t = (T_rank + 1) % T_size;
+    MPI_Accumulate(&mine, 1, MPI_INT, t, 0, 1, MPI_INT, MPI_REPLACE, w);
+    MPI_Win_fence(0, w);
+    MPI_Get_accumulate(NULL, 0, MPI_INT, &v, 1, MPI_INT, t, 0, 1, MPI_INT, MPI_NO_OP, w);
+    MPI_Win_fence(0, w);
+    CHECK_EQ_INT(v, 100 + T_rank);
+    CHECK_EQ_INT(*mem, 100 + (T_rank - 1 + T_size) % T_size);
+    MPI_Win_free(&w);
+}
+
 static const struct test_case {
     const char *name;
     void (*run)(void);
 } cases[] = {
     {"comm_free_pending", comm_free_pending},
+    {"complex_align", complex_align},
+    {"zero_counts", zero_counts},
+    {"darray_cyclic", darray_cyclic},
+    {"dims_balanced", dims_balanced},
+    {"error_classes", error_classes},
+    {"error_string_current", error_string_current},
+    {"uncommitted_type", uncommitted_type},
+    {"library_version", library_version},
+    {"attr_callback_errors", attr_callback_errors},
+    {"alias_zero_counts", alias_zero_counts},
+    {"neighbor_bottom", neighbor_bottom},
+    {"inter_reduce_proc_null", inter_reduce_proc_null},
+    {"replace_no_op", replace_no_op},
 };
 
 int main(int argc, char **argv)
