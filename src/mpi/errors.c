@@ -2,9 +2,11 @@
  * errors.c — how errors are reported: class texts, the error-handler objects
  * and the one function every entry point calls when it rejects something.
  *
- * An error code equals its class.  The message of the most recent error of
- * each class is kept, so MPI_Error_string can say what exactly went wrong
- * ("MPI_Send: invalid rank 7 (communicator size 4)"), not just the class.
+ * An error code equals its class, so MPI_Error_string says what the class
+ * means; the detailed message ("MPI_Send: invalid rank 7 (communicator size
+ * 4)") goes with the fatal handlers' line.  (It is not appended to the class
+ * text: a code cannot tell which call it came from, and the last message of
+ * its class may describe an earlier, unrelated one.)
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -19,9 +21,6 @@ struct MPI_ABI_Errhandler mpir_eh_predef[4] = {
     {MAGIC_EH, EH_RETURN, NULL, 0, 0},
     {MAGIC_EH, EH_ABORT, NULL, 0, 0},
 };
-
-#define NCLASS 64
-static char last_msg[NCLASS][MPI_MAX_ERROR_STRING];
 
 static const struct {
     int cls;
@@ -126,12 +125,12 @@ void mpir_fatal(const char *fmt, ...)
     exit(1);
 }
 
-/* Keep msg as the last message of cls and hand it to eh (the object's
- * handler); user handlers get &handle (a communicator or a window). */
+/* Hand cls to eh (the object's handler); user handlers get &handle (a
+ * communicator or a window); the fatal ones print msg. */
 int mpir_report(struct MPI_ABI_Errhandler *eh, void *handle, int cls, const char *fmt, va_list ap)
 {
-    char *msg = last_msg[cls & (NCLASS - 1)];
-    vsnprintf(msg, MPI_MAX_ERROR_STRING, fmt, ap);
+    char msg[MPI_MAX_ERROR_STRING];
+    vsnprintf(msg, sizeof msg, fmt, ap);
     if (!eh)
         eh = &mpir_eh_predef[1];
     if (!mpir_initialized || eh->kind == EH_FATAL || eh->kind == EH_ABORT) {
@@ -177,12 +176,7 @@ int MPI_Error_string(int errorcode, char *string, int *resultlen)
     if (!text || !string || !resultlen)
         return mpir_error(NULL, MPI_ERR_ARG, "MPI_Error_string: invalid error code %d",
                           errorcode);
-    const char *detail = last_msg[errorcode & (NCLASS - 1)];
-    int n;
-    if (errorcode != MPI_SUCCESS && detail[0])
-        n = snprintf(string, MPI_MAX_ERROR_STRING, "%s (last: %s)", text, detail);
-    else
-        n = snprintf(string, MPI_MAX_ERROR_STRING, "%s", text);
+    int n = snprintf(string, MPI_MAX_ERROR_STRING, "%s", text);
     *resultlen = n < MPI_MAX_ERROR_STRING ? n : MPI_MAX_ERROR_STRING - 1;
     return MPI_SUCCESS;
 }
