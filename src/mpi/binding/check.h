@@ -49,6 +49,8 @@ static inline int check_dtype(const char *fn, struct MPI_ABI_Comm *c, MPI_Dataty
         return 0;
     }
     *out = &mpir_dtype_predef[0x47];
+    if (d && d->magic == MAGIC_DTYPE_NEW)
+        return mpir_error(c, MPI_ERR_TYPE, "%s: datatype not committed (MPI_Type_commit)", fn);
     return mpir_error(c, MPI_ERR_TYPE, "%s: invalid datatype %s", fn,
                       v == 0x200 ? "MPI_DATATYPE_NULL" : "(not a datatype handle)");
 }
