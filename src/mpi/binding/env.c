@@ -148,7 +148,7 @@ int MPI_Get_library_version(char *version, int *resultlen)
     if (!version || !resultlen)
         return mpir_error(NULL, MPI_ERR_ARG, "MPI_Get_library_version: NULL argument");
     int n = snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING,
-                     "Skiff MPI %s (MPI %d.%d point-to-point subset, standard-ABI handle values, "
+                     "Skiff MPI %s (MPI %d.%d, standard-ABI handle values, "
                      "over the Skiff channel layer)",
                      SKIFF_VERSION_STRING, MPI_VERSION, MPI_SUBVERSION);
     *resultlen = n;
