@@ -100,7 +100,7 @@ static void complex_align(void)
         out[i].c = (char)('a' + i);
         out[i].z = (double)i + 2.5 * I;
     }
-    MPI_Sendrecv(out, 3, t, T_rank, 1, in, 3, t, T_rank, 1, MPI_COMM_SELF, MPI_STATUS_IGNORE);
+    MPI_Sendrecv(out, 3, t, 0, 1, in, 3, t, 0, 1, MPI_COMM_SELF, MPI_STATUS_IGNORE);
     for (int i = 0; i < 3; i++) {
         CHECK_EQ_INT(in[i].c, 'a' + i);
         CHECK(in[i].z == (double)i + 2.5 * I);

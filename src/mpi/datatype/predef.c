@@ -74,9 +74,22 @@ static const struct {
     {0x22d, 0x220, offsetof(PAIR(long double, int), y)},
 };
 
-static int align_of_size(uint64_t size)
+/* Types whose C alignment is not their size (a complex aligns as its part):
+ * a struct type's extent is padded to its members' alignment, as C pads. */
+static const struct {
+    int val, align;
+} aligns[] = {
+    {0x212, _Alignof(float _Complex)},
+    {0x216, _Alignof(double _Complex)},
+    {0x224, _Alignof(long double _Complex)},
+};
+
+static int align_of(int val, uint64_t size)
 {
-    return size >= 16 ? 16 : (int)size; /* natural alignment of the C types above */
+    for (size_t k = 0; k < sizeof aligns / sizeof *aligns; k++)
+        if (aligns[k].val == val)
+            return aligns[k].align;
+    return size >= 16 ? 16 : (int)size; /* natural alignment of the other C types */
 }
 
 __attribute__((constructor)) static void predef_init(void)
@@ -92,7 +105,7 @@ __attribute__((constructor)) static void predef_init(void)
         t->ub = t->true_ub = d->extent;
         t->nbasic = 1;
         t->basic_size = (int64_t)d->size;
-        t->align = align_of_size(d->size);
+        t->align = align_of(0x200 | i, d->size);
         t->runs = predef_runs[i];
         t->runs[0].len = (int64_t)d->size;
         t->nruns = 1;
