@@ -237,7 +237,7 @@ static void dims_balanced(void)
     } t[] = {
         {72, 2, {9, 8}},     {72, 3, {6, 4, 3}}, {24, 3, {4, 3, 2}},  {16, 2, {4, 4}},
         {30, 3, {5, 3, 2}},  {36, 2, {6, 6}},    {100, 3, {5, 5, 4}}, {7, 2, {7, 1}},
-        {360, 3, {8, 9, 5}}, {12, 2, {4, 3}},    {64, 3, {4, 4, 4}},  {90, 2, {10, 9}},
+        {360, 4, {5, 4, 3, 6}}, {12, 2, {4, 3}},    {64, 3, {4, 4, 4}},  {90, 2, {10, 9}},
     };
     for (size_t k = 0; k < sizeof t / sizeof t[0]; k++) {
         int d[4] = {0, 0, 0, 0};
@@ -312,7 +312,7 @@ static void uncommitted_type(void)
     MPI_Datatype t;
     MPI_Type_contiguous(2, MPI_INT, &t);
     int x[2] = {0, 0};
-    MPI_Send(x, 1, t, T_rank, 0, MPI_COMM_SELF);
+    MPI_Send(x, 1, t, 0, 0, MPI_COMM_SELF);
     printf("not reached\n");
 }
 
