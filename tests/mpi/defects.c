@@ -130,6 +130,11 @@ static void zero_counts(void)
 {
     MPI_Datatype t;
     CHECK_EQ_INT(MPI_Type_create_struct(0, NULL, NULL, NULL, &t), MPI_SUCCESS);
+    int ni, na, nd, comb, ints[1] = {-1};
+    CHECK_EQ_INT(MPI_Type_get_envelope(t, &ni, &na, &nd, &comb), MPI_SUCCESS);
+    CHECK(ni == 1 && na == 0 && nd == 0 && comb == MPI_COMBINER_STRUCT);
+    CHECK_EQ_INT(MPI_Type_get_contents(t, 1, 0, 0, ints, NULL, NULL), MPI_SUCCESS);
+    CHECK_EQ_INT(ints[0], 0);
     check_empty(t);
     CHECK_EQ_INT(MPI_Type_contiguous(0, MPI_INT, &t), MPI_SUCCESS);
     check_empty(t);
