@@ -415,6 +415,14 @@ static void *pack_blocks(struct MPI_ABI_Comm *c, coll_args_t *a, void *user, con
     return buf;
 }
 
+static int any_bytes(const size_t *b, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (b[i])
+            return 1;
+    return 0;
+}
+
 int prep_v(const char *fn, int kind, const vspec_t *v, MPI_Comm comm, struct MPI_ABI_Comm **c,
            coll_args_t *a)
 {
@@ -506,8 +514,10 @@ int prep_v(const char *fn, int kind, const vspec_t *v, MPI_Comm comm, struct MPI
             rc = side_bytes(fn, *c, "receive", v->rcounts, v->rdispls, v->rtype, v->rtypes, w, rcb, rdb, rpks, &r_many);
         break;
     }
+    /* equal pointers are an error only if data moves (Python's empty arrays
+     * share one address: all-zero counts with sbuf == rbuf are legal) */
     if (!rc && (kind == C_ALLGATHERV || kind == C_ALLTOALLV || kind == C_ALLTOALLW) && !in_place &&
-        v->sbuf == v->rbuf && v->rbuf)
+        v->sbuf == v->rbuf && v->rbuf && (a->sbytes || any_bytes(scb, n) || any_bytes(rcb, n)))
         rc = mpir_error(*c, MPI_ERR_BUFFER,
                         "%s: send and receive buffers are the same (use MPI_IN_PLACE)", fn);
     if (rc) {
