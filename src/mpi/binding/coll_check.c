@@ -218,8 +218,11 @@ int prep_reduce(const char *fn, int kind, const void *sbuf, void *rbuf, int coun
         a->count = (size_t)count;
         a->sbuf = sbuf;
         a->rbuf = rbuf;
-        if ((kind == C_REDUCE && (rc = check_inter_root(fn, *c, root))) ||
-            (rc = op_reducer(fn, *c, op, dt, &a->red)))
+        if (kind == C_REDUCE && (rc = check_inter_root(fn, *c, root)))
+            return rc;
+        if (kind == C_REDUCE && root == MPI_PROC_NULL)
+            return 0; /* only root is significant here (callers pass NULL, 0, MPI_BYTE...) */
+        if ((rc = op_reducer(fn, *c, op, dt, &a->red)))
             return rc;
         if (sbuf == MPI_IN_PLACE || rbuf == MPI_IN_PLACE)
             return mpir_error(*c, MPI_ERR_BUFFER, "%s: MPI_IN_PLACE is not allowed on intercommunicators", fn);
