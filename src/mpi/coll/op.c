@@ -161,6 +161,10 @@ struct MPI_ABI_Op mpir_op_predef[32] = {
     OP(0x32, k_lxor, CL(T_INT) | CL(T_BOOL), "MPI_LXOR"),
     OP(0x38, k_minloc, CL(T_PAIR), "MPI_MINLOC"),
     OP(0x39, k_maxloc, CL(T_PAIR), "MPI_MAXLOC"),
+    /* one-sided only (binding/win.c handles them): valid handles, no
+     * collective kernel, so a reduction with them says "not defined" */
+    OP(0x3c, NULL, 0, "MPI_REPLACE"),
+    OP(0x3d, NULL, 0, "MPI_NO_OP"),
 };
 /* For predefined ops the refs field holds the accepted classes (never counted). */
 
