@@ -2,11 +2,12 @@
  * errors.c — how errors are reported: class texts, the error-handler objects
  * and the one function every entry point calls when it rejects something.
  *
- * An error code equals its class, so MPI_Error_string says what the class
- * means; the detailed message ("MPI_Send: invalid rank 7 (communicator size
- * 4)") goes with the fatal handlers' line.  (It is not appended to the class
- * text: a code cannot tell which call it came from, and the last message of
- * its class may describe an earlier, unrelated one.)
+ * An error code equals its class.  MPI_Error_string gives the class text
+ * and, when the code is the class of the most recent error raised in this
+ * process, that error's message ("invalid rank: MPI_Send: invalid rank 7
+ * (communicator size 4)"): the call that just failed.  Only that one error
+ * is kept — the last message of each class could describe an earlier,
+ * unrelated call.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -125,12 +126,16 @@ void mpir_fatal(const char *fmt, ...)
     exit(1);
 }
 
-/* Hand cls to eh (the object's handler); user handlers get &handle (a
- * communicator or a window); the fatal ones print msg. */
+/* Keep msg as the most recent error and hand cls to eh (the object's
+ * handler); user handlers get &handle (a communicator or a window). */
+static char last_msg[MPI_MAX_ERROR_STRING];
+static int last_cls = -1;
+
 int mpir_report(struct MPI_ABI_Errhandler *eh, void *handle, int cls, const char *fmt, va_list ap)
 {
-    char msg[MPI_MAX_ERROR_STRING];
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    char *msg = last_msg;
+    vsnprintf(msg, MPI_MAX_ERROR_STRING, fmt, ap);
+    last_cls = cls;
     if (!eh)
         eh = &mpir_eh_predef[1];
     if (!mpir_initialized || eh->kind == EH_FATAL || eh->kind == EH_ABORT) {
@@ -176,7 +181,11 @@ int MPI_Error_string(int errorcode, char *string, int *resultlen)
     if (!text || !string || !resultlen)
         return mpir_error(NULL, MPI_ERR_ARG, "MPI_Error_string: invalid error code %d",
                           errorcode);
-    int n = snprintf(string, MPI_MAX_ERROR_STRING, "%s", text);
+    int n;
+    if (errorcode != MPI_SUCCESS && errorcode == last_cls)
+        n = snprintf(string, MPI_MAX_ERROR_STRING, "%s: %s", text, last_msg);
+    else
+        n = snprintf(string, MPI_MAX_ERROR_STRING, "%s", text);
     *resultlen = n < MPI_MAX_ERROR_STRING ? n : MPI_MAX_ERROR_STRING - 1;
     return MPI_SUCCESS;
 }

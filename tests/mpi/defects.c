@@ -296,8 +296,8 @@ static void error_classes(void)
     }
 }
 
-/* MPI_Error_string says what the code means, not what some earlier call of
- * the same class did. */
+/* MPI_Error_string describes the call that just failed, never an earlier,
+ * unrelated one of the same class. */
 static void error_string_current(void)
 {
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -306,9 +306,17 @@ static void error_string_current(void)
     CHECK_EQ_INT(rc, MPI_ERR_RANK);
     char s[MPI_MAX_ERROR_STRING];
     int len;
+    CHECK_EQ_INT(MPI_Error_string(rc, s, &len), MPI_SUCCESS);
+    CHECK(strstr(s, "MPI_Send") != NULL); /* the current call */
+    int size;
+    rc = MPI_Type_size(MPI_DATATYPE_NULL, &size); /* another error since */
+    CHECK_EQ_INT(rc, MPI_ERR_TYPE);
+    CHECK_EQ_INT(MPI_Error_string(rc, s, &len), MPI_SUCCESS);
+    CHECK(strstr(s, "MPI_Type_size") != NULL);
+    /* an MPI_ERR_RANK from elsewhere (here: the user's own) is not the Send's */
     CHECK_EQ_INT(MPI_Error_string(MPI_ERR_RANK, s, &len), MPI_SUCCESS);
     CHECK(strstr(s, "MPI_Send") == NULL && strstr(s, "last") == NULL);
-    CHECK(strstr(s, "rank") != NULL);
+    CHECK(strstr(s, "rank") != NULL && len == (int)strlen(s));
 }
 
 /* An uncommitted type: a fatal error that says so (run with the message checked). */
