@@ -381,6 +381,19 @@ static void attr_callback_errors(void)
     MPI_Comm_set_errhandler(d, MPI_ERRORS_RETURN);
     MPI_Errhandler_free(&eh);
     MPI_Comm_free(&d);
+    /* a window's callbacks: its handler (MPI_COMM_WORLD's is still fatal) */
+    MPI_Win w;
+    int *mem;
+    MPI_Win_allocate(sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &w);
+    MPI_Win_set_errhandler(w, MPI_ERRORS_RETURN);
+    int wk;
+    MPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, (MPI_Win_delete_attr_function *)delete_fails, &wk, NULL);
+    fail = 1;
+    CHECK_EQ_INT(MPI_Win_set_attr(w, wk, &fail), MPI_SUCCESS);
+    CHECK(MPI_Win_delete_attr(w, wk) != MPI_SUCCESS);
+    fail = 0;
+    MPI_Win_free_keyval(&wk);
+    CHECK_EQ_INT(MPI_Win_free(&w), MPI_SUCCESS);
     /* the same on a datatype (its errors go to MPI_COMM_WORLD's handler,
      * here MPI_ERRORS_RETURN) */
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);

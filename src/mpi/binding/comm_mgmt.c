@@ -206,8 +206,7 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
         return mpir_error(NULL, MPI_ERR_ARG, "MPI_Comm_dup: NULL newcomm");
     struct MPI_ABI_Comm *n;
     int rc = dup_comm("MPI_Comm_dup", comm, &n, 1);
-    if (!rc)
-        *newcomm = (MPI_Comm)n;
+    *newcomm = rc ? MPI_COMM_NULL : (MPI_Comm)n; /* a copy callback's error: no new comm */
     return rc;
 }
 
