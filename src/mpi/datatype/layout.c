@@ -487,8 +487,14 @@ static struct MPI_ABI_Datatype *darray_dim(struct MPI_ABI_Datatype *cur, int gsi
         ints[1 + i] = (int)n;
         disps[i] = (MPI_Aint)(first * stride);
     }
-    struct MPI_ABI_Datatype *h =
-        dt_create(MPI_COMBINER_HINDEXED, nb + 1, ints, nb, disps, 1, &cur, err);
+    /* a block's n elements follow each other `stride` bytes apart: cur (the
+     * inner dimensions, fewer than all of them on a process grid) is
+     * resized to that extent, or a block would step by its own extent */
+    struct MPI_ABI_Datatype *row = mk_resized(cur, 0, stride, err), *h = NULL;
+    if (row)
+        h = dt_create(MPI_COMBINER_HINDEXED, nb + 1, ints, nb, disps, 1, &row, err);
+    if (row)
+        dt_release(row);
     free(ints);
     free(disps);
     return h;
