@@ -551,6 +551,115 @@ static void replace_no_op(void)
     MPI_Win_free(&w);
 }
 
+/* ---- requests ---------------------------------------------------------------- */
+static void (*after_finalize)(void); /* a check that needs MPI_Finalize done */
+static int finalize_here; /* the case wants MPI_Finalize at once, no barrier */
+
+/* Receives freed with MPI_Request_free before they matched: the messages
+ * (small and rendezvous) still land, and MPI_Finalize completes them. */
+static unsigned char *freed_big;
+static int freed_small = -1, freed_peer;
+static void freed_recv_landed(void)
+{
+    CHECK_EQ_INT(freed_small, 500 + freed_peer);
+    CHECK_EQ_INT(verify(freed_big, BIG, 40u + (unsigned)freed_peer), -1);
+    free(freed_big);
+}
+
+static void request_free_recv(void)
+{
+    int peer = test_partner(), receiver = T_rank <= peer, sender = T_rank >= peer;
+    freed_peer = peer;
+    freed_big = malloc(BIG);
+    memset(freed_big, 0, BIG);
+    unsigned char *out = malloc(BIG);
+    fill(out, BIG, 40u + (unsigned)T_rank);
+    int mine = 500 + T_rank;
+    if (receiver) {
+        MPI_Request r[2];
+        CHECK_EQ_INT(MPI_Irecv(&freed_small, 1, MPI_INT, peer, 5, MPI_COMM_WORLD, &r[0]), MPI_SUCCESS);
+        CHECK_EQ_INT(MPI_Irecv(freed_big, BIG, MPI_BYTE, peer, 6, MPI_COMM_WORLD, &r[1]), MPI_SUCCESS);
+        CHECK_EQ_INT(MPI_Request_free(&r[0]), MPI_SUCCESS);
+        CHECK_EQ_INT(MPI_Request_free(&r[1]), MPI_SUCCESS);
+        CHECK(r[0] == MPI_REQUEST_NULL && r[1] == MPI_REQUEST_NULL);
+        after_finalize = freed_recv_landed;
+    }
+    if (sender) { /* no synchronisation: the receiver may be in MPI_Finalize already */
+        MPI_Request r[2];
+        MPI_Isend(&mine, 1, MPI_INT, peer, 5, MPI_COMM_WORLD, &r[0]);
+        MPI_Isend(out, BIG, MPI_BYTE, peer, 6, MPI_COMM_WORLD, &r[1]);
+        CHECK_EQ_INT(MPI_Waitall(2, r, MPI_STATUSES_IGNORE), MPI_SUCCESS);
+    }
+    if (!receiver)
+        free(freed_big);
+    free(out);
+    finalize_here = 1; /* nothing else before MPI_Finalize */
+}
+
+/* MPI_Cancel of a send: an Issend, a rendezvous Isend and a small Isend,
+ * none of them received yet.  MPI_Wait returns either way; the receiver gets
+ * the message exactly when the cancel failed (the sender tells it which). */
+static void cancel_send(void)
+{
+    int peer = test_partner();
+    if (peer == T_rank)
+        return;
+    enum { NCASE = 3 };
+    if (T_rank < peer) { /* sender */
+        unsigned char *big = malloc(BIG);
+        fill(big, BIG, 9);
+        int small = 1234, flags[NCASE];
+        for (int k = 0; k < NCASE; k++) {
+            MPI_Request r;
+            if (k == 0)
+                MPI_Issend(&small, 1, MPI_INT, peer, 20 + k, MPI_COMM_WORLD, &r);
+            else if (k == 1)
+                MPI_Isend(big, BIG, MPI_BYTE, peer, 20 + k, MPI_COMM_WORLD, &r);
+            else
+                MPI_Isend(&small, 1, MPI_INT, peer, 20 + k, MPI_COMM_WORLD, &r);
+            CHECK_EQ_INT(MPI_Cancel(&r), MPI_SUCCESS);
+            MPI_Status st;
+            CHECK_EQ_INT(MPI_Wait(&r, &st), MPI_SUCCESS);
+            CHECK_EQ_INT(MPI_Test_cancelled(&st, &flags[k]), MPI_SUCCESS);
+        }
+        MPI_Send(flags, NCASE, MPI_INT, peer, 30, MPI_COMM_WORLD);
+        if (T_rank == 0)
+            printf("cancel_send: Issend %s, rendezvous %s, eager %s\n",
+                   flags[0] ? "cancelled" : "received", flags[1] ? "cancelled" : "received",
+                   flags[2] ? "cancelled" : "received");
+        free(big);
+        return;
+    }
+    /* receiver: takes whatever arrives until the verdict comes */
+    int flags[NCASE], got[NCASE] = {0, 0, 0}, done = 0;
+    unsigned char *big = malloc(BIG);
+    MPI_Request vr;
+    MPI_Irecv(flags, NCASE, MPI_INT, peer, 30, MPI_COMM_WORLD, &vr);
+    while (!done) {
+        for (int k = 0; k < NCASE; k++) {
+            int there = 0;
+            MPI_Iprobe(peer, 20 + k, MPI_COMM_WORLD, &there, MPI_STATUS_IGNORE);
+            if (there) {
+                int x = 0;
+                MPI_Recv(k == 1 ? (void *)big : (void *)&x, k == 1 ? BIG : 1, k == 1 ? MPI_BYTE : MPI_INT,
+                         peer, 20 + k, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                CHECK(k == 1 ? verify(big, BIG, 9) == -1 : x == 1234);
+                got[k]++;
+            }
+        }
+        MPI_Test(&vr, &done, MPI_STATUS_IGNORE);
+    }
+    for (int k = 0; k < NCASE; k++) {
+        int there = 0;
+        MPI_Iprobe(peer, 20 + k, MPI_COMM_WORLD, &there, MPI_STATUS_IGNORE);
+        CHECK_EQ_INT(got[k] + there, !flags[k]); /* cancelled: never arrives */
+        if (there) /* sent before the verdict, not yet probed: take it */
+            MPI_Recv(k == 1 ? (void *)big : (void *)&got[k], k == 1 ? BIG : 1, k == 1 ? MPI_BYTE : MPI_INT,
+                     peer, 20 + k, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+    free(big);
+}
+
 static const struct test_case {
     const char *name;
     void (*run)(void);
@@ -569,6 +678,8 @@ static const struct test_case {
     {"neighbor_bottom", neighbor_bottom},
     {"inter_reduce_proc_null", inter_reduce_proc_null},
     {"replace_no_op", replace_no_op},
+    {"request_free_recv", request_free_recv},
+    {"cancel_send", cancel_send},
 };
 
 int main(int argc, char **argv)
@@ -580,7 +691,12 @@ int main(int argc, char **argv)
             cases[i].run();
             char label[96];
             snprintf(label, sizeof label, "defects %s", name);
-            test_done(label);
+            if (finalize_here)
+                MPI_Finalize();
+            else
+                test_done(label);
+            if (after_finalize)
+                after_finalize();
             return 0;
         }
     fprintf(stderr, "defects: no case '%s'\n", name);

@@ -77,12 +77,25 @@ int mpid_init(void)
     return comm_init_predefined(mpid.rank, mpid.size);
 }
 
+/* A receive the user freed with MPI_Request_free before it completed. */
+static int freed_recv(const mpid_req_t *r, const void *arg)
+{
+    (void)arg;
+    return r->kind == REQ_RECV && r->user_freed && !r->done;
+}
+
+static int finalize_waits(void)
+{
+    return mpid.n_active || mpid.pulls || req_any(freed_recv, NULL);
+}
+
 void mpid_finalize(void)
 {
-    /* Queued sends (and acks we owe) must leave before the port closes, and
-     * gets in flight (of receives the user freed) must end with their FIN. */
-    while (mpid.n_active || mpid.pulls)
-        if (!mpid_progress() && (mpid.n_active || mpid.pulls))
+    /* Queued sends (and acks we owe) must leave before the port closes, gets
+     * in flight must end with their FIN, and receives the user freed before
+     * they matched must still match and complete (their senders wait). */
+    while (finalize_waits())
+        if (!mpid_progress() && finalize_waits())
             mpid_idle();
     comm_reap_freed(1);
     comm_free_predefined();
