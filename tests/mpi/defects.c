@@ -630,32 +630,62 @@ static void cancel_send(void)
         free(big);
         return;
     }
-    /* receiver: takes whatever arrives until the verdict comes */
-    int flags[NCASE], got[NCASE] = {0, 0, 0}, done = 0;
+    /* receiver: hears the verdict first (as MPICH's scancel test does), so a
+     * send whose MPI_Wait waited for the receiver would hang here */
+    int flags[NCASE];
     unsigned char *big = malloc(BIG);
-    MPI_Request vr;
-    MPI_Irecv(flags, NCASE, MPI_INT, peer, 30, MPI_COMM_WORLD, &vr);
-    while (!done) {
-        for (int k = 0; k < NCASE; k++) {
-            int there = 0;
-            MPI_Iprobe(peer, 20 + k, MPI_COMM_WORLD, &there, MPI_STATUS_IGNORE);
-            if (there) {
-                int x = 0;
-                MPI_Recv(k == 1 ? (void *)big : (void *)&x, k == 1 ? BIG : 1, k == 1 ? MPI_BYTE : MPI_INT,
-                         peer, 20 + k, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-                CHECK(k == 1 ? verify(big, BIG, 9) == -1 : x == 1234);
-                got[k]++;
-            }
-        }
-        MPI_Test(&vr, &done, MPI_STATUS_IGNORE);
-    }
+    MPI_Recv(flags, NCASE, MPI_INT, peer, 30, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     for (int k = 0; k < NCASE; k++) {
-        int there = 0;
+        int there = 0, x = 0;
         MPI_Iprobe(peer, 20 + k, MPI_COMM_WORLD, &there, MPI_STATUS_IGNORE);
-        CHECK_EQ_INT(got[k] + there, !flags[k]); /* cancelled: never arrives */
-        if (there) /* sent before the verdict, not yet probed: take it */
-            MPI_Recv(k == 1 ? (void *)big : (void *)&got[k], k == 1 ? BIG : 1, k == 1 ? MPI_BYTE : MPI_INT,
-                     peer, 20 + k, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (flags[k]) { /* cancelled: never arrives */
+            CHECK_EQ_INT(there, 0);
+            continue;
+        }
+        MPI_Recv(k == 1 ? (void *)big : (void *)&x, k == 1 ? BIG : 1, k == 1 ? MPI_BYTE : MPI_INT,
+                 peer, 20 + k, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        CHECK(k == 1 ? verify(big, BIG, 9) == -1 : x == 1234);
+    }
+    free(big);
+}
+
+/* The same with the receives posted first: matched on arrival, the cancel
+ * fails and MPI_Wait returns once the receiver has the data. */
+static void cancel_send_matched(void)
+{
+    int peer = test_partner();
+    unsigned char *big = malloc(BIG);
+    int small = 77, x = 0;
+    MPI_Request rr[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    if (T_rank > peer || peer == T_rank) {
+        MPI_Irecv(&x, 1, MPI_INT, peer, 40, MPI_COMM_WORLD, &rr[0]);
+        MPI_Irecv(big, BIG, MPI_BYTE, peer, 41, MPI_COMM_WORLD, &rr[1]);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (T_rank < peer || peer == T_rank) {
+        fill(big, BIG, 3);
+        MPI_Request r[2];
+        MPI_Issend(&small, 1, MPI_INT, peer, 40, MPI_COMM_WORLD, &r[0]);
+        MPI_Isend(big, BIG, MPI_BYTE, peer, 41, MPI_COMM_WORLD, &r[1]);
+        for (int k = 0; k < 2; k++) {
+            MPI_Status st;
+            int flag = -1;
+            MPI_Cancel(&r[k]);
+            CHECK_EQ_INT(MPI_Wait(&r[k], &st), MPI_SUCCESS);
+            MPI_Test_cancelled(&st, &flag);
+            if (peer != T_rank) /* to myself the receive may still be unmatched: either way */
+                CHECK_EQ_INT(flag, 0);
+        }
+    }
+    if (T_rank > peer) {
+        MPI_Waitall(2, rr, MPI_STATUSES_IGNORE);
+        CHECK_EQ_INT(x, 77);
+        CHECK_EQ_INT(verify(big, BIG, 3), -1);
+    } else if (peer == T_rank) {
+        for (int k = 0; k < 2; k++) { /* a receive whose send was cancelled is cancelled too */
+            MPI_Cancel(&rr[k]);
+            MPI_Wait(&rr[k], MPI_STATUS_IGNORE);
+        }
     }
     free(big);
 }
@@ -680,6 +710,7 @@ static const struct test_case {
     {"replace_no_op", replace_no_op},
     {"request_free_recv", request_free_recv},
     {"cancel_send", cancel_send},
+    {"cancel_send_matched", cancel_send_matched},
 };
 
 int main(int argc, char **argv)

@@ -26,6 +26,9 @@ enum wire_kind {
     W_PUTDONE,   /* split rendezvous: sender's put of the tail is in place  */
     W_GO,        /* streamed rendezvous: receiver matched, send the data    */
     W_DATA,      /* streamed rendezvous: first piece of the data, W_CONTs follow */
+    W_CANCEL,    /* sender cancels a send still waiting for its receiver (wire_cancel_t) */
+    W_CANCEL_OK, /* receiver: the message was unmatched, it is gone (wire_ctl_t) */
+    W_CANCEL_NO, /* receiver: too late, it is matched (its ACK/FIN went first) */
 };
 #define W_FLAG_SYNC 1 /* sender waits for W_ACK; header is wire_sync_t */
 /* RTS of a streamed rendezvous (a derived-type send, datatype/p2p.c): no
@@ -67,6 +70,12 @@ typedef struct wire_go {
     uint64_t sreq; /* sender's request, waiting since its RTS       */
     uint64_t rreq; /* receiver's request, named by the W_DATA header */
 } wire_go_t;
+typedef struct wire_cancel {
+    uint8_t kind, pad;
+    uint16_t ctx;
+    int32_t src;   /* sender's rank in the communicator: the unexpected bin */
+    uint64_t sreq; /* the send, as its SYNC/RTS header named it */
+} wire_cancel_t;
 typedef struct wire_cont {
     uint8_t kind, pad[7];
 } wire_cont_t;
@@ -77,6 +86,7 @@ typedef union wire_any {
     wire_ctl_t c;
     wire_cts_t cts;
     wire_go_t go;
+    wire_cancel_t cancel;
 } wire_any_t;
 
 /* Short payload: the channel's 8-byte message word, a 16-byte header and this
@@ -94,7 +104,7 @@ _Static_assert(sizeof(wire_go_t) <= MPID_HDR_ATOMIC, "GO header must fit one rin
 /* REQ_COLL: a nonblocking collective, completed by its schedule (coll/sched.c). */
 enum req_kind { REQ_SEND = 1, REQ_RECV, REQ_PERSIST, REQ_CTL, REQ_DONE, REQ_COLL };
 enum send_mode { MODE_STD, MODE_SYNC, MODE_READY, MODE_BUFFERED };
-enum send_need { NEED_PUSH = 1, NEED_ACK = 2, NEED_FIN = 4 };
+enum send_need { NEED_PUSH = 1, NEED_ACK = 2, NEED_FIN = 4, NEED_CANCEL_REPLY = 8 };
 
 struct MPI_ABI_Request {
     uint32_t magic;
@@ -202,6 +212,7 @@ mpid_req_t *mpid_isend_stream(void *dtp, size_t len, int dest, int tag, struct M
 /* Sender side of W_GO. */
 void mpid_on_go(const wire_go_t *m);
 void mpid_send_ctl(int world, int kind, uint64_t sreq);
+void mpid_send_cancel(int world, const wire_hdr_t *envelope, uint64_t sreq);
 void mpid_send_go(int world, uint64_t sreq, uint64_t rreq);
 void mpid_send_cts(int world, uint64_t sreq, uint64_t rreq, size_t split, const skf_mr_key_t *key);
 int mpid_progress_sends(void);
@@ -217,6 +228,9 @@ mpid_req_t *mpid_irecv(void *buf, size_t cap, int src, int tag, struct MPI_ABI_C
 void mpid_recv_attach(mpid_req_t *u, void *buf, size_t cap);
 /* Look for a message; with msg != NULL the match is removed (mprobe). */
 int mpid_iprobe(int src, int tag, struct MPI_ABI_Comm *c, MPI_Status *st, mpid_req_t **msg);
+/* Cancel a receive not yet matched (done at once), or ask the receiver to
+ * drop a synchronous or rendezvous send it has not matched (the request
+ * completes with the answer, cancelled or not).  1: cancelled at once. */
 int mpid_cancel(mpid_req_t *r);
 /* One arrived channel message (header already validated to exist). */
 void mpid_on_message(int src_world, struct iovec *cont, int ncont, size_t total);
@@ -230,6 +244,10 @@ mpid_req_t *match_take_posted(struct MPI_ABI_Comm *c, int src, int tag);
 int match_unpost(struct MPI_ABI_Comm *c, mpid_req_t *r);
 void match_add_unexp(struct MPI_ABI_Comm *c, mpid_req_t *u);
 mpid_req_t *match_find_unexp(struct MPI_ABI_Comm *c, int src, int tag, int remove);
+/* Remove and return the unexpected message from src whose sender's request
+ * is sreq, unless it is busy (still arriving): NULL. */
+mpid_req_t *match_take_unexp_sreq(struct MPI_ABI_Comm *c, int src, uint64_t sreq,
+                                  const mpid_req_t *busy);
 void match_free_all(struct MPI_ABI_Comm *c);
 
 /* ---- progress (progress.c) ---------------------------------------------- */
