@@ -81,21 +81,34 @@ void ctx_local_mask(ctx_mask_t *m)
         m->w[i] = free_ctx.w[i] & ~offered.w[i];
 }
 
-void ctx_offer(ctx_mask_t *m)
+void ctx_offer(ctx_mask_t *m, int stripe, int nstripes)
 {
-    ctx_mask_t avail;
-    ctx_local_mask(&avail);
-    int total = 0, taken = 0;
-    for (int i = 0; i < CTX_MASK_WORDS; i++)
-        total += __builtin_popcountll(avail.w[i]);
-    memset(m, 0, sizeof *m);
-    for (int i = 0; i < CTX_MASK_WORDS && 2 * taken < total; i++)
-        for (uint64_t w = avail.w[i]; w && 2 * taken < total; w &= w - 1) {
-            m->w[i] |= w & -w; /* the lowest half: what the other members offer too */
-            taken++;
-        }
-    for (int i = 0; i < CTX_MASK_WORDS; i++)
+    uint64_t pattern = 0; /* bits b with b % nstripes == stripe (64 % nstripes == 0) */
+    for (int b = stripe; b < 64; b += nstripes)
+        pattern |= (uint64_t)1 << b;
+    ctx_local_mask(m);
+    for (int i = 0; i < CTX_MASK_WORDS; i++) {
+        m->w[i] &= pattern;
         offered.w[i] |= m->w[i];
+    }
+}
+
+static ctx_mask_t held;
+
+void ctx_hold(const ctx_mask_t *m)
+{
+    ctx_unhold();
+    held = *m;
+    for (int i = 0; i < CTX_MASK_WORDS; i++)
+        offered.w[i] |= held.w[i];
+}
+
+void ctx_unhold(void)
+{
+    for (int i = 0; i < CTX_MASK_WORDS; i++) {
+        offered.w[i] &= ~held.w[i];
+        held.w[i] = 0;
+    }
 }
 
 void ctx_unoffer(const ctx_mask_t *m)

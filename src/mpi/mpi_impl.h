@@ -27,6 +27,7 @@
 
 enum mpir_magic {
     MAGIC_COMM = 0x6d6d6f43,
+    MAGIC_COMM_PENDING = 0x646e6550, /* new communicator of an MPI_Comm_idup in flight */
     MAGIC_DTYPE = 0x65707954,
     MAGIC_DTYPE_NEW = 0x77656e54, /* derived type not yet committed */
     MAGIC_EH = 0x6e646c45,

@@ -59,6 +59,169 @@ static void comm_free_pending(void)
     free(out);
 }
 
+/* A communicator works: an allreduce of ranks and a ring shift. */
+static void check_works(MPI_Comm c)
+{
+    int n, me, sum = -1;
+    MPI_Comm_size(c, &n);
+    MPI_Comm_rank(c, &me);
+    CHECK_EQ_INT(MPI_Allreduce(&me, &sum, 1, MPI_INT, MPI_SUM, c), MPI_SUCCESS);
+    CHECK_EQ_INT(sum, n * (n - 1) / 2);
+    int from = -1;
+    MPI_Sendrecv(&me, 1, MPI_INT, (me + 1) % n, 0, &from, 1, MPI_INT, (me - 1 + n) % n, 0, c,
+                 MPI_STATUS_IGNORE);
+    CHECK_EQ_INT(from, (me - 1 + n) % n);
+}
+
+/* Two MPI_Comm_idup in flight, issued in opposite orders on alternate
+ * ranks, and MPI_Comm_create_group while an idup is pending. */
+static void idup_orders(void)
+{
+    MPI_Comm a, b, na, nb;
+    MPI_Comm_dup(MPI_COMM_WORLD, &a);
+    MPI_Comm_dup(MPI_COMM_WORLD, &b);
+    for (int round = 0; round < 3; round++) {
+        MPI_Request r[2];
+        if (T_rank % 2 == 0) {
+            CHECK_EQ_INT(MPI_Comm_idup(a, &na, &r[0]), MPI_SUCCESS);
+            CHECK_EQ_INT(MPI_Comm_idup(b, &nb, &r[1]), MPI_SUCCESS);
+        } else {
+            CHECK_EQ_INT(MPI_Comm_idup(b, &nb, &r[1]), MPI_SUCCESS);
+            CHECK_EQ_INT(MPI_Comm_idup(a, &na, &r[0]), MPI_SUCCESS);
+        }
+        CHECK_EQ_INT(MPI_Waitall(2, r, MPI_STATUSES_IGNORE), MPI_SUCCESS);
+        check_works(na);
+        check_works(nb);
+        int result;
+        MPI_Comm_compare(na, nb, &result);
+        CHECK_EQ_INT(result, MPI_CONGRUENT);
+        MPI_Comm_free(&na);
+        MPI_Comm_free(&nb);
+    }
+    /* more idups in flight than there are stripes, in an order that
+     * differs per rank: rounds that collide here retry */
+    enum { NI = 12 };
+    MPI_Comm base[NI], dupd[NI];
+    MPI_Request rq[NI];
+    for (int i = 0; i < NI; i++)
+        MPI_Comm_dup(MPI_COMM_WORLD, &base[i]);
+    for (int k = 0; k < NI; k++) {
+        int i = (k * (T_rank % 2 ? 5 : 1) + T_rank) % NI; /* 5 is prime to 12: a permutation */
+        CHECK_EQ_INT(MPI_Comm_idup(base[i], &dupd[i], &rq[i]), MPI_SUCCESS);
+    }
+    CHECK_EQ_INT(MPI_Waitall(NI, rq, MPI_STATUSES_IGNORE), MPI_SUCCESS);
+    for (int i = 0; i < NI; i++) {
+        check_works(dupd[i]);
+        MPI_Comm_free(&dupd[i]);
+        MPI_Comm_free(&base[i]);
+    }
+    /* a blocking creation on another communicator while an idup is pending */
+    MPI_Group g;
+    MPI_Comm_group(b, &g);
+    for (int round = 0; round < 3; round++) {
+        MPI_Request r;
+        MPI_Comm cg;
+        CHECK_EQ_INT(MPI_Comm_idup(a, &na, &r), MPI_SUCCESS);
+        CHECK_EQ_INT(MPI_Comm_create_group(b, g, 5, &cg), MPI_SUCCESS);
+        MPI_Comm nd;
+        CHECK_EQ_INT(MPI_Comm_dup(b, &nd), MPI_SUCCESS);
+        CHECK_EQ_INT(MPI_Wait(&r, MPI_STATUS_IGNORE), MPI_SUCCESS);
+        check_works(na);
+        check_works(cg);
+        check_works(nd);
+        MPI_Comm_free(&na);
+        MPI_Comm_free(&cg);
+        MPI_Comm_free(&nd);
+    }
+    MPI_Group_free(&g);
+    MPI_Comm_free(&a);
+    MPI_Comm_free(&b);
+}
+
+/* MPI_Comm_idup of an intercommunicator does not block: the low group
+ * starts it, then sends synchronously to the high group, which receives
+ * before it starts its own idup. */
+static int make_inter(MPI_Comm *inter, int *low, int *me, int *rsize);
+static void idup_inter(void)
+{
+    MPI_Comm inter, ni;
+    int low, me, rsize;
+    if (!make_inter(&inter, &low, &me, &rsize))
+        return;
+    MPI_Request r;
+    int x = -1;
+    if (low) {
+        CHECK_EQ_INT(MPI_Comm_idup(inter, &ni, &r), MPI_SUCCESS);
+        if (me < rsize)
+            MPI_Ssend(&me, 1, MPI_INT, me, 9, inter);
+    } else {
+        int lsize;
+        MPI_Comm_remote_size(inter, &lsize);
+        if (me < lsize) {
+            MPI_Recv(&x, 1, MPI_INT, me, 9, inter, MPI_STATUS_IGNORE);
+            CHECK_EQ_INT(x, me);
+        }
+        CHECK_EQ_INT(MPI_Comm_idup(inter, &ni, &r), MPI_SUCCESS);
+    }
+    CHECK_EQ_INT(MPI_Wait(&r, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    int flag = 0, size, rs;
+    MPI_Comm_test_inter(ni, &flag);
+    CHECK(flag);
+    MPI_Comm_size(ni, &size);
+    MPI_Comm_remote_size(ni, &rs);
+    CHECK_EQ_INT(rs, rsize);
+    /* it works: every rank of each group sends its rank to remote rank 0 */
+    int sum = -1, one = me;
+    MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, ni);
+    CHECK_EQ_INT(sum, rsize * (rsize - 1) / 2); /* the remote group's ranks */
+    MPI_Comm merged;
+    MPI_Intercomm_merge(ni, !low, &merged);
+    check_works(merged);
+    MPI_Comm_free(&merged);
+    MPI_Comm_free(&ni);
+    MPI_Comm_free(&inter);
+}
+
+/* Error handler, name and attribute set on the new communicator of a
+ * pending idup: stored, and in force once it completes. */
+static int pend_calls;
+static void pend_eh(MPI_Comm *c, int *code, ...)
+{
+    (void)c, (void)code;
+    pend_calls++;
+}
+
+static void idup_pending_setters(void)
+{
+    MPI_Comm n;
+    MPI_Request r;
+    int key, val = 42, *got = NULL, flag = 0;
+    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &key, NULL);
+    MPI_Errhandler eh;
+    MPI_Comm_create_errhandler(pend_eh, &eh);
+    CHECK_EQ_INT(MPI_Comm_idup(MPI_COMM_WORLD, &n, &r), MPI_SUCCESS);
+    CHECK_EQ_INT(MPI_Comm_set_errhandler(n, eh), MPI_SUCCESS);
+    CHECK_EQ_INT(MPI_Comm_set_name(n, "pending dup"), MPI_SUCCESS);
+    CHECK_EQ_INT(MPI_Comm_set_attr(n, key, &val), MPI_SUCCESS);
+    CHECK_EQ_INT(MPI_Wait(&r, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    MPI_Errhandler_free(&eh); /* the communicator keeps it */
+    char name[MPI_MAX_OBJECT_NAME];
+    int len;
+    MPI_Comm_get_name(n, name, &len);
+    CHECK(strcmp(name, "pending dup") == 0);
+    MPI_Comm_get_attr(n, key, &got, &flag);
+    CHECK(flag && got == &val);
+    MPI_Errhandler cur;
+    MPI_Comm_get_errhandler(n, &cur);
+    int x = 0;
+    CHECK(MPI_Send(&x, 1, MPI_INT, T_size + 3, 0, n) != MPI_SUCCESS); /* the handler, not fatal */
+    CHECK_EQ_INT(pend_calls, 1);
+    MPI_Errhandler_free(&cur);
+    check_works(n);
+    MPI_Comm_free(&n);
+    MPI_Comm_free_keyval(&key);
+}
+
 /* ---- datatypes ------------------------------------------------------------- */
 
 /* The C complex types are aligned as C aligns them: a struct of a char and
@@ -476,8 +639,9 @@ static void neighbor_bottom(void)
     MPI_Comm_free(&ring);
 }
 
-/* Intercommunicator evens/odds (1 rank: nothing to do). */
-static int make_inter(MPI_Comm *inter, int *low)
+/* Intercommunicator evens/odds, my rank in it and the remote group's size
+ * (1 rank: none, 0). */
+static int make_inter(MPI_Comm *inter, int *low, int *me, int *rsize)
 {
     if (T_size < 2)
         return 0;
@@ -486,6 +650,8 @@ static int make_inter(MPI_Comm *inter, int *low)
     MPI_Comm_split(MPI_COMM_WORLD, !*low, T_rank, &half);
     MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, *low ? 1 : 0, 77, inter);
     MPI_Comm_free(&half);
+    MPI_Comm_rank(*inter, me);
+    MPI_Comm_remote_size(*inter, rsize);
     return 1;
 }
 
@@ -494,12 +660,9 @@ static int make_inter(MPI_Comm *inter, int *low)
 static void inter_reduce_proc_null(void)
 {
     MPI_Comm inter;
-    int low;
-    if (!make_inter(&inter, &low))
+    int low, me, rsize;
+    if (!make_inter(&inter, &low, &me, &rsize))
         return;
-    int me, rsize;
-    MPI_Comm_rank(inter, &me);
-    MPI_Comm_remote_size(inter, &rsize);
     int in[3] = {me, 1, 2 * me}, out[3] = {-1, -1, -1};
     if (low) { /* root group: rank 0 is the root */
         if (me == 0) {
@@ -711,6 +874,9 @@ static const struct test_case {
     {"request_free_recv", request_free_recv},
     {"cancel_send", cancel_send},
     {"cancel_send_matched", cancel_send_matched},
+    {"idup_orders", idup_orders},
+    {"idup_inter", idup_inter},
+    {"idup_pending_setters", idup_pending_setters},
 };
 
 int main(int argc, char **argv)

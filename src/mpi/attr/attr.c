@@ -212,6 +212,35 @@ int attr_delete_all(const char *fn, int kind, void *obj, attr_t **list)
     return MPI_SUCCESS;
 }
 
+int attr_adopt(const char *fn, int kind, void *obj, attr_t **list, attr_t *pending)
+{
+    attr_t *oldest_first = NULL;
+    while (pending) {
+        attr_t *a = pending;
+        pending = a->next;
+        a->next = oldest_first;
+        oldest_first = a;
+    }
+    int rc = MPI_SUCCESS;
+    while (oldest_first) {
+        attr_t *a = oldest_first, **p = list;
+        oldest_first = a->next;
+        while (*p && (*p)->key != a->key)
+            p = &(*p)->next;
+        if (*p) { /* a copy made by the dup: the value set on the new one wins */
+            attr_t *old = *p;
+            int r = run_delete(fn, kind, obj, old);
+            if (r && !rc)
+                rc = r;
+            *p = old->next;
+            free(old);
+        }
+        a->next = *list;
+        *list = a;
+    }
+    return rc;
+}
+
 /* ---- datatypes ------------------------------------------------------------- */
 int mpir_attr_type_copy(struct MPI_ABI_Datatype *from, struct MPI_ABI_Datatype *to)
 {

@@ -27,7 +27,7 @@ int MPI_Comm_free_keyval(int *keyval)
 
 static int comm_list(const char *fn, MPI_Comm comm, struct MPI_ABI_Comm **c, attr_t ***list)
 {
-    int rc = check_comm(fn, comm, c);
+    int rc = check_comm_settable(fn, comm, c);
     if (rc)
         return rc;
     struct comm_ext *x = comm_ext_get(*c);
