@@ -57,8 +57,8 @@ typedef struct MPI_ABI_Datatype *MPI_Datatype;
 
 #define MPI_ERRHANDLER_NULL ((MPI_Errhandler)0x140)
 #define MPI_ERRORS_ARE_FATAL ((MPI_Errhandler)0x141)
-#define MPI_ERRORS_RETURN ((MPI_Errhandler)0x142)
-#define MPI_ERRORS_ABORT ((MPI_Errhandler)0x143)
+#define MPI_ERRORS_ABORT ((MPI_Errhandler)0x142)
+#define MPI_ERRORS_RETURN ((MPI_Errhandler)0x143)
 
 #define MPI_REQUEST_NULL ((MPI_Request)0x180)
 
@@ -449,8 +449,8 @@ enum {
     MPI_IO = 502,
     MPI_HOST = 503,
     MPI_WTIME_IS_GLOBAL = 504,
-    MPI_UNIVERSE_SIZE = 505,
-    MPI_APPNUM = 506
+    MPI_APPNUM = 505,
+    MPI_UNIVERSE_SIZE = 507
 };
 typedef int(MPI_Comm_copy_attr_function)(MPI_Comm comm, int keyval, void *extra_state,
                                          void *attribute_val_in, void *attribute_val_out,
