@@ -639,6 +639,19 @@ int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int 
 
 /* ==== end of derived datatypes, groups, communicators, ... ================ */
 
+/* ==== the MPI 5.0 standard ABI's own calls (docs/mpi.md, "Standard ABI") ==== */
+#define MPI_ABI_VERSION 1
+#define MPI_ABI_SUBVERSION 0
+enum { MPI_ERR_ABI = 62 };
+int MPI_Abi_get_version(int *abi_major, int *abi_minor);
+int MPI_Abi_get_info(MPI_Info *info);
+int MPI_Abi_get_fortran_info(MPI_Info *info);
+int MPI_Abi_set_fortran_info(MPI_Info info);
+int MPI_Abi_get_fortran_booleans(int logical_size, void *logical_true, void *logical_false,
+                                 int *is_set);
+int MPI_Abi_set_fortran_booleans(int logical_size, void *logical_true, void *logical_false);
+/* ==== end of the standard ABI's calls ======================================= */
+
 /* ==== one-sided communication (docs/rma.md) =============================== */
 typedef struct MPI_ABI_Win *MPI_Win;
 #define MPI_WIN_NULL ((MPI_Win)0x110)
@@ -782,4 +795,5 @@ int MPI_Win_sync(MPI_Win win);
 #ifdef __cplusplus
 }
 #endif
+#include "mpi_pmpi.h" /* PMPI_ twins of every function above (generated) */
 #endif /* SKIFF_MPI_H */

@@ -52,6 +52,7 @@ static const struct {
     {MPI_ERR_UNSUPPORTED_OPERATION, "operation not supported"},
     {MPI_ERR_PROC_ABORTED, "peer process aborted"},
     {MPI_ERR_ERRHANDLER, "invalid error handler"},
+    {MPI_ERR_ABI, "ABI information already set"},
     {MPI_ERR_KEYVAL, "invalid keyval"},
     {MPI_ERR_CONVERSION, "data conversion failed"},
     {MPI_ERR_INFO_KEY, "invalid info key"},
