@@ -13,7 +13,8 @@ installs it).  Checked mechanically, with the C compiler doing the reading:
   3. every function and typedef Skiff declares is compatible with the ABI's
      declaration of the same name (Skiff's declarations are compiled after
      mpi_abi.h; the compiler rejects any conflicting one).
-Exceptions, by design: MPI_VERSION/MPI_SUBVERSION (Skiff says 3.1, docs/mpi.md).
+Exceptions, by design: MPI_VERSION/MPI_SUBVERSION (Skiff says 3.1, docs/mpi.md),
+and the constants listed in NOT_IN_ABI (none today).
 Prints one line per difference and exits 1 if there is any.
 """
 import os
@@ -23,6 +24,9 @@ import sys
 import tempfile
 
 NOT_COMPARED = {"MPI_VERSION", "MPI_SUBVERSION"}
+# Constants Skiff may define although mpi_abi.h has none (name: why).  Empty:
+# every MPI_ constant of Skiff's mpi.h is one the ABI fixes.
+NOT_IN_ABI = {}
 
 
 def run(cmd, **kw):
@@ -81,8 +85,9 @@ def main():
     # 1. constants
     skiff = constants(s_macros, s_text) - NOT_COMPARED
     abi = constants(a_macros, a_text)
-    for n in sorted(skiff - abi):
-        problems.append("%s: defined by Skiff, absent from mpi_abi.h" % n)
+    for n in sorted(skiff - abi - set(NOT_IN_ABI)):
+        problems.append("%s: defined by Skiff, absent from mpi_abi.h (if intended, list it in "
+                        "NOT_IN_ABI of tests/mpi/abi_header_check.py with the reason)" % n)
     common = sorted(skiff & abi)
     prog = ["#include <stdint.h>", "#include <stdio.h>", "#include HEADER", "int main(void) {"]
     prog += ['    printf("%s %%lld\\n", (long long)(intptr_t)(%s));' % (n, n) for n in common]
