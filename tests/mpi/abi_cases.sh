@@ -77,6 +77,11 @@ skiff-on-mpich)
         fail "the program built by Skiff's mpicc_abi does not need libmpi_abi.so.1"
     # MPICH's memory at exit is not ours to judge.
     export LD_LIBRARY_PATH=$VENV/lib ASAN_OPTIONS=${ASAN_OPTIONS:-}:detect_leaks=0
+    # Control: MPICH's own build of the program under its own launcher.  If
+    # that fails, this machine cannot run MPICH (hostname, hydra): skipped.
+    "$VENV/bin/mpicc_abi" "$SRC/tests/mpi/abi_prog.c" -o "$T/abi_prog_mpich" >"$T/out" 2>&1 &&
+        timeout 120 "$VENV/bin/mpiexec" -n 2 "$T/abi_prog_mpich" >"$T/out" 2>&1 ||
+        skip "MPICH's own abi_prog does not run under its mpiexec here: $(tail -2 "$T/out" | tr '\n' ' ')"
     runs_on "MPICH Version: +5\." "$VENV/bin/mpiexec"
     echo "Skiff-built abi_prog ran on MPICH's libmpi_abi.so.1 at $NPROCS ranks"
     ;;
