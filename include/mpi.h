@@ -57,8 +57,8 @@ typedef struct MPI_ABI_Datatype *MPI_Datatype;
 
 #define MPI_ERRHANDLER_NULL ((MPI_Errhandler)0x140)
 #define MPI_ERRORS_ARE_FATAL ((MPI_Errhandler)0x141)
-#define MPI_ERRORS_RETURN ((MPI_Errhandler)0x142)
-#define MPI_ERRORS_ABORT ((MPI_Errhandler)0x143)
+#define MPI_ERRORS_ABORT ((MPI_Errhandler)0x142)
+#define MPI_ERRORS_RETURN ((MPI_Errhandler)0x143)
 
 #define MPI_REQUEST_NULL ((MPI_Request)0x180)
 
@@ -449,8 +449,8 @@ enum {
     MPI_IO = 502,
     MPI_HOST = 503,
     MPI_WTIME_IS_GLOBAL = 504,
-    MPI_UNIVERSE_SIZE = 505,
-    MPI_APPNUM = 506
+    MPI_APPNUM = 505,
+    MPI_UNIVERSE_SIZE = 507
 };
 typedef int(MPI_Comm_copy_attr_function)(MPI_Comm comm, int keyval, void *extra_state,
                                          void *attribute_val_in, void *attribute_val_out,
@@ -639,6 +639,19 @@ int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int 
 
 /* ==== end of derived datatypes, groups, communicators, ... ================ */
 
+/* ==== the MPI 5.0 standard ABI's own calls (docs/mpi.md, "Standard ABI") ==== */
+#define MPI_ABI_VERSION 1
+#define MPI_ABI_SUBVERSION 0
+enum { MPI_ERR_ABI = 62 };
+int MPI_Abi_get_version(int *abi_major, int *abi_minor);
+int MPI_Abi_get_info(MPI_Info *info);
+int MPI_Abi_get_fortran_info(MPI_Info *info);
+int MPI_Abi_set_fortran_info(MPI_Info info);
+int MPI_Abi_get_fortran_booleans(int logical_size, void *logical_true, void *logical_false,
+                                 int *is_set);
+int MPI_Abi_set_fortran_booleans(int logical_size, void *logical_true, void *logical_false);
+/* ==== end of the standard ABI's calls ======================================= */
+
 /* ==== one-sided communication (docs/rma.md) =============================== */
 typedef struct MPI_ABI_Win *MPI_Win;
 #define MPI_WIN_NULL ((MPI_Win)0x110)
@@ -782,4 +795,5 @@ int MPI_Win_sync(MPI_Win win);
 #ifdef __cplusplus
 }
 #endif
+#include "mpi_pmpi.h" /* PMPI_ twins of every function above (generated) */
 #endif /* SKIFF_MPI_H */

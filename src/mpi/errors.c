@@ -18,9 +18,9 @@
 
 struct MPI_ABI_Errhandler mpir_eh_predef[4] = {
     {0, EH_RETURN, NULL, 0, 0}, /* MPI_ERRHANDLER_NULL: never installed */
-    {MAGIC_EH, EH_FATAL, NULL, 0, 0},
-    {MAGIC_EH, EH_RETURN, NULL, 0, 0},
-    {MAGIC_EH, EH_ABORT, NULL, 0, 0},
+    {MAGIC_EH, EH_FATAL, NULL, 0, 0},  /* MPI_ERRORS_ARE_FATAL 0x141 */
+    {MAGIC_EH, EH_ABORT, NULL, 0, 0},  /* MPI_ERRORS_ABORT 0x142 */
+    {MAGIC_EH, EH_RETURN, NULL, 0, 0}, /* MPI_ERRORS_RETURN 0x143 */
 };
 
 static const struct {
@@ -52,6 +52,7 @@ static const struct {
     {MPI_ERR_UNSUPPORTED_OPERATION, "operation not supported"},
     {MPI_ERR_PROC_ABORTED, "peer process aborted"},
     {MPI_ERR_ERRHANDLER, "invalid error handler"},
+    {MPI_ERR_ABI, "ABI information already set"},
     {MPI_ERR_KEYVAL, "invalid keyval"},
     {MPI_ERR_CONVERSION, "data conversion failed"},
     {MPI_ERR_INFO_KEY, "invalid info key"},

@@ -11,7 +11,12 @@
 
 static int predef_values[7]; /* indexed by keyval - MPI_TAG_UB */
 
-static int predefined(int keyval) { return keyval >= MPI_TAG_UB && keyval <= MPI_APPNUM; }
+/* The ABI numbers them 501..507; 506 (MPI_LASTUSEDCODE) is not answered here. */
+static int predefined(int keyval)
+{
+    return keyval == MPI_TAG_UB || keyval == MPI_IO || keyval == MPI_HOST ||
+           keyval == MPI_WTIME_IS_GLOBAL || keyval == MPI_APPNUM || keyval == MPI_UNIVERSE_SIZE;
+}
 
 int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy, MPI_Comm_delete_attr_function *del,
                            int *keyval, void *extra_state)

@@ -20,7 +20,7 @@ static int check_eh(const char *fn, MPI_Errhandler h, struct MPI_ABI_Errhandler 
         *out = e;
         return 0;
     }
-    *out = &mpir_eh_predef[2];
+    *out = &mpir_eh_predef[3]; /* MPI_ERRORS_RETURN */
     return mpir_error(NULL, MPI_ERR_ARG, "%s: invalid error handler%s", fn,
                       v == 0x140 ? " MPI_ERRHANDLER_NULL" : "");
 }
