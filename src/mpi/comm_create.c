@@ -76,7 +76,6 @@ static void ctx_init(void)
 void ctx_local_mask(ctx_mask_t *m)
 {
     ctx_init();
-    comm_reap_freed(0); /* their ids may be free again */
     for (int i = 0; i < CTX_MASK_WORDS; i++)
         m->w[i] = free_ctx.w[i] & ~offered.w[i];
 }

@@ -81,7 +81,8 @@ struct MPI_ABI_Comm *comm_build_into(struct MPI_ABI_Comm *into, int ctx, int ran
 void comm_destroy(struct MPI_ABI_Comm *c);
 /* MPI_Comm_free: the handle is invalid at once, but receives posted and
  * sends started on c still complete; c (and its context id) goes once no
- * request uses it any more (comm_reap_freed). */
+ * request uses it any more (comm_reap_freed, called where a creation starts
+ * and at the next free — never from inside progress). */
 void comm_free_when_idle(struct MPI_ABI_Comm *c);
 /* MPI_Comm_split of intracommunicator c for internal use (*newcomm NULL: none). */
 int mpir_comm_split(struct MPI_ABI_Comm *c, int color, int key, struct MPI_ABI_Comm **newcomm);

@@ -53,6 +53,7 @@ enum { HOLD_DROP, HOLD_KEEP };
 static int gather_hold(const ic_set_t *s, agree_msg_t *mine, agree_msg_t **all, ctx_mask_t *acc,
                        int hold)
 {
+    comm_reap_freed(0); /* freed communicators now idle give their ids back */
     ctx_local_mask(&mine->mask);
     ctx_hold(&mine->mask);
     mine->world = mpid.rank;
@@ -495,6 +496,7 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
     st->user->comm = c; /* errors on the request go to the parent's handler */
     *newcomm = (MPI_Comm)n; /* usable once the request completes */
     *request = (MPI_Request)st->user;
+    comm_reap_freed(0); /* (not in later rounds: they start inside progress) */
     idup_round(st);
     return MPI_SUCCESS;
 }
