@@ -337,6 +337,53 @@ static void zero_counts(void)
     MPI_Type_free(&t);
 }
 
+/* Zero counts with NULL arrays beyond the type constructors: groups,
+ * completion calls, a graph with no edges and its neighbourhood calls. */
+static void zero_counts_elsewhere(void)
+{
+    MPI_Group world, g;
+    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    CHECK_EQ_INT(MPI_Group_incl(world, 0, NULL, &g), MPI_SUCCESS);
+    int n = -1;
+    MPI_Group_size(g, &n);
+    CHECK_EQ_INT(n, 0);
+    MPI_Group_free(&g);
+    CHECK_EQ_INT(MPI_Group_excl(world, 0, NULL, &g), MPI_SUCCESS);
+    MPI_Group_size(g, &n);
+    CHECK_EQ_INT(n, T_size);
+    MPI_Group_free(&g);
+    CHECK_EQ_INT(MPI_Group_range_incl(world, 0, NULL, &g), MPI_SUCCESS);
+    MPI_Group_free(&g);
+    CHECK_EQ_INT(MPI_Group_range_excl(world, 0, NULL, &g), MPI_SUCCESS);
+    MPI_Group_free(&g);
+    CHECK_EQ_INT(MPI_Group_translate_ranks(world, 0, NULL, world, NULL), MPI_SUCCESS);
+    MPI_Group_free(&world);
+    int idx = 5, flag = 0, outcount = 5;
+    CHECK_EQ_INT(MPI_Waitall(0, NULL, MPI_STATUSES_IGNORE), MPI_SUCCESS);
+    CHECK_EQ_INT(MPI_Testall(0, NULL, &flag, MPI_STATUSES_IGNORE), MPI_SUCCESS);
+    CHECK(flag);
+    CHECK_EQ_INT(MPI_Waitany(0, NULL, &idx, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    CHECK_EQ_INT(idx, MPI_UNDEFINED);
+    CHECK_EQ_INT(MPI_Waitsome(0, NULL, &outcount, NULL, MPI_STATUSES_IGNORE), MPI_SUCCESS);
+    CHECK_EQ_INT(outcount, MPI_UNDEFINED);
+    CHECK_EQ_INT(MPI_Startall(0, NULL), MPI_SUCCESS);
+    MPI_Comm lonely;
+    CHECK_EQ_INT(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 0, NULL, MPI_UNWEIGHTED, 0, NULL,
+                                                MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &lonely),
+                 MPI_SUCCESS);
+    CHECK_EQ_INT(MPI_Neighbor_alltoallv(NULL, NULL, NULL, MPI_INT, NULL, NULL, NULL, MPI_INT, lonely),
+                 MPI_SUCCESS);
+    CHECK_EQ_INT(MPI_Neighbor_alltoallw(NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, lonely),
+                 MPI_SUCCESS);
+    CHECK_EQ_INT(MPI_Neighbor_allgatherv(NULL, 0, MPI_INT, NULL, NULL, NULL, MPI_INT, lonely),
+                 MPI_SUCCESS);
+    MPI_Comm_free(&lonely);
+    CHECK_EQ_INT(MPI_Dist_graph_create(MPI_COMM_WORLD, 0, NULL, NULL, NULL, MPI_UNWEIGHTED,
+                                       MPI_INFO_NULL, 0, &lonely),
+                 MPI_SUCCESS);
+    MPI_Comm_free(&lonely);
+}
+
 /* A 2-D block-cyclic darray (cyclic(2) x cyclic(3) on a process grid from
  * MPI_Dims_create) picks exactly this rank's elements, in C order. */
 static void darray_cyclic(void)
@@ -852,6 +899,7 @@ static const struct test_case {
     {"comm_free_pending", comm_free_pending},
     {"complex_align", complex_align},
     {"zero_counts", zero_counts},
+    {"zero_counts_elsewhere", zero_counts_elsewhere},
     {"darray_cyclic", darray_cyclic},
     {"dims_balanced", dims_balanced},
     {"error_classes", error_classes},
