@@ -449,8 +449,9 @@ enum {
     MPI_IO = 502,
     MPI_HOST = 503,
     MPI_WTIME_IS_GLOBAL = 504,
-    MPI_UNIVERSE_SIZE = 505,
-    MPI_APPNUM = 506
+    MPI_APPNUM = 505,
+    MPI_LASTUSEDCODE = 506,
+    MPI_UNIVERSE_SIZE = 507
 };
 typedef int(MPI_Comm_copy_attr_function)(MPI_Comm comm, int keyval, void *extra_state,
                                          void *attribute_val_in, void *attribute_val_out,
@@ -638,6 +639,49 @@ int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int 
                              int maxoutdegree, int destinations[], int *destweights);
 
 /* ==== end of derived datatypes, groups, communicators, ... ================ */
+
+/* ==== the rest of MPI-3.1's C API outside one-sided, I/O and process
+ * creation: MPI-1 attributes, error classes, generalized requests, C++ types
+ * (docs/mpi.md has the table of every binding) ============================ */
+#define MPI_CXX_FLOAT_COMPLEX ((MPI_Datatype)0x213)
+#define MPI_CXX_DOUBLE_COMPLEX ((MPI_Datatype)0x217)
+#define MPI_CXX_LONG_DOUBLE_COMPLEX ((MPI_Datatype)0x225)
+#define MPI_CXX_BOOL ((MPI_Datatype)0x239)
+
+/* MPI-1 attribute caching (deprecated since MPI-2.0; communicator keyvals) */
+typedef int(MPI_Copy_function)(MPI_Comm comm, int keyval, void *extra_state,
+                               void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int(MPI_Delete_function)(MPI_Comm comm, int keyval, void *attribute_val,
+                                 void *extra_state);
+#define MPI_NULL_COPY_FN ((MPI_Copy_function *)0x0)
+#define MPI_DUP_FN ((MPI_Copy_function *)0x1)
+#define MPI_NULL_DELETE_FN ((MPI_Delete_function *)0x0)
+int MPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval,
+                      void *extra_state);
+int MPI_Keyval_free(int *keyval);
+int MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val);
+int MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
+int MPI_Attr_delete(MPI_Comm comm, int keyval);
+
+/* error classes, codes and strings of the application */
+int MPI_Add_error_class(int *errorclass);
+int MPI_Add_error_code(int errorclass, int *errorcode);
+int MPI_Add_error_string(int errorcode, const char *string);
+
+/* generalized requests */
+typedef int(MPI_Grequest_query_function)(void *extra_state, MPI_Status *status);
+typedef int(MPI_Grequest_free_function)(void *extra_state);
+typedef int(MPI_Grequest_cancel_function)(void *extra_state, int complete);
+int MPI_Grequest_start(MPI_Grequest_query_function *query_fn,
+                       MPI_Grequest_free_function *free_fn,
+                       MPI_Grequest_cancel_function *cancel_fn, void *extra_state,
+                       MPI_Request *request);
+int MPI_Grequest_complete(MPI_Request request);
+
+/* profiling control; the parent of a process not started by MPI_Comm_spawn */
+int MPI_Pcontrol(const int level, ...);
+int MPI_Comm_get_parent(MPI_Comm *parent);
+/* ==== end of the rest of MPI-3.1 ============================================ */
 
 /* ==== one-sided communication (docs/rma.md) =============================== */
 typedef struct MPI_ABI_Win *MPI_Win;

@@ -2,7 +2,7 @@
  * attr.c — keyvals and attribute lists (see attr.h for when callbacks run).
  *
  * Keyval handles are small integers from 1024 up (below are the predefined
- * MPI_TAG_UB ... MPI_APPNUM and MPI_KEYVAL_INVALID); a keyval is an index
+ * MPI_TAG_UB ... MPI_UNIVERSE_SIZE and MPI_KEYVAL_INVALID); a keyval is an index
  * into a table that grows and is never compacted, so a stale handle is
  * always detected.
  */
