@@ -31,6 +31,52 @@ static int delete_fn(MPI_Comm comm, int keyval, void *val, void *extra)
     return MPI_SUCCESS;
 }
 
+static int got_value(MPI_Comm comm, int keyval, intptr_t *value);
+
+/* A delete callback that deletes the object's other attributes (kv_a, kv_c). */
+static int kv_a, kv_c, cascades;
+static int cascade_delete(MPI_Comm comm, int keyval, void *val, void *extra)
+{
+    (void)keyval, (void)val, (void)extra;
+    cascades++;
+    int flag;
+    void *v;
+    MPI_Attr_get(comm, kv_a, &v, &flag);
+    if (flag)
+        CHECK_EQ_INT(MPI_Attr_delete(comm, kv_a), MPI_SUCCESS);
+    MPI_Attr_get(comm, kv_c, &v, &flag);
+    if (flag)
+        CHECK_EQ_INT(MPI_Attr_delete(comm, kv_c), MPI_SUCCESS);
+    return MPI_SUCCESS;
+}
+
+static void delete_deleting_others(void)
+{
+    int kv_b;
+    MPI_Keyval_create(MPI_NULL_COPY_FN, MPI_NULL_DELETE_FN, &kv_a, NULL);
+    MPI_Keyval_create(MPI_NULL_COPY_FN, cascade_delete, &kv_b, NULL);
+    MPI_Keyval_create(MPI_NULL_COPY_FN, MPI_NULL_DELETE_FN, &kv_c, NULL);
+    for (int round = 0; round < 2; round++) {
+        MPI_Comm comm;
+        MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+        MPI_Attr_put(comm, kv_a, (void *)1);
+        MPI_Attr_put(comm, kv_b, (void *)2);
+        MPI_Attr_put(comm, kv_c, (void *)3);
+        cascades = 0;
+        if (round == 0) { /* by MPI_Attr_delete: the others go with it */
+            CHECK_EQ_INT(MPI_Attr_delete(comm, kv_b), MPI_SUCCESS);
+            intptr_t v;
+            CHECK_EQ_INT(got_value(comm, kv_a, &v), 0);
+            CHECK_EQ_INT(got_value(comm, kv_c, &v), 0);
+        }
+        CHECK_EQ_INT(MPI_Comm_free(&comm), MPI_SUCCESS); /* round 1: by the free */
+        CHECK_EQ_INT(cascades, 1);
+    }
+    MPI_Keyval_free(&kv_a);
+    MPI_Keyval_free(&kv_b);
+    MPI_Keyval_free(&kv_c);
+}
+
 static int got_value(MPI_Comm comm, int keyval, intptr_t *value)
 {
     void *v = NULL;
@@ -233,6 +279,7 @@ int main(int argc, char **argv)
 {
     test_init(&argc, &argv);
     mpi1_attributes();
+    delete_deleting_others();
     error_classes();
     /* no profiler: every level is accepted */
     CHECK_EQ_INT(MPI_Pcontrol(0), MPI_SUCCESS);

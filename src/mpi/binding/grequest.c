@@ -114,6 +114,7 @@ int MPI_Grequest_complete(MPI_Request request)
     __atomic_sub_fetch(&mpir_greq_open, 1, __ATOMIC_RELAXED);
     if (old & G_FREED) { /* the handle is gone: clean up here */
         rc = run_free(r);
+        r->magic = 0; /* a stale handle is refused from here on */
         mpid_req_t *head = __atomic_load_n(&to_release, __ATOMIC_RELAXED);
         do
             r->next = head;
