@@ -96,7 +96,7 @@ LOC(short, si)
 LOC(long double, ldi)
 
 /* ---- which datatype (handle & 0xff) is which C type ----------------------- */
-enum tclass { T_NONE, T_INT, T_FLOAT, T_COMPLEX, T_BOOL, T_BYTE, T_PAIR, T_CHAR };
+enum tclass { T_NONE, T_INT, T_FLOAT, T_COMPLEX, T_BOOL, T_BYTE, T_PAIR };
 enum ctype { I8, U8, I16, U16, I32, U32, I64, U64, F32, F64, F80, C32, C64, C80, BOOL,
              P_FI, P_DI, P_LI, P_II, P_SI, P_LDI };
 
@@ -126,10 +126,10 @@ static const struct { uint8_t cls, ct; } type_of[256] = {
     [0x13] = {T_COMPLEX, C32},                 [0x17] = {T_COMPLEX, C64},
     [0x25] = {T_COMPLEX, C80},                 [0x39] = {T_BOOL, BOOL},
     /* Extension: MPI_CHAR and MPI_WCHAR are text in MPI-3.1 (no op defined);
-     * like MPICH and Open MPI, SUM, PROD, MIN and MAX take them as the
-     * integers of their C type (char's and wchar_t's signedness here). */
-    [0x43] = {T_CHAR, CHAR_MIN < 0 ? I8 : U8},
-    [0x3c] = {T_CHAR, WCHAR_MIN < 0 ? SIGNED_OF(wchar_t) : UNSIGNED_OF(wchar_t)},
+     * like MPICH, every op of the C integers takes them as the integers of
+     * their C type (char's and wchar_t's signedness here). */
+    [0x43] = {T_INT, CHAR_MIN < 0 ? I8 : U8},
+    [0x3c] = {T_INT, WCHAR_MIN < 0 ? SIGNED_OF(wchar_t) : UNSIGNED_OF(wchar_t)},
 };
 
 /* ---- op tables: [C type] -> kernel ----------------------------------------- */
@@ -158,10 +158,10 @@ static kernel_fn *const k_minloc[NCT] = {PAIRS(minloc)};
 #define CL(c) (1u << (c))
 #define OP(val, tab, classes, nm) [(val) & 31] = {MAGIC_OP, 1, NULL, tab, nm, (int)(classes)}
 struct MPI_ABI_Op mpir_op_predef[32] = {
-    OP(0x21, k_sum, CL(T_INT) | CL(T_FLOAT) | CL(T_COMPLEX) | CL(T_CHAR), "MPI_SUM"),
-    OP(0x22, k_min, CL(T_INT) | CL(T_FLOAT) | CL(T_CHAR), "MPI_MIN"),
-    OP(0x23, k_max, CL(T_INT) | CL(T_FLOAT) | CL(T_CHAR), "MPI_MAX"),
-    OP(0x24, k_prod, CL(T_INT) | CL(T_FLOAT) | CL(T_COMPLEX) | CL(T_CHAR), "MPI_PROD"),
+    OP(0x21, k_sum, CL(T_INT) | CL(T_FLOAT) | CL(T_COMPLEX), "MPI_SUM"),
+    OP(0x22, k_min, CL(T_INT) | CL(T_FLOAT), "MPI_MIN"),
+    OP(0x23, k_max, CL(T_INT) | CL(T_FLOAT), "MPI_MAX"),
+    OP(0x24, k_prod, CL(T_INT) | CL(T_FLOAT) | CL(T_COMPLEX), "MPI_PROD"),
     OP(0x28, k_band, CL(T_INT) | CL(T_BYTE), "MPI_BAND"),
     OP(0x29, k_bor, CL(T_INT) | CL(T_BYTE), "MPI_BOR"),
     OP(0x2a, k_bxor, CL(T_INT) | CL(T_BYTE), "MPI_BXOR"),
@@ -258,7 +258,6 @@ int op_type_class(MPI_Datatype basic, int *is_signed)
         *is_signed = ct == I8 || ct == I16 || ct == I32 || ct == I64;
     switch (type_of[t & 0xff].cls) {
     case T_INT:
-    case T_CHAR:
         return OPC_INT;
     case T_BOOL:
     case T_BYTE:
