@@ -13,7 +13,7 @@
 typedef struct job {
     int id;
     int queries, frees, cancels, cancel_complete;
-    int query_rc;
+    int query_rc, free_rc;
     int delay_ms; /* worker thread waits this long before completing */
     MPI_Request req;    /* the application's handle (MPI_REQUEST_NULL once freed) */
     MPI_Request handle; /* what the worker completes: the same, never cleared */
@@ -33,7 +33,7 @@ static int query_fn(void *extra, MPI_Status *st)
 static int free_fn(void *extra)
 {
     ((job_t *)extra)->frees++;
-    return MPI_SUCCESS;
+    return ((job_t *)extra)->free_rc;
 }
 
 static int cancel_fn(void *extra, int complete)
@@ -199,6 +199,23 @@ static void same_thread(void)
     CHECK_EQ_INT(sts[0].MPI_ERROR, MPI_SUCCESS);
     CHECK_EQ_INT(sts[1].MPI_ERROR, MPI_ERR_INTERN);
     CHECK(k[0].frees == 1 && k[1].frees == 1);
+    /* free_fn's error: the same, in MPI_Wait and in MPI_Testall's status */
+    start(&j, 7);
+    j.free_rc = MPI_ERR_UNKNOWN;
+    MPI_Grequest_complete(j.req);
+    CHECK_EQ_INT(MPI_Wait(&j.req, &st), MPI_ERR_UNKNOWN);
+    check_status(&st, 7);
+    for (int i = 0; i < 2; i++) {
+        start(&k[i], 32 + i);
+        reqs[i] = k[i].req;
+        MPI_Grequest_complete(reqs[i]);
+    }
+    k[0].free_rc = MPI_ERR_UNKNOWN;
+    CHECK_EQ_INT(MPI_Testall(2, reqs, &flag, sts), MPI_ERR_IN_STATUS);
+    CHECK_EQ_INT(flag, 1);
+    CHECK_EQ_INT(sts[0].MPI_ERROR, MPI_ERR_UNKNOWN);
+    CHECK_EQ_INT(sts[1].MPI_ERROR, MPI_SUCCESS);
+    check_status(&sts[1], 33);
     /* what is refused */
     start(&j, 6);
     MPI_Grequest_complete(j.req);

@@ -134,17 +134,23 @@ int mpir_greq_query(mpid_req_t *r, MPI_Status *st)
     if (!st)
         st = &local;
     mpid_status_empty(st);
-    int rc = g->query(g->extra, st);
-    st->MPI_ERROR = rc;
+    int rc = g->query(g->extra, st); /* the status is query_fn's ... */
+    if (rc)
+        st->MPI_ERROR = rc; /* ... but a failure shows in its error field */
     return rc;
 }
 
+/* The first failure of the two callbacks is the result (the standard names
+ * free_fn's, the last one called, but that would hide a failed query); in
+ * the all/some forms it is also the status's MPI_ERROR. */
 int mpir_greq_finish(mpid_req_t *r, MPI_Status *st)
 {
     __atomic_thread_fence(__ATOMIC_ACQUIRE); /* see the completing thread's writes */
     int rc = mpir_greq_query(r, st);
     int frc = run_free(r);
     req_release(r);
+    if (!rc && frc && st)
+        st->MPI_ERROR = frc;
     return rc ? rc : frc;
 }
 
