@@ -1,10 +1,11 @@
 /* api_types_ops.c — reductions on the C character types (MPI_CHAR and
  * MPI_WCHAR with every op of the C integers: Skiff's extension, as MPICH
  * accepts; MPI_SIGNED_CHAR and MPI_UNSIGNED_CHAR, integers in MPI-3.1), what
- * stays refused on them, and the C++ types MPI_CXX_BOOL and
+ * stays refused on them, one-sided accumulates on them, and the C++ types MPI_CXX_BOOL and
  * MPI_CXX_{FLOAT,DOUBLE,LONG_DOUBLE}_COMPLEX: sizes, extents, names,
  * point-to-point, reductions, external32. */
 #include <complex.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <string.h>
 #include <wchar.h>
@@ -77,6 +78,47 @@ static void char_reductions(void)
     CHECK_EQ_INT(MPI_Reduce_local(w, w2, 1, MPI_WCHAR, MPI_MINLOC), MPI_ERR_OP);
     CHECK_EQ_INT(MPI_Reduce_local(a, b, 1, MPI_CHAR, MPI_MAXLOC), MPI_ERR_OP);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+}
+
+/* One-sided accumulates take the same ops on MPI_CHAR and MPI_WCHAR. */
+typedef struct char_win {
+    char c[2];
+    wchar_t w[2];
+} char_win_t;
+
+static void char_accumulates(void)
+{
+    char_win_t *base;
+    MPI_Win win;
+    MPI_Win_allocate((MPI_Aint)sizeof *base, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+    memset(base, 0, sizeof *base);
+    base->c[1] = (char)0x7f;
+    base->w[1] = (wchar_t)-1;
+    MPI_Win_fence(0, win);
+    char one = 1, bit = (char)(1 << (T_rank % 7));
+    wchar_t w = (wchar_t)(T_rank + 1), wbit = (wchar_t)(1 << T_rank);
+    MPI_Aint wdisp = (MPI_Aint)offsetof(char_win_t, w);
+    CHECK_EQ_INT(MPI_Accumulate(&one, 1, MPI_CHAR, 0, 0, 1, MPI_CHAR, MPI_SUM, win), MPI_SUCCESS);
+    CHECK_EQ_INT(MPI_Accumulate(&bit, 1, MPI_CHAR, 0, 1, 1, MPI_CHAR, MPI_BAND, win), MPI_SUCCESS);
+    CHECK_EQ_INT(MPI_Accumulate(&w, 1, MPI_WCHAR, 0, wdisp, 1, MPI_WCHAR, MPI_SUM, win),
+                 MPI_SUCCESS);
+    CHECK_EQ_INT(MPI_Accumulate(&wbit, 1, MPI_WCHAR, 0, wdisp + (MPI_Aint)sizeof(wchar_t), 1,
+                                MPI_WCHAR, MPI_BXOR, win),
+                 MPI_SUCCESS);
+    MPI_Win_fence(0, win);
+    if (T_rank == 0) {
+        char want_and = (char)0x7f;
+        wchar_t want_xor = (wchar_t)-1;
+        for (int r = 0; r < T_size; r++) {
+            want_and = (char)(want_and & (1 << (r % 7)));
+            want_xor ^= (wchar_t)(1 << r);
+        }
+        CHECK_EQ_INT(base->c[0], T_size);
+        CHECK_EQ_INT(base->c[1], want_and);
+        CHECK_EQ_INT(base->w[0], T_size * (T_size + 1) / 2);
+        CHECK_EQ_INT(base->w[1], want_xor);
+    }
+    MPI_Win_free(&win);
 }
 
 static void type_facts(MPI_Datatype dt, size_t size, size_t align, const char *name)
@@ -188,6 +230,7 @@ int main(int argc, char **argv)
 {
     test_init(&argc, &argv);
     char_reductions();
+    char_accumulates();
     cxx_types();
     test_done("api_types_ops");
     return 0;
