@@ -2,8 +2,9 @@
  * after MPI_Finalize, nested init/finalize, the SKIFF_* control variables
  * (names, descriptions, values in effect — the job runs with
  * SKIFF_MPI_EAGER_MAX set by ctest, so its value is known — read-only), the
- * one category, no performance variables but working sessions, and the error
- * codes of every misuse. */
+ * one category, the two performance variables (levels of the matching
+ * queues, seen to move), sessions and handles, and the error codes of every
+ * misuse. */
 #include <string.h>
 
 #include "mpitest.h"
@@ -76,7 +77,7 @@ static void categories_pvars_enums(void)
                  MPI_SUCCESS);
     MPI_T_cvar_get_num(&n);
     CHECK(strcmp(name, "skiff") == 0);
-    CHECK(ncv == n && npv == 0 && nsub == 0);
+    CHECK(ncv == n && npv == 2 && nsub == 0);
     int *idx = malloc((size_t)n * sizeof *idx), cat = -1;
     CHECK_EQ_INT(MPI_T_category_get_cvars(0, n, idx), MPI_SUCCESS);
     for (int i = 0; i < n; i++)
@@ -85,7 +86,6 @@ static void categories_pvars_enums(void)
     CHECK_EQ_INT(MPI_T_category_get_index("skiff", &cat), MPI_SUCCESS);
     CHECK_EQ_INT(cat, 0);
     CHECK_EQ_INT(MPI_T_category_get_index("mpich", &cat), MPI_T_ERR_INVALID_NAME);
-    CHECK_EQ_INT(MPI_T_category_get_pvars(0, 0, NULL), MPI_SUCCESS);
     CHECK_EQ_INT(MPI_T_category_get_categories(0, 0, NULL), MPI_SUCCESS);
     CHECK_EQ_INT(MPI_T_category_get_info(1, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
                  MPI_T_ERR_INVALID_INDEX);
@@ -96,20 +96,84 @@ static void categories_pvars_enums(void)
 
     int np = -1;
     CHECK_EQ_INT(MPI_T_pvar_get_num(&np), MPI_SUCCESS);
-    CHECK_EQ_INT(np, 0);
+    CHECK_EQ_INT(np, 2);
+    CHECK_EQ_INT(npv, np);
+    int pidx[2];
+    CHECK_EQ_INT(MPI_T_category_get_pvars(0, 2, pidx), MPI_SUCCESS);
+    CHECK(pidx[0] == 0 && pidx[1] == 1);
+    for (int i = 0; i < np; i++) {
+        int vclass, ro, cont, atomic, bind, verb;
+        MPI_Datatype dt;
+        MPI_T_enum en;
+        name_len = sizeof name;
+        CHECK_EQ_INT(MPI_T_pvar_get_info(i, name, &name_len, &verb, &vclass, &dt, &en, NULL, NULL,
+                                         &bind, &ro, &cont, &atomic),
+                     MPI_SUCCESS);
+        CHECK(vclass == MPI_T_PVAR_CLASS_LEVEL && dt == MPI_UNSIGNED_LONG_LONG && ro && cont);
+        CHECK_EQ_INT(bind, MPI_T_BIND_NO_OBJECT);
+        int back = -1;
+        CHECK_EQ_INT(MPI_T_pvar_get_index(name, MPI_T_PVAR_CLASS_LEVEL, &back), MPI_SUCCESS);
+        CHECK_EQ_INT(back, i);
+        CHECK_EQ_INT(MPI_T_pvar_get_index(name, MPI_T_PVAR_CLASS_COUNTER, &back),
+                     MPI_T_ERR_INVALID_NAME);
+    }
+    int i_posted, i_unexp, count;
+    CHECK_EQ_INT(MPI_T_pvar_get_index("skiff_mpi_posted_recvs", MPI_T_PVAR_CLASS_LEVEL, &i_posted),
+                 MPI_SUCCESS);
+    CHECK_EQ_INT(MPI_T_pvar_get_index("skiff_mpi_unexpected_msgs", MPI_T_PVAR_CLASS_LEVEL,
+                                      &i_unexp),
+                 MPI_SUCCESS);
     MPI_T_pvar_session s;
-    MPI_T_pvar_handle ph;
-    int count;
+    MPI_T_pvar_handle hp, hu;
     CHECK_EQ_INT(MPI_T_pvar_session_create(&s), MPI_SUCCESS);
-    CHECK_EQ_INT(MPI_T_pvar_handle_alloc(s, 0, NULL, &ph, &count), MPI_T_ERR_INVALID_INDEX);
+    CHECK_EQ_INT(MPI_T_pvar_handle_alloc(s, i_posted, NULL, &hp, &count), MPI_SUCCESS);
+    CHECK_EQ_INT(count, 1);
+    CHECK_EQ_INT(MPI_T_pvar_handle_alloc(s, i_unexp, NULL, &hu, &count), MPI_SUCCESS);
+    CHECK_EQ_INT(MPI_T_pvar_handle_alloc(s, np, NULL, &hu, &count), MPI_T_ERR_INVALID_INDEX);
+
+    /* posted receives: exactly this rank's (no collective is running) */
+    unsigned long long posted = 99, unexp0 = 0, unexp1 = 0;
+    CHECK_EQ_INT(MPI_T_pvar_read(s, hp, &posted), MPI_SUCCESS);
+    CHECK_EQ_INT(posted, 0);
+    int in = 0, out = 5;
+    MPI_Request req;
+    MPI_Irecv(&in, 1, MPI_INT, 0, 77, MPI_COMM_SELF, &req);
+    MPI_T_pvar_read(s, hp, &posted);
+    CHECK_EQ_INT(posted, 1);
+    MPI_Send(&out, 1, MPI_INT, 0, 77, MPI_COMM_SELF);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    MPI_T_pvar_read(s, hp, &posted);
+    CHECK_EQ_INT(posted, 0);
+    /* unexpected messages: a send to self nobody has asked for yet counts (other
+     * ranks' messages may arrive meanwhile, nothing leaves the queue) */
+    MPI_T_pvar_read(s, hu, &unexp0);
+    MPI_Send(&out, 1, MPI_INT, 0, 78, MPI_COMM_SELF);
+    MPI_Probe(0, 78, MPI_COMM_SELF, MPI_STATUS_IGNORE); /* arrived: queued, not received */
+    MPI_T_pvar_read(s, hu, &unexp1);
+    CHECK(unexp1 >= unexp0 + 1);
+    MPI_Recv(&in, 1, MPI_INT, 0, 78, MPI_COMM_SELF, MPI_STATUS_IGNORE);
+    CHECK_EQ_INT(in, 5);
+
+    /* continuous and read-only */
+    CHECK_EQ_INT(MPI_T_pvar_start(s, hp), MPI_T_ERR_PVAR_NO_STARTSTOP);
+    CHECK_EQ_INT(MPI_T_pvar_stop(s, hp), MPI_T_ERR_PVAR_NO_STARTSTOP);
+    CHECK_EQ_INT(MPI_T_pvar_write(s, hp, &posted), MPI_T_ERR_PVAR_NO_WRITE);
+    CHECK_EQ_INT(MPI_T_pvar_reset(s, hp), MPI_T_ERR_PVAR_NO_WRITE);
+    CHECK_EQ_INT(MPI_T_pvar_readreset(s, hp, &posted), MPI_T_ERR_PVAR_NO_WRITE);
     CHECK_EQ_INT(MPI_T_pvar_start(s, MPI_T_PVAR_ALL_HANDLES), MPI_SUCCESS);
     CHECK_EQ_INT(MPI_T_pvar_stop(s, MPI_T_PVAR_ALL_HANDLES), MPI_SUCCESS);
     CHECK_EQ_INT(MPI_T_pvar_reset(s, MPI_T_PVAR_ALL_HANDLES), MPI_SUCCESS);
-    long long buf;
-    CHECK_EQ_INT(MPI_T_pvar_read(s, MPI_T_PVAR_ALL_HANDLES, &buf), MPI_T_ERR_INVALID_HANDLE);
-    CHECK_EQ_INT(MPI_T_pvar_get_index("anything", MPI_T_PVAR_CLASS_COUNTER, &np),
-                 MPI_T_ERR_INVALID_NAME);
-    CHECK_EQ_INT(MPI_T_pvar_session_free(&s), MPI_SUCCESS);
+    CHECK_EQ_INT(MPI_T_pvar_read(s, MPI_T_PVAR_ALL_HANDLES, &posted), MPI_T_ERR_INVALID_HANDLE);
+
+    /* handles belong to their session */
+    MPI_T_pvar_session s2;
+    MPI_T_pvar_session_create(&s2);
+    CHECK_EQ_INT(MPI_T_pvar_read(s2, hp, &posted), MPI_T_ERR_INVALID_HANDLE);
+    CHECK_EQ_INT(MPI_T_pvar_handle_free(s, &hp), MPI_SUCCESS);
+    CHECK(hp == MPI_T_PVAR_HANDLE_NULL);
+    CHECK_EQ_INT(MPI_T_pvar_read(s, hp, &posted), MPI_T_ERR_INVALID_HANDLE);
+    CHECK_EQ_INT(MPI_T_pvar_session_free(&s2), MPI_SUCCESS);
+    CHECK_EQ_INT(MPI_T_pvar_session_free(&s), MPI_SUCCESS); /* frees hu with it */
     CHECK(s == MPI_T_PVAR_SESSION_NULL);
     CHECK_EQ_INT(MPI_T_pvar_session_free(&s), MPI_T_ERR_INVALID_SESSION);
     CHECK_EQ_INT(MPI_T_pvar_start(s, MPI_T_PVAR_ALL_HANDLES), MPI_T_ERR_INVALID_SESSION);

@@ -10,9 +10,11 @@
  *                      no object, scope MPI_T_SCOPE_READONLY — they are read
  *                      when the job starts, so writing is refused
  *                      (MPI_T_ERR_CVAR_SET_NEVER);
- *   categories         one, "skiff", holding every control variable;
- *   performance vars   none (MPI_T_pvar_get_num says 0); sessions work, and
- *                      MPI_T_PVAR_ALL_HANDLES start/stop/reset have nothing to do;
+ *   performance vars   two levels of the device's matching queues: receives
+ *                      posted and not matched, messages arrived and not yet
+ *                      received (all communicators); continuous and read-only,
+ *                      MPI_UNSIGNED_LONG_LONG, read when asked;
+ *   categories         one, "skiff", holding all of them;
  *   enumerations       none.
  * The interface works before MPI_Init and after MPI_Finalize, between
  * MPI_T_init_thread and the matching MPI_T_finalize (they nest), and like the
@@ -23,7 +25,7 @@
 #include <string.h>
 
 #include "core/config.h"
-#include "mpi_impl.h"
+#include "device/device.h"
 
 #define MAGIC_CVAR 0x72617643u
 #define MAGIC_SESSION 0x73736553u
@@ -35,11 +37,13 @@ struct MPI_T_cvar_handle_t {
 };
 struct MPI_T_pvar_session_t {
     uint32_t magic;
+    struct MPI_T_pvar_handle_t *handles; /* freed with the session */
 };
 
 static const char category_name[] = "skiff";
 static const char category_desc[] =
-    "Skiff's SKIFF_* environment variables (values in effect; skiff-info lists them)";
+    "Skiff's SKIFF_* environment variables (values in effect; skiff-info lists them) and the "
+    "levels of the MPI device's matching queues";
 
 static int t_inits; /* MPI_T_init_thread calls not yet finalized */
 
@@ -205,14 +209,53 @@ int MPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf)
     return MPI_T_ERR_CVAR_SET_NEVER; /* read when the job starts */
 }
 
-/* ---- performance variables: there are none ---------------------------------- */
+/* ---- performance variables: the device's queues ------------------------------ */
+/* Levels the device keeps anyway, read when asked: continuous (always
+ * counting, no start/stop), read-only, one MPI_UNSIGNED_LONG_LONG each. */
+
+static unsigned long long posted_recvs(void)
+{
+    return mpir_initialized ? (unsigned long long)mpid.n_posted : 0;
+}
+
+static unsigned long long unexpected_msgs(void)
+{
+    unsigned long long n = 0;
+    for (int ctx = 0; mpir_initialized && ctx < MPIR_MAX_CTX; ctx++) {
+        struct MPI_ABI_Comm **slot = comm_ctx_slot(ctx);
+        if (slot && *slot)
+            n += (unsigned long long)(*slot)->n_unexp;
+    }
+    return n;
+}
+
+static const struct pvar {
+    const char *name, *desc;
+    unsigned long long (*read)(void);
+} pvars[] = {
+    {"skiff_mpi_posted_recvs",
+     "receives posted and not yet matched, in all communicators of this process",
+     posted_recvs},
+    {"skiff_mpi_unexpected_msgs",
+     "messages arrived before a matching receive was posted and not yet received, in all "
+     "communicators of this process",
+     unexpected_msgs},
+};
+#define NPVARS ((int)(sizeof pvars / sizeof pvars[0]))
+
+struct MPI_T_pvar_handle_t {
+    uint32_t magic;
+    int index;
+    struct MPI_T_pvar_handle_t *next; /* the session's handles */
+};
+#define MAGIC_PVAR 0x72615650u
 
 int MPI_T_pvar_get_num(int *num_pvar)
 {
     T_CHECK_INIT();
     if (!num_pvar)
         return MPI_T_ERR_INVALID;
-    *num_pvar = 0;
+    *num_pvar = NPVARS;
     return MPI_SUCCESS;
 }
 
@@ -221,19 +264,40 @@ int MPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosit
                         char *desc, int *desc_len, int *bind, int *readonly, int *continuous,
                         int *atomic)
 {
-    (void)pvar_index, (void)name, (void)name_len, (void)verbosity, (void)var_class;
-    (void)datatype, (void)enumtype, (void)desc, (void)desc_len, (void)bind, (void)readonly;
-    (void)continuous, (void)atomic;
     T_CHECK_INIT();
-    return MPI_T_ERR_INVALID_INDEX;
+    if (pvar_index < 0 || pvar_index >= NPVARS)
+        return MPI_T_ERR_INVALID_INDEX;
+    t_string(name, name_len, pvars[pvar_index].name);
+    t_string(desc, desc_len, pvars[pvar_index].desc);
+    if (verbosity)
+        *verbosity = MPI_T_VERBOSITY_USER_BASIC;
+    if (var_class)
+        *var_class = MPI_T_PVAR_CLASS_LEVEL;
+    if (datatype)
+        *datatype = MPI_UNSIGNED_LONG_LONG;
+    if (enumtype)
+        *enumtype = MPI_T_ENUM_NULL;
+    if (bind)
+        *bind = MPI_T_BIND_NO_OBJECT;
+    if (readonly)
+        *readonly = 1;
+    if (continuous)
+        *continuous = 1;
+    if (atomic)
+        *atomic = 0;
+    return MPI_SUCCESS;
 }
 
 int MPI_T_pvar_get_index(const char *name, int var_class, int *pvar_index)
 {
-    (void)var_class;
     T_CHECK_INIT();
     if (!name || !pvar_index)
         return MPI_T_ERR_INVALID;
+    for (int i = 0; i < NPVARS; i++)
+        if (var_class == MPI_T_PVAR_CLASS_LEVEL && strcmp(pvars[i].name, name) == 0) {
+            *pvar_index = i;
+            return MPI_SUCCESS;
+        }
     return MPI_T_ERR_INVALID_NAME;
 }
 
@@ -246,6 +310,7 @@ int MPI_T_pvar_session_create(MPI_T_pvar_session *session)
     if (!s)
         return MPI_T_ERR_MEMORY;
     s->magic = MAGIC_SESSION;
+    s->handles = NULL;
     *session = s;
     return MPI_SUCCESS;
 }
@@ -255,11 +320,22 @@ static int session_ok(MPI_T_pvar_session s)
     return s != MPI_T_PVAR_SESSION_NULL && s->magic == MAGIC_SESSION;
 }
 
+static void handle_drop(struct MPI_T_pvar_handle_t *h)
+{
+    h->magic = 0;
+    free(h);
+}
+
 int MPI_T_pvar_session_free(MPI_T_pvar_session *session)
 {
     T_CHECK_INIT();
     if (!session || !session_ok(*session))
         return MPI_T_ERR_INVALID_SESSION;
+    while ((*session)->handles) { /* its handles go with it */
+        struct MPI_T_pvar_handle_t *h = (*session)->handles;
+        (*session)->handles = h->next;
+        handle_drop(h);
+    }
     (*session)->magic = 0;
     free(*session);
     *session = MPI_T_PVAR_SESSION_NULL;
@@ -269,59 +345,105 @@ int MPI_T_pvar_session_free(MPI_T_pvar_session *session)
 int MPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *obj_handle,
                             MPI_T_pvar_handle *handle, int *count)
 {
-    (void)pvar_index, (void)obj_handle, (void)handle, (void)count;
+    (void)obj_handle; /* bound to no object */
     T_CHECK_INIT();
     if (!session_ok(session))
         return MPI_T_ERR_INVALID_SESSION;
-    return MPI_T_ERR_INVALID_INDEX;
+    if (pvar_index < 0 || pvar_index >= NPVARS)
+        return MPI_T_ERR_INVALID_INDEX;
+    if (!handle || !count)
+        return MPI_T_ERR_INVALID;
+    struct MPI_T_pvar_handle_t *h = malloc(sizeof *h);
+    if (!h)
+        return MPI_T_ERR_MEMORY;
+    *h = (struct MPI_T_pvar_handle_t){MAGIC_PVAR, pvar_index, session->handles};
+    session->handles = h;
+    *handle = h;
+    *count = 1;
+    return MPI_SUCCESS;
 }
 
-/* No variable, so no handle but MPI_T_PVAR_ALL_HANDLES exists; what
- * start/stop/reset do to all handles of a session is then nothing. */
-static int pvar_op(MPI_T_pvar_session session, MPI_T_pvar_handle handle, int all_ok)
+/* A handle of this session (NULL: not one; MPI_T_PVAR_ALL_HANDLES is not one). */
+static struct MPI_T_pvar_handle_t *pvar_of(MPI_T_pvar_session s, MPI_T_pvar_handle h)
+{
+    for (struct MPI_T_pvar_handle_t *p = s->handles; p; p = p->next)
+        if (p == h)
+            return p;
+    return NULL;
+}
+
+/* Session and handle checks of the calls below: 0 when both are good. */
+static int pvar_check(MPI_T_pvar_session session, MPI_T_pvar_handle handle, int all_ok)
 {
     T_CHECK_INIT();
     if (!session_ok(session))
         return MPI_T_ERR_INVALID_SESSION;
-    return all_ok && handle == MPI_T_PVAR_ALL_HANDLES ? MPI_SUCCESS : MPI_T_ERR_INVALID_HANDLE;
+    if (all_ok && handle == MPI_T_PVAR_ALL_HANDLES)
+        return MPI_SUCCESS;
+    return pvar_of(session, handle) ? MPI_SUCCESS : MPI_T_ERR_INVALID_HANDLE;
 }
 
 int MPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handle)
 {
-    return pvar_op(session, handle ? *handle : MPI_T_PVAR_HANDLE_NULL, 0);
+    int rc = pvar_check(session, handle ? *handle : MPI_T_PVAR_HANDLE_NULL, 0);
+    if (rc)
+        return rc;
+    for (struct MPI_T_pvar_handle_t **p = &session->handles; *p; p = &(*p)->next)
+        if (*p == *handle) {
+            *p = (*handle)->next;
+            break;
+        }
+    handle_drop(*handle);
+    *handle = MPI_T_PVAR_HANDLE_NULL;
+    return MPI_SUCCESS;
 }
 
+/* Every variable is continuous: one handle cannot be started or stopped, and
+ * for MPI_T_PVAR_ALL_HANDLES (which means the ones that can) there is nothing
+ * to do. */
 int MPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
-    return pvar_op(session, handle, 1);
+    int rc = pvar_check(session, handle, 1);
+    return rc ? rc : handle == MPI_T_PVAR_ALL_HANDLES ? MPI_SUCCESS : MPI_T_ERR_PVAR_NO_STARTSTOP;
 }
 
 int MPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
-    return pvar_op(session, handle, 1);
+    return MPI_T_pvar_start(session, handle);
 }
 
+/* Every variable is read-only: resetting or writing one is refused, and
+ * MPI_T_PVAR_ALL_HANDLES (the writable ones) resets nothing. */
 int MPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
-    return pvar_op(session, handle, 1);
-}
-
-int MPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf)
-{
-    (void)buf;
-    return pvar_op(session, handle, 0);
-}
-
-int MPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf)
-{
-    (void)buf;
-    return pvar_op(session, handle, 0);
+    int rc = pvar_check(session, handle, 1);
+    return rc ? rc : handle == MPI_T_PVAR_ALL_HANDLES ? MPI_SUCCESS : MPI_T_ERR_PVAR_NO_WRITE;
 }
 
 int MPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf)
 {
     (void)buf;
-    return pvar_op(session, handle, 0);
+    int rc = pvar_check(session, handle, 0);
+    return rc ? rc : MPI_T_ERR_PVAR_NO_WRITE;
+}
+
+int MPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf)
+{
+    int rc = pvar_check(session, handle, 0);
+    if (rc)
+        return rc;
+    if (!buf)
+        return MPI_T_ERR_INVALID;
+    unsigned long long v = pvars[handle->index].read();
+    memcpy(buf, &v, sizeof v);
+    return MPI_SUCCESS;
+}
+
+int MPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf)
+{
+    (void)buf;
+    int rc = pvar_check(session, handle, 0);
+    return rc ? rc : MPI_T_ERR_PVAR_NO_WRITE;
 }
 
 /* ---- categories: one, holding every control variable ------------------------ */
@@ -346,7 +468,7 @@ int MPI_T_category_get_info(int cat_index, char *name, int *name_len, char *desc
     if (num_cvars)
         *num_cvars = skf_nparams;
     if (num_pvars)
-        *num_pvars = 0;
+        *num_pvars = NPVARS;
     if (num_categories)
         *num_categories = 0;
     return MPI_SUCCESS;
@@ -377,11 +499,14 @@ int MPI_T_category_get_cvars(int cat_index, int len, int indices[])
 
 int MPI_T_category_get_pvars(int cat_index, int len, int indices[])
 {
-    (void)indices;
     T_CHECK_INIT();
     if (cat_index != 0)
         return MPI_T_ERR_INVALID_INDEX;
-    return len < 0 ? MPI_T_ERR_INVALID : MPI_SUCCESS;
+    if (len < 0 || (len > 0 && !indices))
+        return MPI_T_ERR_INVALID;
+    for (int i = 0; i < len && i < NPVARS; i++)
+        indices[i] = i;
+    return MPI_SUCCESS;
 }
 
 int MPI_T_category_get_categories(int cat_index, int len, int indices[])
