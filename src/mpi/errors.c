@@ -170,6 +170,8 @@ int mpir_error(struct MPI_ABI_Comm *c, int cls, const char *fmt, ...)
 
 int MPI_Error_class(int errorcode, int *errorclass)
 {
+    if (errorclass && errorcode > MPI_ERR_LASTCODE && mpir_user_error_class(errorcode, errorclass))
+        return MPI_SUCCESS; /* added by the application (binding/error_class.c) */
     if (!errorclass || !mpir_class_string(errorcode))
         return mpir_error(NULL, MPI_ERR_ARG, "MPI_Error_class: invalid error code %d", errorcode);
     *errorclass = errorcode;
@@ -178,6 +180,9 @@ int MPI_Error_class(int errorcode, int *errorclass)
 
 int MPI_Error_string(int errorcode, char *string, int *resultlen)
 {
+    if (string && resultlen && errorcode > MPI_ERR_LASTCODE &&
+        mpir_user_error_string(errorcode, string, resultlen))
+        return MPI_SUCCESS; /* added by the application (binding/error_class.c) */
     const char *text = mpir_class_string(errorcode);
     if (!text || !string || !resultlen)
         return mpir_error(NULL, MPI_ERR_ARG, "MPI_Error_string: invalid error code %d",

@@ -152,6 +152,11 @@ int mpir_world_rank(void);
  * rank is unknown), flushed at once. */
 void mpir_say(const char *msg);
 void mpir_eh_release(struct MPI_ABI_Errhandler *eh);
+/* Error classes and codes added by the application (binding/error_class.c):
+ * 1 and the class / the string ("" if none) when code is one of them. */
+int mpir_user_error_class(int code, int *cls);
+int mpir_user_error_string(int code, char *string, int *resultlen);
+int mpir_lastusedcode(void); /* the MPI_LASTUSEDCODE attribute */
 void mpir_bsend_release(void *block);
 
 #pragma GCC visibility pop

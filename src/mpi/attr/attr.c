@@ -2,7 +2,7 @@
  * attr.c — keyvals and attribute lists (see attr.h for when callbacks run).
  *
  * Keyval handles are small integers from 1024 up (below are the predefined
- * MPI_TAG_UB ... MPI_APPNUM and MPI_KEYVAL_INVALID); a keyval is an index
+ * MPI_TAG_UB ... MPI_UNIVERSE_SIZE and MPI_KEYVAL_INVALID); a keyval is an index
  * into a table that grows and is never compacted, so a stale handle is
  * always detected.
  */
@@ -143,11 +143,16 @@ int attr_delete(const char *fn, int kind, void *obj, attr_t **list, int keyval)
         return bad_key(fn, keyval);
     for (attr_t **p = list; *p; p = &(*p)->next)
         if ((*p)->key == keyval) {
+            /* Unlinked before its callback runs: the callback may delete other
+             * attributes of the object, which would leave p dangling. */
             attr_t *a = *p;
-            int rc = run_delete(fn, kind, obj, a);
-            if (rc)
-                return rc;
             *p = a->next;
+            int rc = run_delete(fn, kind, obj, a);
+            if (rc) { /* the attribute stays */
+                a->next = *list;
+                *list = a;
+                return rc;
+            }
             free(a);
             return MPI_SUCCESS;
         }
@@ -203,10 +208,13 @@ int attr_delete_all(const char *fn, int kind, void *obj, attr_t **list)
 {
     while (*list) { /* newest first: reverse order of setting */
         attr_t *a = *list;
+        *list = a->next; /* unlinked first: the callback may delete others */
         int rc = run_delete(fn, kind, obj, a);
-        if (rc)
+        if (rc) {
+            a->next = *list;
+            *list = a;
             return rc;
-        *list = a->next;
+        }
         free(a);
     }
     return MPI_SUCCESS;

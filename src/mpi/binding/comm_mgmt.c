@@ -1097,3 +1097,16 @@ int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
     ctx_unhold();
     return rc;
 }
+
+/* ---- the parent of this process -------------------------------------------------- */
+/* No process of a Skiff job is started by MPI_Comm_spawn (dynamic process
+ * creation is absent, docs/mpi.md), so there is never a parent. */
+int MPI_Comm_get_parent(MPI_Comm *parent)
+{
+    static const char fn[] = "MPI_Comm_get_parent";
+    CHECK_INIT(fn);
+    if (!parent)
+        return mpir_error(NULL, MPI_ERR_ARG, "%s: NULL parent", fn);
+    *parent = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}

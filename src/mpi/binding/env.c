@@ -212,3 +212,14 @@ int MPI_Comm_size(MPI_Comm comm, int *size)
     *size = unlikely(c->ext != NULL) ? mpir_comm_local_size(c) : c->size;
     return MPI_SUCCESS;
 }
+
+/* ---- profiling control ----------------------------------------------------------- */
+/* The hook a profiling library intercepts (MPI-3.1 14.2.4): level 0 stops
+ * profiling, 1 resumes it, 2 flushes, others are the profiler's.  Without a
+ * profiler interposed there is nothing to control, so every level is accepted
+ * and nothing happens — which is what the standard asks of the library. */
+int MPI_Pcontrol(const int level, ...)
+{
+    (void)level;
+    return MPI_SUCCESS;
+}

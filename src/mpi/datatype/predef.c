@@ -56,6 +56,11 @@ struct MPI_ABI_Datatype mpir_dtype_predef[256] = {
     DT(0x251, uint32_t, "MPI_UINT32_T"),
     DT(0x258, int64_t, "MPI_INT64_T"),
     DT(0x259, uint64_t, "MPI_UINT64_T"),
+    /* the C++ types (MPI-3.1 3.2.2), laid out as C's _Bool and _Complex */
+    DT(0x213, float _Complex, "MPI_CXX_FLOAT_COMPLEX"),
+    DT(0x217, double _Complex, "MPI_CXX_DOUBLE_COMPLEX"),
+    DT(0x225, long double _Complex, "MPI_CXX_LONG_DOUBLE_COMPLEX"),
+    DT(0x239, _Bool, "MPI_CXX_BOOL"),
 };
 
 static struct dtype_rep predef_rep[256];

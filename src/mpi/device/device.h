@@ -102,7 +102,8 @@ _Static_assert(sizeof(wire_go_t) <= MPID_HDR_ATOMIC, "GO header must fit one rin
 
 /* ---- requests ----------------------------------------------------------- */
 /* REQ_COLL: a nonblocking collective, completed by its schedule (coll/sched.c). */
-enum req_kind { REQ_SEND = 1, REQ_RECV, REQ_PERSIST, REQ_CTL, REQ_DONE, REQ_COLL };
+/* REQ_GREQ: a generalized request, completed by the application (binding/grequest.c). */
+enum req_kind { REQ_SEND = 1, REQ_RECV, REQ_PERSIST, REQ_CTL, REQ_DONE, REQ_COLL, REQ_GREQ };
 enum send_mode { MODE_STD, MODE_SYNC, MODE_READY, MODE_BUFFERED };
 enum send_need { NEED_PUSH = 1, NEED_ACK = 2, NEED_FIN = 4, NEED_CANCEL_REPLY = 8 };
 
@@ -143,6 +144,7 @@ struct MPI_ABI_Request {
     int p_mode, p_is_recv;
     void *bsend_block;
     void *dtp;         /* typed receive to unpack at completion (datatype/p2p.c) */
+    struct greq *greq; /* REQ_GREQ: the application's callbacks          */
     skf_get_op_t pull; /* receive: rendezvous get in flight (over tcp)   */
     mpid_req_t *next_pull;
     char inline_buf[MPID_SHORT_MAX];
@@ -168,6 +170,20 @@ static inline void req_status(const mpid_req_t *r, MPI_Status *st)
     }
 }
 void mpid_status_empty(MPI_Status *st);
+
+/* ---- generalized requests (binding/grequest.c) --------------------------- */
+/* Started and not yet completed: while there are any, waits poll every
+ * millisecond, since another thread completes them without a message. */
+extern int mpir_greq_open;
+/* Wait/Test finishing a completed one: status from its query callback, then
+ * its free callback; r goes back to the pool.  Returns the first error. */
+int mpir_greq_finish(mpid_req_t *r, MPI_Status *st);
+/* MPI_Request_get_status on a completed one: the query callback only. */
+int mpir_greq_query(mpid_req_t *r, MPI_Status *st);
+/* MPI_Request_free: freed now if complete, else when it completes. */
+int mpir_greq_free(mpid_req_t *r);
+/* MPI_Cancel: the cancel callback, told whether it is complete already. */
+int mpir_greq_cancel(mpid_req_t *r);
 
 /* ---- device state ------------------------------------------------------- */
 struct mpid_state {
