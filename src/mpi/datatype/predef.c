@@ -56,6 +56,11 @@ struct MPI_ABI_Datatype mpir_dtype_predef[256] = {
     DT(0x251, uint32_t, "MPI_UINT32_T"),
     DT(0x258, int64_t, "MPI_INT64_T"),
     DT(0x259, uint64_t, "MPI_UINT64_T"),
+    /* the C++ types (MPI-3.1 3.2.2), laid out as C's _Bool and _Complex */
+    DT(0x213, float _Complex, "MPI_CXX_FLOAT_COMPLEX"),
+    DT(0x217, double _Complex, "MPI_CXX_DOUBLE_COMPLEX"),
+    DT(0x225, long double _Complex, "MPI_CXX_LONG_DOUBLE_COMPLEX"),
+    DT(0x239, _Bool, "MPI_CXX_BOOL"),
     /* Fortran types, with gfortran's sizes (default INTEGER/LOGICAL/REAL: 4 bytes) */
     DT(0x218, int, "MPI_LOGICAL"),
     DT(0x219, int, "MPI_INTEGER"),
@@ -107,9 +112,30 @@ static const struct {
     {0x232, 0x219, 0x219, offsetof(PAIR(int, int), y)},
 };
 
-static int align_of_size(uint64_t size)
+/* Types whose C alignment is not their size (a complex aligns as its part):
+ * a struct type's extent is padded to its members' alignment, as C pads. */
+static const struct {
+    int val, align;
+} aligns[] = {
+    {0x212, _Alignof(float _Complex)},
+    {0x216, _Alignof(double _Complex)},
+    {0x224, _Alignof(long double _Complex)},
+    {0x213, _Alignof(float _Complex)},       /* MPI_CXX_FLOAT_COMPLEX */
+    {0x217, _Alignof(double _Complex)},      /* MPI_CXX_DOUBLE_COMPLEX */
+    {0x225, _Alignof(long double _Complex)}, /* MPI_CXX_LONG_DOUBLE_COMPLEX */
+    {0x21b, _Alignof(float _Complex)},       /* MPI_COMPLEX */
+    {0x21d, _Alignof(double _Complex)},      /* MPI_DOUBLE_COMPLEX */
+    {0x2d3, _Alignof(int16_t)},              /* MPI_COMPLEX4: two REAL2 */
+    {0x2db, _Alignof(float _Complex)},       /* MPI_COMPLEX8 */
+    {0x2e3, _Alignof(double _Complex)},      /* MPI_COMPLEX16 */
+};
+
+static int align_of(int val, uint64_t size)
 {
-    return size >= 16 ? 16 : (int)size; /* natural alignment of the C types above */
+    for (size_t k = 0; k < sizeof aligns / sizeof *aligns; k++)
+        if (aligns[k].val == val)
+            return aligns[k].align;
+    return size >= 16 ? 16 : (int)size; /* natural alignment of the other C types */
 }
 
 __attribute__((constructor)) static void predef_init(void)
@@ -125,7 +151,7 @@ __attribute__((constructor)) static void predef_init(void)
         t->ub = t->true_ub = d->extent;
         t->nbasic = 1;
         t->basic_size = (int64_t)d->size;
-        t->align = align_of_size(d->size);
+        t->align = align_of(0x200 | i, d->size);
         t->runs = predef_runs[i];
         t->runs[0].len = (int64_t)d->size;
         t->nruns = 1;

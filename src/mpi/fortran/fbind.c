@@ -165,6 +165,23 @@ static MPI_Aint attr_value(int keyval, void *v)
             *val = attr_value(*keyval, v);                                                     \
         *flag = f != 0;                                                                        \
     }
+/* MPI-1's MPI_ATTR_PUT/GET: the same with a default INTEGER value. */
+void mpi_attr_put_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *val, MPI_Fint *ierror)
+{
+    *ierror = MPI_Attr_put(MPI_Comm_f2c(*comm), *keyval, (void *)(MPI_Aint)*val);
+}
+
+void mpi_attr_get_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *val, MPI_Fint *flag,
+                   MPI_Fint *ierror)
+{
+    void *v = NULL;
+    int f = 0;
+    *ierror = MPI_Attr_get(MPI_Comm_f2c(*comm), *keyval, &v, &f);
+    if (*ierror == MPI_SUCCESS && f)
+        *val = (MPI_Fint)attr_value(*keyval, v);
+    *flag = f != 0;
+}
+
 ATTR_BINDINGS(comm, Comm, Comm)
 ATTR_BINDINGS(type, Type, Type)
 ATTR_BINDINGS(win, Win, Win)

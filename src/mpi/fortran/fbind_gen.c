@@ -1578,6 +1578,52 @@ void mpi_dist_graph_neighbors_(MPI_Fint *comm, MPI_Fint *maxindegree, MPI_Fint *
     *ierror = rc;
 }
 
+void mpi_keyval_free_(MPI_Fint *keyval, MPI_Fint *ierror)
+{
+    int rc = MPI_Keyval_free(keyval);
+    *ierror = rc;
+}
+
+void mpi_attr_delete_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *ierror)
+{
+    int rc = MPI_Attr_delete(MPI_Comm_f2c(*comm), *keyval);
+    *ierror = rc;
+}
+
+void mpi_add_error_class_(MPI_Fint *errorclass, MPI_Fint *ierror)
+{
+    int rc = MPI_Add_error_class(errorclass);
+    *ierror = rc;
+}
+
+void mpi_add_error_code_(MPI_Fint *errorclass, MPI_Fint *errorcode, MPI_Fint *ierror)
+{
+    int rc = MPI_Add_error_code(*errorclass, errorcode);
+    *ierror = rc;
+}
+
+void mpi_add_error_string_(MPI_Fint *errorcode, const char *string, MPI_Fint *ierror, size_t string_len)
+{
+    char *c_string = fb_str_in(string, string_len);
+    int rc = MPI_Add_error_string(*errorcode, c_string);
+    free(c_string);
+    *ierror = rc;
+}
+
+void mpi_grequest_complete_(MPI_Fint *request, MPI_Fint *ierror)
+{
+    int rc = MPI_Grequest_complete(MPI_Request_f2c(*request));
+    *ierror = rc;
+}
+
+void mpi_comm_get_parent_(MPI_Fint *parent, MPI_Fint *ierror)
+{
+    MPI_Comm c_parent = MPI_Comm_f2c(*parent);
+    int rc = MPI_Comm_get_parent(&c_parent);
+    *parent = MPI_Comm_c2f(c_parent);
+    *ierror = rc;
+}
+
 void mpi_win_create_(void *base, MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierror)
 {
     MPI_Win c_win = MPI_Win_f2c(*win);

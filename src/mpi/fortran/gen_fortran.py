@@ -36,8 +36,8 @@ HANDLES = {"MPI_Comm": "Comm", "MPI_Datatype": "Type", "MPI_Group": "Group", "MP
 HAND = {"MPI_Init", "MPI_Init_thread", "MPI_Wtime", "MPI_Wtick", "MPI_Op_create",
         "MPI_Comm_set_attr", "MPI_Comm_get_attr", "MPI_Type_set_attr", "MPI_Type_get_attr",
         "MPI_Win_set_attr", "MPI_Win_get_attr", "MPI_Aint_add", "MPI_Aint_diff",
-        "MPI_Comm_create_errhandler", "MPI_Win_create_errhandler"}
-C_ONLY = re.compile(r"MPI_(\w+_(c2f|f2c)|Status_(c2f|f2c|c2f08|f082c|f2f08|f082f)|Pcontrol)$")
+        "MPI_Comm_create_errhandler", "MPI_Win_create_errhandler", "MPI_Attr_put", "MPI_Attr_get"}
+C_ONLY = re.compile(r"MPI_(\w+_(c2f|f2c)|Status_(c2f|f2c|c2f08|f082c|f2f08|f082f)|Pcontrol|T_\w+|Abi_\w+)$")
 # void * arguments that are not communication buffers: passed as they are
 RAW_VOID = {"baseptr", "buffer_addr", "location"}
 # void * arguments whose Fortran meaning differs (an INTEGER(KIND=MPI_ADDRESS_KIND)

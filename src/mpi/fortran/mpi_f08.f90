@@ -46,8 +46,8 @@ module mpi_f08
   type(MPI_Info), parameter :: MPI_INFO_NULL = MPI_Info(304)
   type(MPI_Errhandler), parameter :: MPI_ERRHANDLER_NULL = MPI_Errhandler(320)
   type(MPI_Errhandler), parameter :: MPI_ERRORS_ARE_FATAL = MPI_Errhandler(321)
-  type(MPI_Errhandler), parameter :: MPI_ERRORS_RETURN = MPI_Errhandler(322)
-  type(MPI_Errhandler), parameter :: MPI_ERRORS_ABORT = MPI_Errhandler(323)
+  type(MPI_Errhandler), parameter :: MPI_ERRORS_ABORT = MPI_Errhandler(322)
+  type(MPI_Errhandler), parameter :: MPI_ERRORS_RETURN = MPI_Errhandler(323)
   type(MPI_Request), parameter :: MPI_REQUEST_NULL = MPI_Request(384)
   type(MPI_Datatype), parameter :: MPI_DATATYPE_NULL = MPI_Datatype(512)
   type(MPI_Datatype), parameter :: MPI_AINT = MPI_Datatype(513)
@@ -104,6 +104,10 @@ module mpi_f08
   type(MPI_Group), parameter :: MPI_GROUP_NULL = MPI_Group(264)
   type(MPI_Group), parameter :: MPI_GROUP_EMPTY = MPI_Group(265)
   type(MPI_Info), parameter :: MPI_INFO_ENV = MPI_Info(305)
+  type(MPI_Datatype), parameter :: MPI_CXX_FLOAT_COMPLEX = MPI_Datatype(531)
+  type(MPI_Datatype), parameter :: MPI_CXX_DOUBLE_COMPLEX = MPI_Datatype(535)
+  type(MPI_Datatype), parameter :: MPI_CXX_LONG_DOUBLE_COMPLEX = MPI_Datatype(549)
+  type(MPI_Datatype), parameter :: MPI_CXX_BOOL = MPI_Datatype(569)
   type(MPI_Win), parameter :: MPI_WIN_NULL = MPI_Win(272)
   type(MPI_Op), parameter :: MPI_REPLACE = MPI_Op(60)
   type(MPI_Op), parameter :: MPI_NO_OP = MPI_Op(61)
@@ -147,6 +151,8 @@ module mpi_f08
   integer, parameter :: MPI_MAX_DATAREP_STRING = 128
   integer, parameter :: MPI_MAX_INFO_KEY = 256
   integer, parameter :: MPI_MAX_INFO_VAL = 1024
+  integer, parameter :: MPI_ABI_VERSION = 1
+  integer, parameter :: MPI_ABI_SUBVERSION = 0
   integer, parameter :: MPI_SUCCESS = 0
   integer, parameter :: MPI_ERR_BUFFER = 1
   integer, parameter :: MPI_ERR_COUNT = 2
@@ -214,8 +220,9 @@ module mpi_f08
   integer, parameter :: MPI_IO = 502
   integer, parameter :: MPI_HOST = 503
   integer, parameter :: MPI_WTIME_IS_GLOBAL = 504
-  integer, parameter :: MPI_UNIVERSE_SIZE = 505
-  integer, parameter :: MPI_APPNUM = 506
+  integer, parameter :: MPI_APPNUM = 505
+  integer, parameter :: MPI_LASTUSEDCODE = 506
+  integer, parameter :: MPI_UNIVERSE_SIZE = 507
   integer, parameter :: MPI_IDENT = 201
   integer, parameter :: MPI_CONGRUENT = 202
   integer, parameter :: MPI_SIMILAR = 203
@@ -224,6 +231,61 @@ module mpi_f08
   integer, parameter :: MPI_GRAPH = 212
   integer, parameter :: MPI_DIST_GRAPH = 213
   integer, parameter :: MPI_COMM_TYPE_SHARED = 221
+  integer, parameter :: MPI_T_ERR_CANNOT_INIT = 1001
+  integer, parameter :: MPI_T_ERR_NOT_ACCESSIBLE = 1002
+  integer, parameter :: MPI_T_ERR_NOT_INITIALIZED = 1003
+  integer, parameter :: MPI_T_ERR_NOT_SUPPORTED = 1004
+  integer, parameter :: MPI_T_ERR_MEMORY = 1005
+  integer, parameter :: MPI_T_ERR_INVALID = 1006
+  integer, parameter :: MPI_T_ERR_INVALID_INDEX = 1007
+  integer, parameter :: MPI_T_ERR_INVALID_ITEM = 1008
+  integer, parameter :: MPI_T_ERR_INVALID_SESSION = 1009
+  integer, parameter :: MPI_T_ERR_INVALID_HANDLE = 1010
+  integer, parameter :: MPI_T_ERR_INVALID_NAME = 1011
+  integer, parameter :: MPI_T_ERR_OUT_OF_HANDLES = 1012
+  integer, parameter :: MPI_T_ERR_OUT_OF_SESSIONS = 1013
+  integer, parameter :: MPI_T_ERR_CVAR_SET_NOT_NOW = 1014
+  integer, parameter :: MPI_T_ERR_CVAR_SET_NEVER = 1015
+  integer, parameter :: MPI_T_ERR_PVAR_NO_WRITE = 1016
+  integer, parameter :: MPI_T_ERR_PVAR_NO_STARTSTOP = 1017
+  integer, parameter :: MPI_T_ERR_PVAR_NO_ATOMIC = 1018
+  integer, parameter :: MPI_T_VERBOSITY_USER_BASIC = 9
+  integer, parameter :: MPI_T_VERBOSITY_USER_DETAIL = 10
+  integer, parameter :: MPI_T_VERBOSITY_USER_ALL = 12
+  integer, parameter :: MPI_T_VERBOSITY_TUNER_BASIC = 17
+  integer, parameter :: MPI_T_VERBOSITY_TUNER_DETAIL = 18
+  integer, parameter :: MPI_T_VERBOSITY_TUNER_ALL = 20
+  integer, parameter :: MPI_T_VERBOSITY_MPIDEV_BASIC = 33
+  integer, parameter :: MPI_T_VERBOSITY_MPIDEV_DETAIL = 34
+  integer, parameter :: MPI_T_VERBOSITY_MPIDEV_ALL = 36
+  integer, parameter :: MPI_T_BIND_NO_OBJECT = 1
+  integer, parameter :: MPI_T_BIND_MPI_COMM = 2
+  integer, parameter :: MPI_T_BIND_MPI_DATATYPE = 3
+  integer, parameter :: MPI_T_BIND_MPI_ERRHANDLER = 4
+  integer, parameter :: MPI_T_BIND_MPI_FILE = 5
+  integer, parameter :: MPI_T_BIND_MPI_GROUP = 6
+  integer, parameter :: MPI_T_BIND_MPI_OP = 7
+  integer, parameter :: MPI_T_BIND_MPI_REQUEST = 8
+  integer, parameter :: MPI_T_BIND_MPI_WIN = 9
+  integer, parameter :: MPI_T_BIND_MPI_MESSAGE = 10
+  integer, parameter :: MPI_T_BIND_MPI_INFO = 11
+  integer, parameter :: MPI_T_SCOPE_CONSTANT = 1
+  integer, parameter :: MPI_T_SCOPE_READONLY = 2
+  integer, parameter :: MPI_T_SCOPE_LOCAL = 3
+  integer, parameter :: MPI_T_SCOPE_GROUP = 4
+  integer, parameter :: MPI_T_SCOPE_GROUP_EQ = 5
+  integer, parameter :: MPI_T_SCOPE_ALL = 6
+  integer, parameter :: MPI_T_SCOPE_ALL_EQ = 7
+  integer, parameter :: MPI_T_PVAR_CLASS_STATE = 1
+  integer, parameter :: MPI_T_PVAR_CLASS_LEVEL = 2
+  integer, parameter :: MPI_T_PVAR_CLASS_SIZE = 3
+  integer, parameter :: MPI_T_PVAR_CLASS_PERCENTAGE = 4
+  integer, parameter :: MPI_T_PVAR_CLASS_HIGHWATERMARK = 5
+  integer, parameter :: MPI_T_PVAR_CLASS_LOWWATERMARK = 6
+  integer, parameter :: MPI_T_PVAR_CLASS_COUNTER = 7
+  integer, parameter :: MPI_T_PVAR_CLASS_AGGREGATE = 8
+  integer, parameter :: MPI_T_PVAR_CLASS_TIMER = 9
+  integer, parameter :: MPI_T_PVAR_CLASS_GENERIC = 10
   integer, parameter :: MPI_ERR_ASSERT = 22
   integer, parameter :: MPI_ERR_BASE = 24
   integer, parameter :: MPI_ERR_DISP = 26
@@ -2842,6 +2904,66 @@ module mpi_f08
     end subroutine skiff_c_dist_graph_neighbors
   end interface
   interface
+    subroutine skiff_c_keyval_free(keyval, ierror) &
+        bind(C, name="mpi_keyval_free_")
+      import
+      integer :: keyval
+      integer :: ierror
+    end subroutine skiff_c_keyval_free
+  end interface
+  interface
+    subroutine skiff_c_attr_delete(comm, keyval, ierror) &
+        bind(C, name="mpi_attr_delete_")
+      import
+      type(MPI_Comm) :: comm
+      integer :: keyval
+      integer :: ierror
+    end subroutine skiff_c_attr_delete
+  end interface
+  interface
+    subroutine skiff_c_add_error_class(errorclass, ierror) &
+        bind(C, name="mpi_add_error_class_")
+      import
+      integer :: errorclass
+      integer :: ierror
+    end subroutine skiff_c_add_error_class
+  end interface
+  interface
+    subroutine skiff_c_add_error_code(errorclass, errorcode, ierror) &
+        bind(C, name="mpi_add_error_code_")
+      import
+      integer :: errorclass
+      integer :: errorcode
+      integer :: ierror
+    end subroutine skiff_c_add_error_code
+  end interface
+  interface
+    subroutine skiff_c_add_error_string(errorcode, string, ierror, string_len) &
+        bind(C, name="mpi_add_error_string_")
+      import
+      integer :: errorcode
+      character(kind=c_char) :: string(*)
+      integer :: ierror
+      integer(c_size_t), value :: string_len
+    end subroutine skiff_c_add_error_string
+  end interface
+  interface
+    subroutine skiff_c_grequest_complete(request, ierror) &
+        bind(C, name="mpi_grequest_complete_")
+      import
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_grequest_complete
+  end interface
+  interface
+    subroutine skiff_c_comm_get_parent(parent, ierror) &
+        bind(C, name="mpi_comm_get_parent_")
+      import
+      type(MPI_Comm) :: parent
+      integer :: ierror
+    end subroutine skiff_c_comm_get_parent
+  end interface
+  interface
     subroutine skiff_c_win_create(base, size, disp_unit, info, comm, win, ierror) &
         bind(C, name="mpi_win_create_")
       import
@@ -3985,6 +4107,27 @@ module mpi_f08
   interface MPI_Dist_graph_neighbors
     module procedure MPI_Dist_graph_neighbors_f08
   end interface MPI_Dist_graph_neighbors
+  interface MPI_Keyval_free
+    module procedure MPI_Keyval_free_f08
+  end interface MPI_Keyval_free
+  interface MPI_Attr_delete
+    module procedure MPI_Attr_delete_f08
+  end interface MPI_Attr_delete
+  interface MPI_Add_error_class
+    module procedure MPI_Add_error_class_f08
+  end interface MPI_Add_error_class
+  interface MPI_Add_error_code
+    module procedure MPI_Add_error_code_f08
+  end interface MPI_Add_error_code
+  interface MPI_Add_error_string
+    module procedure MPI_Add_error_string_f08
+  end interface MPI_Add_error_string
+  interface MPI_Grequest_complete
+    module procedure MPI_Grequest_complete_f08
+  end interface MPI_Grequest_complete
+  interface MPI_Comm_get_parent
+    module procedure MPI_Comm_get_parent_f08
+  end interface MPI_Comm_get_parent
   interface MPI_Win_create
     module procedure MPI_Win_create_f08
   end interface MPI_Win_create
@@ -7351,6 +7494,65 @@ contains
         destinations, destweights, e)
     if (present(ierror)) ierror = e
   end subroutine MPI_Dist_graph_neighbors_f08
+  subroutine MPI_Keyval_free_f08(keyval, ierror)
+    integer :: keyval
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_keyval_free(keyval, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Keyval_free_f08
+  subroutine MPI_Attr_delete_f08(comm, keyval, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    integer, intent(in) :: keyval
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_attr_delete(comm, keyval, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Attr_delete_f08
+  subroutine MPI_Add_error_class_f08(errorclass, ierror)
+    integer :: errorclass
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_add_error_class(errorclass, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Add_error_class_f08
+  subroutine MPI_Add_error_code_f08(errorclass, errorcode, ierror)
+    integer, intent(in) :: errorclass
+    integer :: errorcode
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_add_error_code(errorclass, errorcode, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Add_error_code_f08
+  subroutine MPI_Add_error_string_f08(errorcode, string, ierror)
+    integer, intent(in) :: errorcode
+    character(len=*), intent(in) :: string
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_add_error_string(errorcode, string, e, len(string, c_size_t))
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Add_error_string_f08
+  subroutine MPI_Grequest_complete_f08(request, ierror)
+    type(MPI_Request), intent(in) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_grequest_complete(request, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Grequest_complete_f08
+  subroutine MPI_Comm_get_parent_f08(parent, ierror)
+    type(MPI_Comm), intent(inout) :: parent
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_comm_get_parent(parent, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Comm_get_parent_f08
   subroutine MPI_Win_create_f08(base, size, disp_unit, info, comm, win, ierror)
     type(*), dimension(..), target :: base
     integer(kind=MPI_ADDRESS_KIND), intent(in) :: size

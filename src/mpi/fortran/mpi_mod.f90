@@ -1900,6 +1900,44 @@ module mpi
       integer :: destweights(*)
       integer :: ierror
     end subroutine MPI_Dist_graph_neighbors
+    subroutine MPI_Keyval_free(keyval, ierror)
+      import
+      integer :: keyval
+      integer :: ierror
+    end subroutine MPI_Keyval_free
+    subroutine MPI_Attr_delete(comm, keyval, ierror)
+      import
+      integer :: comm
+      integer :: keyval
+      integer :: ierror
+    end subroutine MPI_Attr_delete
+    subroutine MPI_Add_error_class(errorclass, ierror)
+      import
+      integer :: errorclass
+      integer :: ierror
+    end subroutine MPI_Add_error_class
+    subroutine MPI_Add_error_code(errorclass, errorcode, ierror)
+      import
+      integer :: errorclass
+      integer :: errorcode
+      integer :: ierror
+    end subroutine MPI_Add_error_code
+    subroutine MPI_Add_error_string(errorcode, string, ierror)
+      import
+      integer :: errorcode
+      character(len=*) :: string
+      integer :: ierror
+    end subroutine MPI_Add_error_string
+    subroutine MPI_Grequest_complete(request, ierror)
+      import
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_Grequest_complete
+    subroutine MPI_Comm_get_parent(parent, ierror)
+      import
+      integer :: parent
+      integer :: ierror
+    end subroutine MPI_Comm_get_parent
     subroutine MPI_Win_create(base, size, disp_unit, info, comm, win, ierror)
       import
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
