@@ -61,6 +61,8 @@ program f_usempi
   myrank = rank
   call MPI_Initialized(flag, ierr)
   call check(flag, 'initialized is .true.')
+  call skiff_check_booleans(flag_int)
+  call check(flag_int == 1, 'MPI_Init registered the LOGICAL values with the ABI')
   peer = ieor(rank, 1)
   if (peer >= nprocs) peer = rank
 

@@ -86,11 +86,31 @@ void fb_str_back(char *f, size_t len, char *c)
 }
 
 /* ---- by hand ---------------------------------------------------------------------- */
-void mpi_init_(MPI_Fint *ierror) { *ierror = MPI_Init(NULL, NULL); }
+/* A Fortran program tells the MPI 5.0 ABI calls its LOGICAL values: gfortran's
+ * .TRUE. is 1 and .FALSE. 0 in every kind (unless C code said otherwise first). */
+static void register_booleans(void)
+{
+    for (int size = 1; size <= 16; size *= 2) {
+        unsigned char t[16] = {1}, f[16] = {0}, ct[16], cf[16];
+        int is_set = 1;
+        MPI_Abi_get_fortran_booleans(size, ct, cf, &is_set);
+        if (!is_set)
+            MPI_Abi_set_fortran_booleans(size, t, f);
+    }
+}
+
+void mpi_init_(MPI_Fint *ierror)
+{
+    *ierror = MPI_Init(NULL, NULL);
+    if (*ierror == MPI_SUCCESS)
+        register_booleans();
+}
 
 void mpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror)
 {
     *ierror = MPI_Init_thread(NULL, NULL, *required, provided);
+    if (*ierror == MPI_SUCCESS)
+        register_booleans();
 }
 
 double mpi_wtime_(void) { return MPI_Wtime(); }
