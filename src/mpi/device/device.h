@@ -93,7 +93,8 @@ _Static_assert(sizeof(wire_go_t) <= MPID_HDR_ATOMIC, "GO header must fit one rin
 /* ---- requests ----------------------------------------------------------- */
 /* REQ_COLL: a nonblocking collective, completed by its schedule (coll/sched.c). */
 enum req_kind { REQ_SEND = 1, REQ_RECV, REQ_PERSIST, REQ_CTL, REQ_DONE, REQ_COLL };
-enum send_mode { MODE_STD, MODE_SYNC, MODE_READY, MODE_BUFFERED };
+enum send_mode { MODE_STD, MODE_SYNC, MODE_READY, MODE_BUFFERED,
+                 MODE_PCOLL /* persistent request: a persistent collective */ };
 enum send_need { NEED_PUSH = 1, NEED_ACK = 2, NEED_FIN = 4 };
 
 struct MPI_ABI_Request {
@@ -135,6 +136,11 @@ struct MPI_ABI_Request {
     void *dtp;         /* typed receive to unpack at completion (datatype/p2p.c) */
     skf_get_op_t pull; /* receive: rendezvous get in flight (over tcp)   */
     mpid_req_t *next_pull;
+    /* MPI_Isendrecv (binding/isendrecv.c): the receive is the user's request
+     * and counts as done only when its send half (pair) is done too; a
+     * receive that arrived first waits with pair_arrived set. */
+    mpid_req_t *pair;
+    uint8_t pair_arrived;
     char inline_buf[MPID_SHORT_MAX];
 };
 
