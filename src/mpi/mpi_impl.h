@@ -148,6 +148,8 @@ int mpir_world_rank(void);
  * rank is unknown), flushed at once. */
 void mpir_say(const char *msg);
 void mpir_eh_release(struct MPI_ABI_Errhandler *eh);
+/* Resolve an error handler handle (MPI_ERR_ARG, reported, if invalid). */
+int mpir_eh_check(const char *fn, MPI_Errhandler h, struct MPI_ABI_Errhandler **out);
 void mpir_bsend_release(void *block);
 
 #pragma GCC visibility pop

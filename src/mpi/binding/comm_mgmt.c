@@ -237,17 +237,21 @@ int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
  * communicator object handed out at the call is built.  While it runs, the
  * ids this process offered are reserved (ctx_offer), so nothing else created
  * meanwhile can take the id the idup will agree on. */
+static int idup(const char *fn, MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request);
 typedef struct idup_state {
     int kind; /* DTP_IDUP: shares the request's ->dtp slot */
     struct MPI_ABI_Comm *parent, *newc;
     MPI_Comm parent_h;
     ctx_mask_t offer;
     ctx_mask_t *all; /* [parent size] */
+    int with_info;   /* MPI_Comm_idup_with_info: info (NULL: none) replaces the parent's */
+    struct MPI_ABI_Info *info;
 } idup_state_t;
 
 static void idup_free(idup_state_t *st)
 {
     ctx_unoffer(&st->offer);
+    info_free(st->info);
     free(st->all);
     free(st);
 }
@@ -279,15 +283,23 @@ void mpir_idup_complete(mpid_req_t *r)
         return;
     }
     comm_build_into(n, ctx, c->rank, c->size, w, g, NULL, c->eh);
-    int rc = inherit(fn, c, st->parent_h, n, 1);
+    int rc = inherit(fn, c, st->parent_h, n, !st->with_info);
     if (rc)
         r->st_error = rc;
+    if (st->with_info) {
+        n->ext->info = st->info;
+        st->info = NULL;
+    }
     idup_free(st);
 }
 
 int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 {
-    static const char fn[] = "MPI_Comm_idup";
+    return idup("MPI_Comm_idup", comm, newcomm, request);
+}
+
+static int idup(const char *fn, MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+{
     CHECK_INIT(fn);
     struct MPI_ABI_Comm *c;
     int rc;
@@ -909,5 +921,95 @@ int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
         return no_mem(fn, c);
     }
     *newintracomm = (MPI_Comm)comm_build(ctx, rank, n, w, ng, NULL, c->eh);
+    return MPI_SUCCESS;
+}
+
+/* ---- MPI 4.0: idup with info, communicators from a group alone ---------------------- */
+int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
+                            MPI_Request *request)
+{
+    static const char fn[] = "MPI_Comm_idup_with_info";
+    struct MPI_ABI_Info *i, *copy = NULL;
+    int rc;
+    if ((rc = info_check(fn, info, 1, &i)))
+        return rc;
+    if (i && !(copy = info_dup(i)))
+        return no_mem(fn, NULL);
+    if ((rc = idup(fn, comm, newcomm, request))) {
+        info_free(copy);
+        return rc;
+    }
+    mpid_req_t *r = (mpid_req_t *)*request;
+    if (r->dtp) { /* still agreeing: the new communicator takes copy when built */
+        idup_state_t *st = r->dtp;
+        st->with_info = 1;
+        st->info = copy;
+    } else { /* already built (one rank, intercommunicator): replace what it inherited */
+        struct MPI_ABI_Comm *n = (struct MPI_ABI_Comm *)*newcomm;
+        info_free(n->ext->info);
+        n->ext->info = copy;
+    }
+    return MPI_SUCCESS;
+}
+
+/* Tag of MPI_Comm_create_from_group's messages on MPI_COMM_WORLD's collective
+ * context: a hash of the string tag in 0x60000000..0x6fffffff, above the
+ * collectives' sequence tags and below TAG_CREATE, so creations with
+ * different string tags (almost surely different hashes) do not mix. */
+static int string_tag(const char *s)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return (int)(0x60000000u | (h & 0x0fffffffu));
+}
+
+/* Without sessions every group is a group of MPI_COMM_WORLD's processes, so
+ * the members agree on a context id over WORLD's collective context, only
+ * they taking part (as MPI_Comm_create_group does). */
+int MPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info,
+                               MPI_Errhandler errhandler, MPI_Comm *newcomm)
+{
+    static const char fn[] = "MPI_Comm_create_from_group";
+    CHECK_INIT(fn);
+    struct MPI_ABI_Group *g;
+    struct MPI_ABI_Info *i;
+    struct MPI_ABI_Errhandler *e;
+    struct MPI_ABI_Comm *world = comm_of(MPI_COMM_WORLD);
+    int rc, *idx;
+    if ((rc = group_check(fn, group, &g)) || (rc = info_check(fn, info, 1, &i)) ||
+        (rc = mpir_eh_check(fn, errhandler, &e)))
+        return rc;
+    if (!newcomm || !stringtag)
+        return mpir_error(NULL, MPI_ERR_ARG, "%s: NULL %s", fn, newcomm ? "stringtag" : "newcomm");
+    if (e->kind == EH_USER && e->win)
+        return mpir_error(NULL, MPI_ERR_ARG, "%s: the error handler was made for windows", fn);
+    if (g->rank == MPI_UNDEFINED)
+        return mpir_error(NULL, MPI_ERR_GROUP, "%s: the calling process (world rank %d) is not "
+                          "in the group of %d", fn, mpid.rank, g->size);
+    if ((rc = members_in(fn, world, g, &idx)))
+        return rc;
+    ic_set_t s = {world->coll, idx, g->size, g->rank, string_tag(stringtag)};
+    agree_msg_t mine = {0};
+    ctx_mask_t acc;
+    rc = gather(&s, &mine, NULL, &acc);
+    free(idx);
+    if (rc)
+        return no_mem(fn, NULL);
+    int ctx = ctx_first(&acc, -1);
+    if (ctx < 0)
+        return no_ctx(fn, world);
+    int *w = world_list(world, g->size, g->world);
+    struct MPI_ABI_Group *ng = w ? group_new(g->size, w) : NULL;
+    if (!ng) {
+        free(w);
+        return no_mem(fn, NULL);
+    }
+    struct MPI_ABI_Comm *n = comm_build(ctx, g->rank, g->size, w, ng, NULL, e);
+    if (i && !(n->ext->info = info_dup(i))) {
+        destroy(n);
+        return no_mem(fn, NULL);
+    }
+    *newcomm = (MPI_Comm)n;
     return MPI_SUCCESS;
 }

@@ -176,3 +176,8 @@ int MPI_Win_call_errhandler(MPI_Win win, int errorcode)
     mpir_win_error(w, errorcode, "%s: error code %d raised by the application", fn, errorcode);
     return MPI_SUCCESS;
 }
+
+int mpir_eh_check(const char *fn, MPI_Errhandler h, struct MPI_ABI_Errhandler **out)
+{
+    return check_eh(fn, h, out);
+}
