@@ -874,6 +874,17 @@ int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
 int MPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info,
                                MPI_Errhandler errhandler, MPI_Comm *newcomm);
 int MPI_Info_create_env(int argc, char *argv[], MPI_Info *info);
+
+/* MPI 4.1 */
+int MPI_Status_get_source(const MPI_Status *status, int *source);
+int MPI_Status_set_source(MPI_Status *status, int source);
+int MPI_Status_get_tag(const MPI_Status *status, int *tag);
+int MPI_Status_set_tag(MPI_Status *status, int tag);
+int MPI_Status_get_error(const MPI_Status *status, int *error);
+int MPI_Status_set_error(MPI_Status *status, int error);
+int MPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type,
+                             MPI_Datatype *pair_type);
+int MPI_Get_hw_resource_info(MPI_Info *hw_info);
 /* ==== end of MPI 4.0 / 4.1 ================================================== */
 
 #ifdef __cplusplus
