@@ -309,6 +309,11 @@ static int own_request(const char *fn, MPI_Request *request, mpid_req_t **r)
         return mpir_error((*r)->comm, MPI_ERR_REQUEST,
                           "%s: not allowed on an active nonblocking collective; "
                           "complete it with MPI_Wait or MPI_Test", fn);
+    if ((*r)->kind == REQ_PERSIST && (*r)->p_mode == MODE_PCOLL && (*r)->active &&
+        !(*r)->active->done) /* MPI 4.0: erroneous on an active persistent collective */
+        return mpir_error((*r)->comm, MPI_ERR_REQUEST,
+                          "%s: not allowed on an active persistent collective; "
+                          "complete it with MPI_Wait or MPI_Test first", fn);
     return MPI_SUCCESS;
 }
 
