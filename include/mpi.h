@@ -875,6 +875,16 @@ int MPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info 
                                MPI_Errhandler errhandler, MPI_Comm *newcomm);
 int MPI_Info_create_env(int argc, char *argv[], MPI_Info *info);
 
+/* partitioned communication */
+int MPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype,
+                   int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int MPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype,
+                   int source, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int MPI_Pready(int partition, MPI_Request request);
+int MPI_Pready_range(int partition_low, int partition_high, MPI_Request request);
+int MPI_Pready_list(int length, const int array_of_partitions[], MPI_Request request);
+int MPI_Parrived(MPI_Request request, int partition, int *flag);
+
 /* MPI 4.1 */
 int MPI_Status_get_source(const MPI_Status *status, int *source);
 int MPI_Status_set_source(MPI_Status *status, int source);

@@ -66,8 +66,8 @@ static int start(const char *fn, MPI_Request h)
     if (r->active)
         return mpir_error(r->comm, MPI_ERR_REQUEST, "%s: request is already active", fn);
     mpid_req_t *op;
-    if (r->p_mode == MODE_PCOLL) { /* persistent collective: binding/coll_persistent.c */
-        int rc = pcoll_start(r, &op);
+    if (r->p_mode == MODE_PCOLL || r->p_mode == MODE_PART) { /* coll_persistent.c, partitioned.c */
+        int rc = r->p_mode == MODE_PCOLL ? pcoll_start(r, &op) : part_start(r, &op);
         if (rc)
             return rc;
     } else if (r->peer == MPI_PROC_NULL)

@@ -341,6 +341,10 @@ void mpir_dt_forget(mpid_req_t *r)
         pcoll_forget(r);
         return;
     }
+    if (*(int *)r->dtp == DTP_PART) {
+        part_forget(r);
+        return;
+    }
     pending_free(r->dtp);
     r->dtp = NULL;
 }
