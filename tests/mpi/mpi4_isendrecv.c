@@ -102,6 +102,34 @@ static void proc_null(void)
     CHECK_EQ_INT(z, 5);
 }
 
+/* Cancelling the receive half, and freeing a request still in flight. */
+static void cancel_free(void)
+{
+    int x = 1234 + T_rank, y = -1, z = -1;
+    MPI_Request req;
+    MPI_Status st;
+    CHECK(MPI_Isendrecv(&x, 1, MPI_INT, T_rank, 50, &y, 1, MPI_INT, T_rank, 51, MPI_COMM_WORLD,
+                        &req) == MPI_SUCCESS);
+    CHECK(MPI_Cancel(&req) == MPI_SUCCESS);
+    CHECK(MPI_Wait(&req, &st) == MPI_SUCCESS);
+    int flag = 0;
+    MPI_Test_cancelled(&st, &flag);
+    CHECK(flag);
+    CHECK_EQ_INT(y, -1);
+    MPI_Recv(&z, 1, MPI_INT, T_rank, 50, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    CHECK_EQ_INT(z, x);
+    int w = -1;
+    CHECK(MPI_Isendrecv(&x, 1, MPI_INT, T_rank, 60, &w, 1, MPI_INT, T_rank, 61, MPI_COMM_WORLD,
+                        &req) == MPI_SUCCESS);
+    CHECK(MPI_Request_free(&req) == MPI_SUCCESS);
+    CHECK(req == MPI_REQUEST_NULL);
+    int v = 99;
+    MPI_Send(&v, 1, MPI_INT, T_rank, 61, MPI_COMM_WORLD);
+    z = -1;
+    MPI_Recv(&z, 1, MPI_INT, T_rank, 60, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    CHECK_EQ_INT(z, x);
+}
+
 static void errors(void)
 {
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -144,6 +172,7 @@ int main(int argc, char **argv)
     strided(10);
     strided(100000);
     proc_null();
+    cancel_free();
     errors();
     test_barrier();
     MPI_Finalize();

@@ -109,8 +109,10 @@ static void listen_to(struct MPI_ABI_Comm *c, int src)
 {
     for (listener_t *l = listeners; l; l = l->next)
         if (l->c == c && l->src == src) {
-            if (!l->req)
+            if (!l->req) {
                 l->req = mpid_irecv(&l->h, sizeof l->h, src, PART_HELLO, c);
+                l->req->comm = c;
+            }
             return;
         }
     listener_t *l = calloc(1, sizeof *l);
@@ -119,6 +121,7 @@ static void listen_to(struct MPI_ABI_Comm *c, int src)
     l->c = c;
     l->src = src;
     l->req = mpid_irecv(&l->h, sizeof l->h, src, PART_HELLO, c);
+    l->req->comm = c;
     l->next = listeners;
     listeners = l;
 }
@@ -141,6 +144,23 @@ static int collect(void)
             moved = 1;
         }
     return moved;
+}
+
+/* Hello receives nobody waits for any more are cancelled: a posted receive
+ * would keep the device off its fast paths (mpid.n_posted) for good. */
+static void quiet(void)
+{
+    for (listener_t *l = listeners; l; l = l->next) {
+        if (!l->req || l->req->done)
+            continue;
+        int wanted = 0;
+        for (part_t *p = pending; p && !wanted; p = p->next)
+            wanted = p->chan < 0 && p->c == l->c && p->peer == l->src;
+        if (!wanted && mpid_cancel(l->req)) {
+            req_release(l->req);
+            l->req = NULL;
+        }
+    }
 }
 
 static int claim(part_t *p)
@@ -190,6 +210,7 @@ int part_progress(void)
         if (p->chan >= 0 && !p->active)
             pending_remove(p);
     }
+    quiet();
     return moved;
 }
 
@@ -297,6 +318,7 @@ void part_forget(mpid_req_t *r)
     part_t *p = r->dtp;
     r->dtp = NULL;
     pending_remove(p);
+    quiet();
     dt_release(p->d);
     free(p->ready);
     free(p);
