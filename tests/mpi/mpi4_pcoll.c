@@ -262,6 +262,41 @@ static void neighbors(void)
     MPI_Comm_free(&ring);
 }
 
+/* Intercommunicator forms: evens and odds, bcast from each side's rank 0 in
+ * turn (MPI_ROOT / MPI_PROC_NULL / the remote root) and a barrier. */
+static void inter(void)
+{
+    if (T_size < 2)
+        return;
+    MPI_Comm half, ic;
+    MPI_Comm_split(MPI_COMM_WORLD, T_rank % 2, T_rank, &half);
+    MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, T_rank % 2 ? 0 : 1, 77, &ic);
+    int me, side = T_rank % 2, buf[N];
+    MPI_Comm_rank(half, &me);
+    MPI_Request req[3];
+    for (int from = 0; from < 2; from++) { /* side `from` sends */
+        int root = side == from ? (me == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
+        CHECK(MPI_Bcast_init(buf, N, MPI_INT, root, ic, MPI_INFO_NULL, &req[from]) == 0);
+    }
+    CHECK(MPI_Barrier_init(ic, MPI_INFO_NULL, &req[2]) == 0);
+    for (int round = 0; round < ROUNDS; round++)
+        for (int from = 0; from < 2; from++) {
+            for (int i = 0; i < N; i++)
+                buf[i] = side == from && me == 0 ? val(from, i, round) : -1;
+            CHECK(MPI_Start(&req[from]) == MPI_SUCCESS);
+            complete(&req[from], round);
+            CHECK(MPI_Start(&req[2]) == MPI_SUCCESS);
+            complete(&req[2], round + 1);
+            if (side != from)
+                for (int i = 0; i < N; i++)
+                    CHECK_EQ_INT(buf[i], val(from, i, round));
+        }
+    for (int k = 0; k < 3; k++)
+        MPI_Request_free(&req[k]);
+    MPI_Comm_free(&ic);
+    MPI_Comm_free(&half);
+}
+
 static void errors(void)
 {
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -317,6 +352,7 @@ int main(int argc, char **argv)
     rootless();
     held_objects();
     neighbors();
+    inter();
     errors();
     MPI_Finalize();
     return 0;
