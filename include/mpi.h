@@ -131,6 +131,7 @@ enum {
     MPI_ERR_NO_MEM = 39,
     MPI_ERR_UNSUPPORTED_OPERATION = 55,
     MPI_ERR_PROC_ABORTED = 58,
+    MPI_ERR_SESSION = 60, /* MPI 4.0 */
     MPI_ERR_ERRHANDLER = 61,
     MPI_ERR_LASTCODE = 0x3fff
 };
@@ -793,6 +794,27 @@ int MPI_Win_sync(MPI_Win win);
 /* ==== end of one-sided communication ======================================= */
 
 /* ==== MPI 4.0 / 4.1 (docs/mpi.md, "MPI 4") ================================== */
+/* sessions */
+typedef struct MPI_ABI_Session *MPI_Session;
+#define MPI_SESSION_NULL ((MPI_Session)0x00000120)
+#define MPI_MAX_PSET_NAME_LEN 1024
+#define MPI_MAX_STRINGTAG_LEN 1024
+typedef void(MPI_Session_errhandler_function)(MPI_Session *session, int *error_code, ...);
+int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session);
+int MPI_Session_finalize(MPI_Session *session);
+int MPI_Session_get_info(MPI_Session session, MPI_Info *info_used);
+int MPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_names);
+int MPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *pset_len,
+                             char *pset_name);
+int MPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_Info *info);
+int MPI_Group_from_session_pset(MPI_Session session, const char *pset_name,
+                                MPI_Group *newgroup);
+int MPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errhandler_fn,
+                                  MPI_Errhandler *errhandler);
+int MPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler);
+int MPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler);
+int MPI_Session_call_errhandler(MPI_Session session, int errorcode);
+
 /* point-to-point */
 int MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
                   int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source,

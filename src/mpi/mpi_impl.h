@@ -44,6 +44,7 @@ struct MPI_ABI_Errhandler {
     MPI_Comm_errhandler_function *fn; /* EH_USER only */
     int refs;                         /* user objects: handle + communicators using it */
     int win;                          /* made by MPI_Win_create_errhandler */
+    int session;                      /* made by MPI_Session_create_errhandler */
 };
 extern struct MPI_ABI_Errhandler mpir_eh_predef[4]; /* indexed by value - 0x140 */
 
@@ -124,8 +125,14 @@ void comm_free_predefined(void);
 void coll_comm_free(struct MPI_ABI_Comm *c);
 
 /* ---- library state ------------------------------------------------------ */
-extern int mpir_initialized; /* 1 between MPI_Init and MPI_Finalize */
+extern int mpir_initialized; /* 1 while the world model is on or a session is open */
 extern int mpir_finalized;
+/* Sessions (binding/session.c) share the device with the world model
+ * (binding/env.c): up at the first of MPI_Init / MPI_Session_init, down when
+ * neither uses it any more. */
+extern int mpir_sessions;
+int mpir_device_up(const char *fn);
+void mpir_device_release(void);
 
 /* ---- errors (errors.c) -------------------------------------------------- */
 /* Report an error of class cls on communicator c (NULL: MPI_COMM_WORLD's

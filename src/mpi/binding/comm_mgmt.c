@@ -982,8 +982,9 @@ int MPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info 
         return rc;
     if (!newcomm || !stringtag)
         return mpir_error(NULL, MPI_ERR_ARG, "%s: NULL %s", fn, newcomm ? "stringtag" : "newcomm");
-    if (e->kind == EH_USER && e->win)
-        return mpir_error(NULL, MPI_ERR_ARG, "%s: the error handler was made for windows", fn);
+    if (e->kind == EH_USER && (e->win || e->session))
+        return mpir_error(NULL, MPI_ERR_ARG, "%s: the error handler was made for %s", fn,
+                          e->win ? "windows" : "sessions");
     if (g->rank == MPI_UNDEFINED)
         return mpir_error(NULL, MPI_ERR_GROUP, "%s: the calling process (world rank %d) is not "
                           "in the group of %d", fn, mpid.rank, g->size);

@@ -49,8 +49,9 @@ int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
     int rc;
     if ((rc = check_comm(fn, comm, &c)) || (rc = check_eh(fn, errhandler, &e)))
         return rc;
-    if (e->kind == EH_USER && e->win)
-        return mpir_error(c, MPI_ERR_ARG, "%s: the error handler was made for windows", fn);
+    if (e->kind == EH_USER && (e->win || e->session))
+        return mpir_error(c, MPI_ERR_ARG, "%s: the error handler was made for %s", fn,
+                          e->win ? "windows" : "sessions");
     if (e->kind == EH_USER)
         e->refs++;
     mpir_eh_release(c->eh);
@@ -87,6 +88,7 @@ int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler 
     e->fn = fn;
     e->refs = 1;
     e->win = 0;
+    e->session = 0;
     *errhandler = (MPI_Errhandler)e;
     return MPI_SUCCESS;
 }
