@@ -216,6 +216,36 @@ static void held_objects(void)
         }
     }
     MPI_Request_free(&req);
+
+    /* a non-contiguous type (every other int), packed anew at each start */
+    MPI_Datatype vec;
+    MPI_Type_vector(N, 1, 2, MPI_INT, &vec);
+    MPI_Type_commit(&vec);
+    int *g = malloc(sizeof(int) * 2 * N * (size_t)T_size), b[2 * N];
+    MPI_Request rq[2];
+    CHECK(MPI_Bcast_init(b, 1, vec, T_size - 1, MPI_COMM_WORLD, MPI_INFO_NULL, &rq[0]) == 0);
+    CHECK(MPI_Allgather_init(s, 1, vec, g, 1, vec, MPI_COMM_WORLD, MPI_INFO_NULL, &rq[1]) == 0);
+    MPI_Type_free(&vec);
+    for (int round = 0; round < ROUNDS; round++) {
+        for (int i = 0; i < 2 * N; i++) {
+            b[i] = T_rank == T_size - 1 ? val(T_rank, i, round) : -1;
+            s[i] = val(T_rank, i, round + 1);
+        }
+        for (int i = 0; i < 2 * N * T_size; i++)
+            g[i] = -1;
+        CHECK(MPI_Startall(2, rq) == MPI_SUCCESS);
+        CHECK(MPI_Waitall(2, rq, MPI_STATUSES_IGNORE) == MPI_SUCCESS);
+        for (int i = 0; i < 2 * N; i++)
+            CHECK_EQ_INT(b[i], i % 2 ? (T_rank == T_size - 1 ? val(T_rank, i, round) : -1)
+                                     : val(T_size - 1, i, round));
+        /* rank r's block starts at r * extent (2N - 1 ints) */
+        for (int r = 0; r < T_size; r++)
+            for (int j = 0; j < N; j++)
+                CHECK_EQ_INT(g[r * (2 * N - 1) + 2 * j], val(r, 2 * j, round + 1));
+    }
+    MPI_Request_free(&rq[0]);
+    MPI_Request_free(&rq[1]);
+    free(g);
 }
 
 static void neighbors(void)
