@@ -451,6 +451,7 @@ enum {
     MPI_HOST = 503,
     MPI_WTIME_IS_GLOBAL = 504,
     MPI_APPNUM = 505,
+    MPI_LASTUSEDCODE = 506,
     MPI_UNIVERSE_SIZE = 507
 };
 typedef int(MPI_Comm_copy_attr_function)(MPI_Comm comm, int keyval, void *extra_state,
@@ -652,6 +653,163 @@ int MPI_Abi_get_fortran_booleans(int logical_size, void *logical_true, void *log
                                  int *is_set);
 int MPI_Abi_set_fortran_booleans(int logical_size, void *logical_true, void *logical_false);
 /* ==== end of the standard ABI's calls ======================================= */
+/* ==== the rest of MPI-3.1's C API outside one-sided, I/O and process
+ * creation: MPI-1 attributes, error classes, generalized requests, C++ types
+ * (docs/mpi.md has the table of every binding) ============================ */
+#define MPI_CXX_FLOAT_COMPLEX ((MPI_Datatype)0x213)
+#define MPI_CXX_DOUBLE_COMPLEX ((MPI_Datatype)0x217)
+#define MPI_CXX_LONG_DOUBLE_COMPLEX ((MPI_Datatype)0x225)
+#define MPI_CXX_BOOL ((MPI_Datatype)0x239)
+
+/* MPI-1 attribute caching (deprecated since MPI-2.0; communicator keyvals) */
+typedef int(MPI_Copy_function)(MPI_Comm comm, int keyval, void *extra_state,
+                               void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int(MPI_Delete_function)(MPI_Comm comm, int keyval, void *attribute_val,
+                                 void *extra_state);
+#define MPI_NULL_COPY_FN ((MPI_Copy_function *)0x0)
+#define MPI_DUP_FN ((MPI_Copy_function *)0x1)
+#define MPI_NULL_DELETE_FN ((MPI_Delete_function *)0x0)
+int MPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval,
+                      void *extra_state);
+int MPI_Keyval_free(int *keyval);
+int MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val);
+int MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
+int MPI_Attr_delete(MPI_Comm comm, int keyval);
+
+/* error classes, codes and strings of the application */
+int MPI_Add_error_class(int *errorclass);
+int MPI_Add_error_code(int errorclass, int *errorcode);
+int MPI_Add_error_string(int errorcode, const char *string);
+
+/* generalized requests */
+typedef int(MPI_Grequest_query_function)(void *extra_state, MPI_Status *status);
+typedef int(MPI_Grequest_free_function)(void *extra_state);
+typedef int(MPI_Grequest_cancel_function)(void *extra_state, int complete);
+int MPI_Grequest_start(MPI_Grequest_query_function *query_fn,
+                       MPI_Grequest_free_function *free_fn,
+                       MPI_Grequest_cancel_function *cancel_fn, void *extra_state,
+                       MPI_Request *request);
+int MPI_Grequest_complete(MPI_Request request);
+
+/* profiling control; the parent of a process not started by MPI_Comm_spawn */
+int MPI_Pcontrol(const int level, ...);
+int MPI_Comm_get_parent(MPI_Comm *parent);
+
+/* the tool information interface (MPI_T): SKIFF_* settings as control variables */
+typedef struct MPI_T_enum_t *MPI_T_enum;
+typedef struct MPI_T_cvar_handle_t *MPI_T_cvar_handle;
+typedef struct MPI_T_pvar_handle_t *MPI_T_pvar_handle;
+typedef struct MPI_T_pvar_session_t *MPI_T_pvar_session;
+#define MPI_T_ENUM_NULL ((MPI_T_enum)0)
+#define MPI_T_CVAR_HANDLE_NULL ((MPI_T_cvar_handle)0)
+#define MPI_T_PVAR_SESSION_NULL ((MPI_T_pvar_session)0)
+#define MPI_T_PVAR_HANDLE_NULL ((MPI_T_pvar_handle)0)
+#define MPI_T_PVAR_ALL_HANDLES ((MPI_T_pvar_handle)1)
+enum {
+    MPI_T_ERR_CANNOT_INIT = 1001,
+    MPI_T_ERR_NOT_ACCESSIBLE = 1002,
+    MPI_T_ERR_NOT_INITIALIZED = 1003,
+    MPI_T_ERR_NOT_SUPPORTED = 1004,
+    MPI_T_ERR_MEMORY = 1005,
+    MPI_T_ERR_INVALID = 1006,
+    MPI_T_ERR_INVALID_INDEX = 1007,
+    MPI_T_ERR_INVALID_ITEM = 1008,
+    MPI_T_ERR_INVALID_SESSION = 1009,
+    MPI_T_ERR_INVALID_HANDLE = 1010,
+    MPI_T_ERR_INVALID_NAME = 1011,
+    MPI_T_ERR_OUT_OF_HANDLES = 1012,
+    MPI_T_ERR_OUT_OF_SESSIONS = 1013,
+    MPI_T_ERR_CVAR_SET_NOT_NOW = 1014,
+    MPI_T_ERR_CVAR_SET_NEVER = 1015,
+    MPI_T_ERR_PVAR_NO_WRITE = 1016,
+    MPI_T_ERR_PVAR_NO_STARTSTOP = 1017,
+    MPI_T_ERR_PVAR_NO_ATOMIC = 1018
+};
+enum {
+    MPI_T_VERBOSITY_USER_BASIC = 0x09,
+    MPI_T_VERBOSITY_USER_DETAIL = 0x0a,
+    MPI_T_VERBOSITY_USER_ALL = 0x0c,
+    MPI_T_VERBOSITY_TUNER_BASIC = 0x11,
+    MPI_T_VERBOSITY_TUNER_DETAIL = 0x12,
+    MPI_T_VERBOSITY_TUNER_ALL = 0x14,
+    MPI_T_VERBOSITY_MPIDEV_BASIC = 0x21,
+    MPI_T_VERBOSITY_MPIDEV_DETAIL = 0x22,
+    MPI_T_VERBOSITY_MPIDEV_ALL = 0x24
+};
+enum {
+    MPI_T_BIND_NO_OBJECT = 1,
+    MPI_T_BIND_MPI_COMM = 2,
+    MPI_T_BIND_MPI_DATATYPE = 3,
+    MPI_T_BIND_MPI_ERRHANDLER = 4,
+    MPI_T_BIND_MPI_FILE = 5,
+    MPI_T_BIND_MPI_GROUP = 6,
+    MPI_T_BIND_MPI_OP = 7,
+    MPI_T_BIND_MPI_REQUEST = 8,
+    MPI_T_BIND_MPI_WIN = 9,
+    MPI_T_BIND_MPI_MESSAGE = 10,
+    MPI_T_BIND_MPI_INFO = 11
+};
+enum {
+    MPI_T_SCOPE_CONSTANT = 1,
+    MPI_T_SCOPE_READONLY = 2,
+    MPI_T_SCOPE_LOCAL = 3,
+    MPI_T_SCOPE_GROUP = 4,
+    MPI_T_SCOPE_GROUP_EQ = 5,
+    MPI_T_SCOPE_ALL = 6,
+    MPI_T_SCOPE_ALL_EQ = 7
+};
+enum {
+    MPI_T_PVAR_CLASS_STATE = 1,
+    MPI_T_PVAR_CLASS_LEVEL = 2,
+    MPI_T_PVAR_CLASS_SIZE = 3,
+    MPI_T_PVAR_CLASS_PERCENTAGE = 4,
+    MPI_T_PVAR_CLASS_HIGHWATERMARK = 5,
+    MPI_T_PVAR_CLASS_LOWWATERMARK = 6,
+    MPI_T_PVAR_CLASS_COUNTER = 7,
+    MPI_T_PVAR_CLASS_AGGREGATE = 8,
+    MPI_T_PVAR_CLASS_TIMER = 9,
+    MPI_T_PVAR_CLASS_GENERIC = 10
+};
+int MPI_T_init_thread(int required, int *provided);
+int MPI_T_finalize(void);
+int MPI_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *name_len);
+int MPI_T_enum_get_item(MPI_T_enum enumtype, int index, int *value, char *name, int *name_len);
+int MPI_T_cvar_get_num(int *num_cvar);
+int MPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosity,
+                        MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len,
+                        int *bind, int *scope);
+int MPI_T_cvar_get_index(const char *name, int *cvar_index);
+int MPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle *handle,
+                            int *count);
+int MPI_T_cvar_handle_free(MPI_T_cvar_handle *handle);
+int MPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf);
+int MPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf);
+int MPI_T_pvar_get_num(int *num_pvar);
+int MPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosity,
+                        int *var_class, MPI_Datatype *datatype, MPI_T_enum *enumtype,
+                        char *desc, int *desc_len, int *bind, int *readonly, int *continuous,
+                        int *atomic);
+int MPI_T_pvar_get_index(const char *name, int var_class, int *pvar_index);
+int MPI_T_pvar_session_create(MPI_T_pvar_session *session);
+int MPI_T_pvar_session_free(MPI_T_pvar_session *session);
+int MPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *obj_handle,
+                            MPI_T_pvar_handle *handle, int *count);
+int MPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handle);
+int MPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
+int MPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
+int MPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf);
+int MPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf);
+int MPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
+int MPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf);
+int MPI_T_category_get_num(int *num_cat);
+int MPI_T_category_get_info(int cat_index, char *name, int *name_len, char *desc,
+                            int *desc_len, int *num_cvars, int *num_pvars, int *num_categories);
+int MPI_T_category_get_index(const char *name, int *cat_index);
+int MPI_T_category_get_cvars(int cat_index, int len, int indices[]);
+int MPI_T_category_get_pvars(int cat_index, int len, int indices[]);
+int MPI_T_category_get_categories(int cat_index, int len, int indices[]);
+int MPI_T_category_changed(int *update_number);
+/* ==== end of the rest of MPI-3.1 ============================================ */
 
 /* ==== one-sided communication (docs/rma.md) =============================== */
 typedef struct MPI_ABI_Win *MPI_Win;

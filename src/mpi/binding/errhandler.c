@@ -47,14 +47,15 @@ int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
     struct MPI_ABI_Comm *c;
     struct MPI_ABI_Errhandler *e;
     int rc;
-    if ((rc = check_comm(fn, comm, &c)) || (rc = check_eh(fn, errhandler, &e)))
+    if ((rc = check_comm_settable(fn, comm, &c)) || (rc = check_eh(fn, errhandler, &e)))
         return rc;
     if (e->kind == EH_USER && (e->win || e->session))
         return mpir_error(c, MPI_ERR_ARG, "%s: the error handler was made for %s", fn,
                           e->win ? "windows" : "sessions");
     if (e->kind == EH_USER)
         e->refs++;
-    mpir_eh_release(c->eh);
+    if (c->eh) /* (none yet on a pending idup's communicator) */
+        mpir_eh_release(c->eh);
     c->eh = e;
     return MPI_SUCCESS;
 }

@@ -17,6 +17,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <wchar.h>
 
 #include "coll/coll.h"
 
@@ -121,6 +122,14 @@ static const struct { uint8_t cls, ct; } type_of[256] = {
     [0x48] = {T_INT, I16},                     [0x49] = {T_INT, U16},
     [0x50] = {T_INT, I32},                     [0x51] = {T_INT, U32},
     [0x58] = {T_INT, I64},                     [0x59] = {T_INT, U64},
+    /* C++ types: the kernels of their C twins */
+    [0x13] = {T_COMPLEX, C32},                 [0x17] = {T_COMPLEX, C64},
+    [0x25] = {T_COMPLEX, C80},                 [0x39] = {T_BOOL, BOOL},
+    /* Extension: MPI_CHAR and MPI_WCHAR are text in MPI-3.1 (no op defined);
+     * like MPICH, every op of the C integers takes them as the integers of
+     * their C type (char's and wchar_t's signedness here). */
+    [0x43] = {T_INT, CHAR_MIN < 0 ? I8 : U8},
+    [0x3c] = {T_INT, WCHAR_MIN < 0 ? SIGNED_OF(wchar_t) : UNSIGNED_OF(wchar_t)},
 };
 
 /* ---- op tables: [C type] -> kernel ----------------------------------------- */
@@ -161,6 +170,10 @@ struct MPI_ABI_Op mpir_op_predef[32] = {
     OP(0x32, k_lxor, CL(T_INT) | CL(T_BOOL), "MPI_LXOR"),
     OP(0x38, k_minloc, CL(T_PAIR), "MPI_MINLOC"),
     OP(0x39, k_maxloc, CL(T_PAIR), "MPI_MAXLOC"),
+    /* one-sided only (binding/win.c handles them): valid handles, no
+     * collective kernel, so a reduction with them says "not defined" */
+    OP(0x3c, NULL, 0, "MPI_REPLACE"),
+    OP(0x3d, NULL, 0, "MPI_NO_OP"),
 };
 /* For predefined ops the refs field holds the accepted classes (never counted). */
 

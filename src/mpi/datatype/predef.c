@@ -56,6 +56,11 @@ struct MPI_ABI_Datatype mpir_dtype_predef[256] = {
     DT(0x251, uint32_t, "MPI_UINT32_T"),
     DT(0x258, int64_t, "MPI_INT64_T"),
     DT(0x259, uint64_t, "MPI_UINT64_T"),
+    /* the C++ types (MPI-3.1 3.2.2), laid out as C's _Bool and _Complex */
+    DT(0x213, float _Complex, "MPI_CXX_FLOAT_COMPLEX"),
+    DT(0x217, double _Complex, "MPI_CXX_DOUBLE_COMPLEX"),
+    DT(0x225, long double _Complex, "MPI_CXX_LONG_DOUBLE_COMPLEX"),
+    DT(0x239, _Bool, "MPI_CXX_BOOL"),
 };
 
 static struct dtype_rep predef_rep[256];
@@ -74,9 +79,22 @@ static const struct {
     {0x22d, 0x220, offsetof(PAIR(long double, int), y)},
 };
 
-static int align_of_size(uint64_t size)
+/* Types whose C alignment is not their size (a complex aligns as its part):
+ * a struct type's extent is padded to its members' alignment, as C pads. */
+static const struct {
+    int val, align;
+} aligns[] = {
+    {0x212, _Alignof(float _Complex)},
+    {0x216, _Alignof(double _Complex)},
+    {0x224, _Alignof(long double _Complex)},
+};
+
+static int align_of(int val, uint64_t size)
 {
-    return size >= 16 ? 16 : (int)size; /* natural alignment of the C types above */
+    for (size_t k = 0; k < sizeof aligns / sizeof *aligns; k++)
+        if (aligns[k].val == val)
+            return aligns[k].align;
+    return size >= 16 ? 16 : (int)size; /* natural alignment of the other C types */
 }
 
 __attribute__((constructor)) static void predef_init(void)
@@ -92,7 +110,7 @@ __attribute__((constructor)) static void predef_init(void)
         t->ub = t->true_ub = d->extent;
         t->nbasic = 1;
         t->basic_size = (int64_t)d->size;
-        t->align = align_of_size(d->size);
+        t->align = align_of(0x200 | i, d->size);
         t->runs = predef_runs[i];
         t->runs[0].len = (int64_t)d->size;
         t->nruns = 1;
