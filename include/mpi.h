@@ -131,6 +131,7 @@ enum {
     MPI_ERR_NO_MEM = 39,
     MPI_ERR_UNSUPPORTED_OPERATION = 55,
     MPI_ERR_PROC_ABORTED = 58,
+    MPI_ERR_SESSION = 60, /* MPI 4.0 */
     MPI_ERR_ERRHANDLER = 61,
     MPI_ERR_LASTCODE = 0x3fff
 };
@@ -1041,6 +1042,131 @@ int MPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status);
 int MPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status);
 int MPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status);
 /* ==== end of Fortran interoperability ===================================== */
+/* ==== MPI 4.0 / 4.1 (docs/mpi.md, "MPI 4") ================================== */
+/* sessions */
+typedef struct MPI_ABI_Session *MPI_Session;
+#define MPI_SESSION_NULL ((MPI_Session)0x00000120)
+#define MPI_MAX_PSET_NAME_LEN 1024
+#define MPI_MAX_STRINGTAG_LEN 1024
+typedef void(MPI_Session_errhandler_function)(MPI_Session *session, int *error_code, ...);
+int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session);
+int MPI_Session_finalize(MPI_Session *session);
+int MPI_Session_get_info(MPI_Session session, MPI_Info *info_used);
+int MPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_names);
+int MPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *pset_len,
+                             char *pset_name);
+int MPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_Info *info);
+int MPI_Group_from_session_pset(MPI_Session session, const char *pset_name,
+                                MPI_Group *newgroup);
+int MPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errhandler_fn,
+                                  MPI_Errhandler *errhandler);
+int MPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler);
+int MPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler);
+int MPI_Session_call_errhandler(MPI_Session session, int errorcode);
+
+/* point-to-point */
+int MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+                  int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source,
+                  int recvtag, MPI_Comm comm, MPI_Request *request);
+int MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                          int source, int recvtag, MPI_Comm comm, MPI_Request *request);
+
+/* persistent collectives: start with MPI_Start/MPI_Startall, complete with
+ * MPI_Wait/MPI_Test; inactive after completion, restartable */
+int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int MPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                   MPI_Info info, MPI_Request *request);
+int MPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                    MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int MPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                       MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int MPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                  MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int MPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                    MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int MPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                    MPI_Info info, MPI_Request *request);
+int MPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                     MPI_Info info, MPI_Request *request);
+int MPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                       MPI_Request *request);
+int MPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                      int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                      MPI_Request *request);
+int MPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                     MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int MPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int displs[],
+                      MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                      int root, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int MPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                        const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                        MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int MPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                       MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                       const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                       MPI_Request *request);
+int MPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                       const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                       const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                       MPI_Info info, MPI_Request *request);
+int MPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                            MPI_Request *request);
+int MPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount,
+                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                  MPI_Request *request);
+int MPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                                MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int MPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                 void *recvbuf, const int recvcounts[], const int displs[],
+                                 MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                 MPI_Request *request);
+int MPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                               void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                               MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int MPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                                MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                                const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                                MPI_Info info, MPI_Request *request);
+int MPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[],
+                                const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
+                                const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
+                                MPI_Request *request);
+
+/* communicators and info */
+int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
+                            MPI_Request *request);
+int MPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info,
+                               MPI_Errhandler errhandler, MPI_Comm *newcomm);
+int MPI_Info_create_env(int argc, char *argv[], MPI_Info *info);
+
+/* partitioned communication */
+int MPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype,
+                   int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int MPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype,
+                   int source, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int MPI_Pready(int partition, MPI_Request request);
+int MPI_Pready_range(int partition_low, int partition_high, MPI_Request request);
+int MPI_Pready_list(int length, const int array_of_partitions[], MPI_Request request);
+int MPI_Parrived(MPI_Request request, int partition, int *flag);
+
+/* MPI 4.1 */
+int MPI_Status_get_source(const MPI_Status *status, int *source);
+int MPI_Status_set_source(MPI_Status *status, int source);
+int MPI_Status_get_tag(const MPI_Status *status, int *tag);
+int MPI_Status_set_tag(MPI_Status *status, int tag);
+int MPI_Status_get_error(const MPI_Status *status, int *error);
+int MPI_Status_set_error(MPI_Status *status, int error);
+int MPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type,
+                             MPI_Datatype *pair_type);
+int MPI_Get_hw_resource_info(MPI_Info *hw_info);
+/* ==== end of MPI 4.0 / 4.1 ================================================== */
 
 #ifdef __cplusplus
 }

@@ -17,10 +17,10 @@
 #include "device/device.h"
 
 struct MPI_ABI_Errhandler mpir_eh_predef[4] = {
-    {0, EH_RETURN, NULL, 0, 0, 0}, /* MPI_ERRHANDLER_NULL: never installed */
-    {MAGIC_EH, EH_FATAL, NULL, 0, 0, 0},  /* MPI_ERRORS_ARE_FATAL 0x141 */
-    {MAGIC_EH, EH_ABORT, NULL, 0, 0, 0},  /* MPI_ERRORS_ABORT 0x142 */
-    {MAGIC_EH, EH_RETURN, NULL, 0, 0, 0}, /* MPI_ERRORS_RETURN 0x143 */
+    {0, EH_RETURN, NULL, 0, 0, 0, 0}, /* MPI_ERRHANDLER_NULL: never installed */
+    {MAGIC_EH, EH_FATAL, NULL, 0, 0, 0, 0},  /* MPI_ERRORS_ARE_FATAL 0x141 */
+    {MAGIC_EH, EH_ABORT, NULL, 0, 0, 0, 0},  /* MPI_ERRORS_ABORT 0x142 */
+    {MAGIC_EH, EH_RETURN, NULL, 0, 0, 0, 0}, /* MPI_ERRORS_RETURN 0x143 */
 };
 
 static const struct {
@@ -73,6 +73,7 @@ static const struct {
     {MPI_ERR_SIZE, "invalid size"},
     {MPI_ERR_WIN, "invalid window"},
     {MPI_ERR_RMA_FLAVOR, "wrong window flavor"},
+    {MPI_ERR_SESSION, "invalid session"},
 };
 
 const char *mpir_class_string(int cls)

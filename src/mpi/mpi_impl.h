@@ -46,6 +46,7 @@ struct MPI_ABI_Errhandler {
     int refs;                         /* user objects: handle + communicators using it */
     int win;                          /* made by MPI_Win_create_errhandler */
     int fortran; /* fn is a Fortran subroutine: handle and code by MPI_Fint */
+    int session;                      /* made by MPI_Session_create_errhandler */
 };
 extern struct MPI_ABI_Errhandler mpir_eh_predef[4]; /* indexed by value - 0x140 */
 
@@ -129,8 +130,14 @@ void comm_reap_freed(int force);
 void coll_comm_free(struct MPI_ABI_Comm *c);
 
 /* ---- library state ------------------------------------------------------ */
-extern int mpir_initialized; /* 1 between MPI_Init and MPI_Finalize */
+extern int mpir_initialized; /* 1 while the world model is on or a session is open */
 extern int mpir_finalized;
+/* Sessions (binding/session.c) share the device with the world model
+ * (binding/env.c): up at the first of MPI_Init / MPI_Session_init, down when
+ * neither uses it any more. */
+extern int mpir_sessions;
+int mpir_device_up(const char *fn);
+void mpir_device_release(void);
 
 /* ---- errors (errors.c) -------------------------------------------------- */
 /* Report an error of class cls on communicator c (NULL: MPI_COMM_WORLD's
@@ -153,6 +160,8 @@ int mpir_world_rank(void);
  * rank is unknown), flushed at once. */
 void mpir_say(const char *msg);
 void mpir_eh_release(struct MPI_ABI_Errhandler *eh);
+/* Resolve an error handler handle (MPI_ERR_ARG, reported, if invalid). */
+int mpir_eh_check(const char *fn, MPI_Errhandler h, struct MPI_ABI_Errhandler **out);
 /* Error classes and codes added by the application (binding/error_class.c):
  * 1 and the class / the string ("" if none) when code is one of them. */
 int mpir_user_error_class(int code, int *cls);

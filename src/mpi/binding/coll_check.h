@@ -61,6 +61,16 @@ void coll_args_free(coll_args_t *a);
 int coll_run(const char *fn, struct MPI_ABI_Comm *c, coll_args_t *a);
 int coll_start(const char *fn, struct MPI_ABI_Comm *c, coll_args_t *a, MPI_Request *req);
 
+/* ---- persistent collectives (coll_persistent.c) ----
+ * start(fn, args, req) does what the nonblocking form does with the saved
+ * arguments args: checks them, builds and starts the schedule into *req;
+ * req NULL: only checks.  pcoll_init checks once, then makes the persistent
+ * request that holds a copy of args (size bytes), the datatypes t0, t1 and
+ * the op (MPI_DATATYPE_NULL / MPI_OP_NULL: none). */
+typedef int pcoll_fn(const char *fn, const void *args, MPI_Request *req);
+int pcoll_init(const char *fn, MPI_Comm comm, pcoll_fn *start, const void *args, size_t size,
+               MPI_Datatype t0, MPI_Datatype t1, MPI_Op op, MPI_Request *request);
+
 #pragma GCC visibility pop
 
 #endif

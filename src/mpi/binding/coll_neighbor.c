@@ -255,6 +255,8 @@ static int side(const char *fn, struct MPI_ABI_Comm *c, int n, int kind, int is_
     return 0;
 }
 
+/* nonblocking: 0 blocking, 1 nonblocking, CHECK_ONLY (persistent init) */
+#define CHECK_ONLY 2
 static int neighbor(const char *fn, int kind, const nargs_t *a, MPI_Comm comm, MPI_Request *req,
                     int nonblocking)
 {
@@ -263,7 +265,7 @@ static int neighbor(const char *fn, int kind, const nargs_t *a, MPI_Comm comm, M
     int rc;
     if ((rc = prep_comm(fn, comm, &c)) || (rc = get_neighbors(fn, c, &nb)))
         return rc;
-    if (nonblocking && !req) {
+    if (nonblocking == 1 && !req) {
         nbrs_free(&nb);
         return mpir_error(c, MPI_ERR_ARG, "%s: NULL request pointer", fn);
     }
@@ -280,7 +282,8 @@ static int neighbor(const char *fn, int kind, const nargs_t *a, MPI_Comm comm, M
     k.rt = k.st + nb.nout;
     k.rc = k.sc + nb.nout;
     if (!(rc = side(fn, c, nb.nout, kind, 1, a, p.sb, p.so, k.st, k.sc, &k.spacked)) &&
-        !(rc = side(fn, c, nb.nin, kind, 0, a, p.rb, p.ro, k.rt, k.rc, &k.rpacked))) {
+        !(rc = side(fn, c, nb.nin, kind, 0, a, p.rb, p.ro, k.rt, k.rc, &k.rpacked)) &&
+        !(nonblocking == CHECK_ONLY)) {
         pack_pieces(&nb, &p, &k);
         sched_t *s = build(c, &nb, &p, &k);
         if (nonblocking)
@@ -385,4 +388,81 @@ int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const M
     nargs_t a = {.sbuf = sendbuf, .scounts = sendcounts, .sdispls_w = sdispls, .stypes = sendtypes,
                  .rbuf = recvbuf, .rcounts = recvcounts, .rdispls_w = rdispls, .rtypes = recvtypes};
     return neighbor("MPI_Ineighbor_alltoallw", N_ALLTOALLW, &a, comm, request, 1);
+}
+
+/* ---- persistent forms (MPI 4.0; machinery in coll_persistent.c) ------------
+ * The saved call: the arguments and which collective; each start runs the
+ * nonblocking path above, req NULL checks only. */
+typedef struct npersist {
+    int kind;
+    MPI_Comm comm;
+    nargs_t a;
+} npersist_t;
+
+static int start_neighbor(const char *fn, const void *args, MPI_Request *req)
+{
+    const npersist_t *p = args;
+    return neighbor(fn, p->kind, &p->a, p->comm, req, req ? 1 : CHECK_ONLY);
+}
+
+static int neighbor_init(const char *fn, int kind, const nargs_t *a, MPI_Comm comm,
+                         MPI_Request *request)
+{
+    npersist_t p = {kind, comm, *a};
+    return pcoll_init(fn, comm, start_neighbor, &p, sizeof p, a->stypes ? MPI_DATATYPE_NULL : a->stype,
+                      a->rtypes ? MPI_DATATYPE_NULL : a->rtype, MPI_OP_NULL, request);
+}
+
+int MPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                                MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    (void)info; /* no hints are used */
+    nargs_t a = {.sbuf = sendbuf, .scount = sendcount, .stype = sendtype, .rbuf = recvbuf,
+                 .rcount = recvcount, .rtype = recvtype};
+    return neighbor_init("MPI_Neighbor_allgather_init", N_ALLGATHER, &a, comm, request);
+}
+
+int MPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                 void *recvbuf, const int recvcounts[], const int displs[],
+                                 MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                 MPI_Request *request)
+{
+    (void)info;
+    nargs_t a = {.sbuf = sendbuf, .scount = sendcount, .stype = sendtype, .rbuf = recvbuf,
+                 .rcounts = recvcounts, .rdispls = displs, .rtype = recvtype};
+    return neighbor_init("MPI_Neighbor_allgatherv_init", N_ALLGATHERV, &a, comm, request);
+}
+
+int MPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                               void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                               MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    (void)info;
+    nargs_t a = {.sbuf = sendbuf, .scount = sendcount, .stype = sendtype, .rbuf = recvbuf,
+                 .rcount = recvcount, .rtype = recvtype};
+    return neighbor_init("MPI_Neighbor_alltoall_init", N_ALLTOALL, &a, comm, request);
+}
+
+int MPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                                MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                                const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                                MPI_Info info, MPI_Request *request)
+{
+    (void)info;
+    nargs_t a = {.sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls, .stype = sendtype,
+                 .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = rdispls, .rtype = recvtype};
+    return neighbor_init("MPI_Neighbor_alltoallv_init", N_ALLTOALLV, &a, comm, request);
+}
+
+int MPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[],
+                                const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
+                                const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
+                                MPI_Request *request)
+{
+    (void)info;
+    nargs_t a = {.sbuf = sendbuf, .scounts = sendcounts, .sdispls_w = sdispls, .stypes = sendtypes,
+                 .rbuf = recvbuf, .rcounts = recvcounts, .rdispls_w = rdispls, .rtypes = recvtypes};
+    return neighbor_init("MPI_Neighbor_alltoallw_init", N_ALLTOALLW, &a, comm, request);
 }

@@ -274,6 +274,8 @@ int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 #define IDUP_ROUNDS 64
 #define IDUP_LOCAL_TAGX (1 << 30) /* local steps of an intercommunicator's round */
 
+static int idup(const char *fn, MPI_Comm comm, int with_info, struct MPI_ABI_Info *info,
+                MPI_Comm *newcomm, MPI_Request *request);
 typedef struct idup_state {
     int kind; /* DTP_IDUP: shares the internal request's ->dtp slot */
     struct MPI_ABI_Comm *parent, *newc;
@@ -285,6 +287,8 @@ typedef struct idup_state {
     ctx_mask_t *all;       /* [local group size] the local offers */
     ctx_mask_t local_and;  /* intercommunicator: AND of my group's offers */
     ctx_mask_t remote_and; /* ... and of the other group's */
+    int with_info;         /* MPI_Comm_idup_with_info: info (NULL: none) replaces the parent's */
+    struct MPI_ABI_Info *info;
 } idup_state_t;
 
 static void idup_round(idup_state_t *st);
@@ -292,6 +296,7 @@ static void idup_round(idup_state_t *st);
 static void idup_free(idup_state_t *st)
 {
     ctx_unoffer(&st->offer);
+    info_free(st->info);
     free(st->all);
     free(st);
 }
@@ -368,7 +373,11 @@ static int idup_build(const char *fn, idup_state_t *st, int ctx, int lctx)
             mpir_fatal("%s: out of memory", fn);
         comm_build_into(n, ctx, c->rank, c->size, w, g, NULL, c->eh);
     }
-    int rc = inherit(fn, c, st->parent_h, n, 1);
+    int rc = inherit(fn, c, st->parent_h, n, !st->with_info);
+    if (st->with_info) { /* MPI_Comm_idup_with_info: the given info, not the parent's */
+        n->ext->info = st->info;
+        st->info = NULL;
+    }
     int rc2 = idup_apply_pending(fn, n, pend, peh);
     return rc ? rc : rc2;
 }
@@ -465,14 +474,29 @@ static void idup_round(idup_state_t *st)
 
 int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 {
-    static const char fn[] = "MPI_Comm_idup";
+    return idup("MPI_Comm_idup", comm, 0, NULL, newcomm, request);
+}
+
+static int idup_args(const char *fn, MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request,
+                     struct MPI_ABI_Comm **c)
+{
     CHECK_INIT(fn);
-    struct MPI_ABI_Comm *c;
-    int rc;
-    if ((rc = check_comm(fn, comm, &c)))
+    int rc = check_comm(fn, comm, c);
+    if (!rc && (!newcomm || !request))
+        rc = mpir_error(*c, MPI_ERR_ARG, "%s: NULL newcomm or request", fn);
+    return rc;
+}
+
+/* info: taken over (freed on failure) when with_info. */
+static int idup(const char *fn, MPI_Comm comm, int with_info, struct MPI_ABI_Info *info,
+                MPI_Comm *newcomm, MPI_Request *request)
+{
+    struct MPI_ABI_Comm *c = NULL;
+    int rc = idup_args(fn, comm, newcomm, request, &c);
+    if (rc) {
+        info_free(info);
         return rc;
-    if (!newcomm || !request)
-        return mpir_error(c, MPI_ERR_ARG, "%s: NULL newcomm or request", fn);
+    }
     struct comm_ext *x = comm_ext_get(c);
     int p = comm_is_inter(c) ? c->ext->local->size : c->size;
     idup_state_t *st = calloc(1, sizeof *st);
@@ -484,8 +508,11 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
             free(st->all);
         free(st);
         free(n);
+        info_free(info);
         return no_mem(fn, c);
     }
+    st->with_info = with_info;
+    st->info = info;
     n->magic = MAGIC_COMM_PENDING; /* takes an error handler, name, attributes */
     st->kind = DTP_IDUP;
     st->parent = c;
@@ -1108,5 +1135,82 @@ int MPI_Comm_get_parent(MPI_Comm *parent)
     if (!parent)
         return mpir_error(NULL, MPI_ERR_ARG, "%s: NULL parent", fn);
     *parent = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+
+/* ---- MPI 4.0: idup with info, communicators from a group alone ---------------------- */
+int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
+                            MPI_Request *request)
+{
+    static const char fn[] = "MPI_Comm_idup_with_info";
+    struct MPI_ABI_Info *i, *copy = NULL;
+    int rc;
+    if ((rc = info_check(fn, info, 1, &i)))
+        return rc;
+    if (i && !(copy = info_dup(i)))
+        return no_mem(fn, NULL);
+    return idup(fn, comm, 1, copy, newcomm, request); /* the new communicator takes copy */
+}
+
+/* Tag of MPI_Comm_create_from_group's messages on MPI_COMM_WORLD's collective
+ * context: a hash of the string tag in 0x60000000..0x6fffffff, above the
+ * collectives' sequence tags and below TAG_CREATE, so creations with
+ * different string tags (almost surely different hashes) do not mix. */
+static int string_tag(const char *s)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return (int)(0x60000000u | (h & 0x0fffffffu));
+}
+
+/* Without sessions every group is a group of MPI_COMM_WORLD's processes, so
+ * the members agree on a context id over WORLD's collective context, only
+ * they taking part (as MPI_Comm_create_group does). */
+int MPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info,
+                               MPI_Errhandler errhandler, MPI_Comm *newcomm)
+{
+    static const char fn[] = "MPI_Comm_create_from_group";
+    CHECK_INIT(fn);
+    struct MPI_ABI_Group *g;
+    struct MPI_ABI_Info *i;
+    struct MPI_ABI_Errhandler *e;
+    struct MPI_ABI_Comm *world = comm_of(MPI_COMM_WORLD);
+    int rc, *idx;
+    if ((rc = group_check(fn, group, &g)) || (rc = info_check(fn, info, 1, &i)) ||
+        (rc = mpir_eh_check(fn, errhandler, &e)))
+        return rc;
+    if (!newcomm || !stringtag)
+        return mpir_error(NULL, MPI_ERR_ARG, "%s: NULL %s", fn, newcomm ? "stringtag" : "newcomm");
+    if (e->kind == EH_USER && (e->win || e->session))
+        return mpir_error(NULL, MPI_ERR_ARG, "%s: the error handler was made for %s", fn,
+                          e->win ? "windows" : "sessions");
+    if (g->rank == MPI_UNDEFINED)
+        return mpir_error(NULL, MPI_ERR_GROUP, "%s: the calling process (world rank %d) is not "
+                          "in the group of %d", fn, mpid.rank, g->size);
+    if ((rc = members_in(fn, world, g, &idx)))
+        return rc;
+    ic_set_t s = {world->coll, idx, g->size, g->rank, string_tag(stringtag)};
+    agree_msg_t mine = {0};
+    ctx_mask_t acc;
+    rc = gather(&s, &mine, NULL, &acc);
+    free(idx);
+    if (rc)
+        return no_mem(fn, NULL);
+    int ctx = ctx_first(&acc, -1);
+    if (ctx < 0)
+        return no_ctx(fn, world);
+    int *w = world_list(world, g->size, g->world);
+    struct MPI_ABI_Group *ng = w ? group_new(g->size, w) : NULL;
+    if (!ng) {
+        free(w);
+        return no_mem(fn, NULL);
+    }
+    struct MPI_ABI_Comm *n = comm_build(ctx, g->rank, g->size, w, ng, NULL, e);
+    if (i && !(n->ext->info = info_dup(i))) {
+        destroy(n);
+        return no_mem(fn, NULL);
+    }
+    *newcomm = (MPI_Comm)n;
     return MPI_SUCCESS;
 }

@@ -72,6 +72,8 @@ static int finish(MPI_Request *h, MPI_Status *st, failure_t *f)
         return err;
     }
     req_status(op, st);
+    if (r != op && r->p_mode == MODE_PART && st) /* the user's tag, not the internal one */
+        st->MPI_TAG = r->tag;
     int err = op->st_error;
     if (err) {
         f->err = err;
@@ -329,6 +331,11 @@ static int own_request(const char *fn, MPI_Request *request, mpid_req_t **r)
         return mpir_error((*r)->comm, MPI_ERR_REQUEST,
                           "%s: not allowed on an active nonblocking collective; "
                           "complete it with MPI_Wait or MPI_Test", fn);
+    if ((*r)->kind == REQ_PERSIST && ((*r)->p_mode == MODE_PCOLL || (*r)->p_mode == MODE_PART) &&
+        (*r)->active && !(*r)->active->done) /* MPI 4.0: erroneous while active */
+        return mpir_error((*r)->comm, MPI_ERR_REQUEST,
+                          "%s: not allowed on an active persistent collective or partitioned "
+                          "request; complete it with MPI_Wait or MPI_Test first", fn);
     return MPI_SUCCESS;
 }
 

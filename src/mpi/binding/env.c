@@ -16,21 +16,52 @@
 #include "binding/check.h"
 #include "rma/win.h"
 
+/* mpir_initialized: the library is usable (the world model is on, or a
+ * session is open: binding/session.c); mpir_finalized: MPI_Finalize ran. */
 int mpir_initialized, mpir_finalized;
+static int world_model; /* between MPI_Init and MPI_Finalize */
+int mpir_sessions;      /* sessions open (binding/session.c) */
+static int device_gone; /* the device ran mpid_finalize: it does not restart */
 static int thread_level = MPI_THREAD_SINGLE;
 static pthread_t main_thread;
 
-static int init(const char *fn, int required)
+/* Bring the device up for the world model or a first session. */
+int mpir_device_up(const char *fn)
 {
-    if (mpir_initialized || mpir_finalized)
-        return mpir_error(NULL, MPI_ERR_OTHER, "%s: MPI is already %s", fn,
-                          mpir_finalized ? "finalized" : "initialized");
+    if (mpir_initialized)
+        return MPI_SUCCESS;
+    if (device_gone)
+        return mpir_error(NULL, MPI_ERR_OTHER, "%s: MPI was finalized in this process "
+                          "(Skiff cannot start it again)", fn);
     mpid_init();
     main_thread = pthread_self();
+    mpir_initialized = 1;
+    return MPI_SUCCESS;
+}
+
+/* The world model ended or the last session closed: the device goes down
+ * when neither uses it any more. */
+void mpir_device_release(void)
+{
+    if (world_model || mpir_sessions)
+        return;
+    mpid_finalize();
+    mpir_initialized = 0;
+    device_gone = 1;
+}
+
+static int init(const char *fn, int required)
+{
+    if (world_model || mpir_finalized)
+        return mpir_error(NULL, MPI_ERR_OTHER, "%s: MPI is already %s", fn,
+                          mpir_finalized ? "finalized" : "initialized");
+    int rc = mpir_device_up(fn);
+    if (rc)
+        return rc;
     thread_level = required > MPI_THREAD_SERIALIZED ? MPI_THREAD_SERIALIZED : required;
     if (thread_level < MPI_THREAD_SINGLE)
         thread_level = MPI_THREAD_SINGLE;
-    mpir_initialized = 1;
+    world_model = 1;
     return MPI_SUCCESS;
 }
 
@@ -56,10 +87,12 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 int MPI_Finalize(void)
 {
     CHECK_INIT("MPI_Finalize");
+    if (!world_model)
+        return mpir_error(NULL, MPI_ERR_OTHER, "MPI_Finalize: MPI_Init was not called");
     mpir_attr_finalize();
-    mpid_finalize();
-    mpir_initialized = 0;
+    world_model = 0;
     mpir_finalized = 1;
+    mpir_device_release(); /* unless sessions are still open */
     return MPI_SUCCESS;
 }
 
@@ -67,7 +100,7 @@ int MPI_Initialized(int *flag)
 {
     if (!flag)
         return mpir_error(NULL, MPI_ERR_ARG, "MPI_Initialized: NULL flag");
-    *flag = mpir_initialized || mpir_finalized;
+    *flag = world_model || mpir_finalized; /* the world model only, not sessions */
     return MPI_SUCCESS;
 }
 

@@ -49,8 +49,9 @@ int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
     int rc;
     if ((rc = check_comm_settable(fn, comm, &c)) || (rc = check_eh(fn, errhandler, &e)))
         return rc;
-    if (e->kind == EH_USER && e->win)
-        return mpir_error(c, MPI_ERR_ARG, "%s: the error handler was made for windows", fn);
+    if (e->kind == EH_USER && (e->win || e->session))
+        return mpir_error(c, MPI_ERR_ARG, "%s: the error handler was made for %s", fn,
+                          e->win ? "windows" : "sessions");
     if (e->kind == EH_USER)
         e->refs++;
     if (c->eh) /* (none yet on a pending idup's communicator) */
@@ -89,6 +90,7 @@ int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler 
     e->refs = 1;
     e->win = 0;
     e->fortran = 0;
+    e->session = 0;
     *errhandler = (MPI_Errhandler)e;
     return MPI_SUCCESS;
 }
@@ -177,4 +179,9 @@ int MPI_Win_call_errhandler(MPI_Win win, int errorcode)
         return rc;
     mpir_win_error(w, errorcode, "%s: error code %d raised by the application", fn, errorcode);
     return MPI_SUCCESS;
+}
+
+int mpir_eh_check(const char *fn, MPI_Errhandler h, struct MPI_ABI_Errhandler **out)
+{
+    return check_eh(fn, h, out);
 }

@@ -187,3 +187,22 @@ int MPI_Info_free(MPI_Info *info)
     *info = MPI_INFO_NULL;
     return MPI_SUCCESS;
 }
+
+/* ---- MPI 4.0 ------------------------------------------------------------------ */
+/* A new info object with what MPI_INFO_ENV holds (and argv from the caller's
+ * argc/argv); allowed before MPI_Init. */
+int MPI_Info_create_env(int argc, char *argv[], MPI_Info *info)
+{
+    static const char fn[] = "MPI_Info_create_env";
+    if (!info)
+        return mpir_error(NULL, MPI_ERR_ARG, "%s: NULL info", fn);
+    if (argc < 0 || (argc > 0 && !argv))
+        return mpir_error(NULL, MPI_ERR_ARG, "%s: invalid argc %d / argv", fn, argc);
+    struct MPI_ABI_Info *i = info_new();
+    if (!i || info_env_into(i, argc, argv)) {
+        info_free(i);
+        return no_mem(fn);
+    }
+    *info = (MPI_Info)i;
+    return MPI_SUCCESS;
+}

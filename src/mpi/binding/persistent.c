@@ -66,7 +66,11 @@ static int start(const char *fn, MPI_Request h)
     if (r->active)
         return mpir_error(r->comm, MPI_ERR_REQUEST, "%s: request is already active", fn);
     mpid_req_t *op;
-    if (r->peer == MPI_PROC_NULL)
+    if (r->p_mode == MODE_PCOLL || r->p_mode == MODE_PART) { /* coll_persistent.c, partitioned.c */
+        int rc = r->p_mode == MODE_PCOLL ? pcoll_start(r, &op) : part_start(r, &op);
+        if (rc)
+            return rc;
+    } else if (r->peer == MPI_PROC_NULL)
         op = req_proc_null();
     else if (r->dtp) {
         int rc = mpir_dt_start(fn, r, &op);

@@ -160,9 +160,16 @@ size_t mpir_dt_chunk(struct MPI_ABI_Request *r, size_t off);
 void mpir_dt_pack_chunk(void *req, size_t off, void *dst, size_t n);
 /* What a request's ->dtp holds: typed data, or a nonblocking MPI_Comm_idup
  * (binding/comm_mgmt.c) whose communicator is built when the request completes. */
-enum { DTP_TYPED = 0x7470, DTP_IDUP = 0x6964 };
+enum { DTP_TYPED = 0x7470, DTP_IDUP = 0x6964, DTP_PCOLL = 0x7063, DTP_PART = 0x7061 };
 void mpir_idup_complete(struct MPI_ABI_Request *r);
 void mpir_idup_forget(struct MPI_ABI_Request *r);
+/* ... or a persistent collective's saved call (binding/coll_persistent.c):
+ * start one round (*op: its request), release the saved call. */
+int pcoll_start(struct MPI_ABI_Request *r, struct MPI_ABI_Request **op);
+void pcoll_forget(struct MPI_ABI_Request *r);
+/* ... or a partitioned request's state (binding/partitioned.c). */
+int part_start(struct MPI_ABI_Request *r, struct MPI_ABI_Request **op);
+void part_forget(struct MPI_ABI_Request *r);
 /* Device hooks: a request with ->dtp completes (unpack) / is released. */
 void mpir_dt_complete(struct MPI_ABI_Request *r);
 void mpir_dt_forget(struct MPI_ABI_Request *r);

@@ -337,6 +337,14 @@ void mpir_dt_forget(mpid_req_t *r)
         mpir_idup_forget(r);
         return;
     }
+    if (*(int *)r->dtp == DTP_PCOLL) {
+        pcoll_forget(r);
+        return;
+    }
+    if (*(int *)r->dtp == DTP_PART) {
+        part_forget(r);
+        return;
+    }
     pending_free(r->dtp);
     r->dtp = NULL;
 }

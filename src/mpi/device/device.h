@@ -104,7 +104,9 @@ _Static_assert(sizeof(wire_go_t) <= MPID_HDR_ATOMIC, "GO header must fit one rin
 /* REQ_COLL: a nonblocking collective, completed by its schedule (coll/sched.c). */
 /* REQ_GREQ: a generalized request, completed by the application (binding/grequest.c). */
 enum req_kind { REQ_SEND = 1, REQ_RECV, REQ_PERSIST, REQ_CTL, REQ_DONE, REQ_COLL, REQ_GREQ };
-enum send_mode { MODE_STD, MODE_SYNC, MODE_READY, MODE_BUFFERED };
+enum send_mode { MODE_STD, MODE_SYNC, MODE_READY, MODE_BUFFERED,
+                 MODE_PCOLL, /* persistent request: a persistent collective */
+                 MODE_PART /* persistent request: partitioned (binding/partitioned.c) */ };
 enum send_need { NEED_PUSH = 1, NEED_ACK = 2, NEED_FIN = 4, NEED_CANCEL_REPLY = 8 };
 
 struct MPI_ABI_Request {
@@ -147,6 +149,11 @@ struct MPI_ABI_Request {
     struct greq *greq; /* REQ_GREQ: the application's callbacks          */
     skf_get_op_t pull; /* receive: rendezvous get in flight (over tcp)   */
     mpid_req_t *next_pull;
+    /* MPI_Isendrecv (binding/isendrecv.c): the receive is the user's request
+     * and counts as done only when its send half (pair) is done too; a
+     * receive that arrived first waits with pair_arrived set. */
+    mpid_req_t *pair;
+    uint8_t pair_arrived;
     char inline_buf[MPID_SHORT_MAX];
 };
 
@@ -254,7 +261,16 @@ void mpid_on_message(int src_world, struct iovec *cont, int ncont, size_t total)
 int mpid_progress_pulls(void);
 
 /* ---- matching (match.c) ------------------------------------------------- */
-static inline int match_tag(int want, int tag) { return want == MPI_ANY_TAG || want == tag; }
+/* MPI_ANY_TAG matches user tags only: negative tags are internal
+ * (partitioned communication, binding/partitioned.c). */
+static inline int match_tag(int want, int tag)
+{
+    return want == MPI_ANY_TAG ? tag >= 0 : want == tag;
+}
+/* Partitioned sends waiting for a hello or with data due: moved on by every
+ * progress pass while any is pending. */
+extern int part_n_pending;
+int part_progress(void);
 void match_post(struct MPI_ABI_Comm *c, mpid_req_t *r);
 mpid_req_t *match_take_posted(struct MPI_ABI_Comm *c, int src, int tag);
 int match_unpost(struct MPI_ABI_Comm *c, mpid_req_t *r);

@@ -35,6 +35,8 @@ int mpid_progress(void)
         moved |= mpid_progress_pulls();
     if (coll_n_active) /* started collectives advance with everything else */
         moved |= coll_progress();
+    if (part_n_pending) /* partitioned sends (binding/partitioned.c) */
+        moved |= part_progress();
     return moved;
 }
 

@@ -442,7 +442,7 @@ int mpid_recv(void *buf, size_t cap, int src, int tag, struct MPI_ABI_Comm *c, M
 {
     int err;
     /* (not with gets in flight: only mpid_progress finishes them) */
-    if (mpid.n_posted == 0 && !coll_n_active && !mpid.pulls &&
+    if (mpid.n_posted == 0 && !coll_n_active && !part_n_pending && !mpid.pulls &&
         (c->n_unexp == 0 || !match_find_unexp(c, src, tag, 0)) &&
         recv_in_place(buf, cap, src, tag, c, st, sent, &err))
         return err;

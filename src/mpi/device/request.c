@@ -63,12 +63,26 @@ void req_release(mpid_req_t *r)
 
 void req_complete(mpid_req_t *r)
 {
+    if (unlikely(r->pair) && r->kind == REQ_RECV && !r->pair->done) {
+        r->pair_arrived = 1; /* isendrecv: the send half completes it */
+        return;
+    }
     r->done = 1;
     if (unlikely(r->dtp))
         mpir_dt_complete(r); /* unpack a non-contiguous receive */
     if (r->bsend_block) {
         mpir_bsend_release(r->bsend_block);
         r->bsend_block = NULL;
+    }
+    if (unlikely(r->pair)) { /* the halves of an isendrecv */
+        mpid_req_t *o = r->pair;
+        if (r->kind == REQ_RECV) { /* both done: the send half goes */
+            r->pair = NULL;
+            req_release(o);
+        } else if (o->pair_arrived) {
+            req_complete(o); /* releases r */
+            return;
+        }
     }
     if (r->user_freed)
         req_release(r);

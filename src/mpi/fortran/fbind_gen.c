@@ -1942,3 +1942,328 @@ void mpi_type_create_f90_complex_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, M
     *newtype = MPI_Type_c2f(c_newtype);
     *ierror = rc;
 }
+
+void mpi_isendrecv_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Isendrecv(fb_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), *dest, *sendtag, fb_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), *source, *recvtag, MPI_Comm_f2c(*comm), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+
+void mpi_isendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Isendrecv_replace(fb_buf(buf), *count, MPI_Type_f2c(*datatype), *dest, *sendtag, *source, *recvtag, MPI_Comm_f2c(*comm), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+
+void mpi_barrier_init_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Barrier_init(MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+
+void mpi_bcast_init_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Bcast_init(fb_buf(buffer), *count, MPI_Type_f2c(*datatype), *root, MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+
+void mpi_reduce_init_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Reduce_init(fb_buf(sendbuf), fb_buf(recvbuf), *count, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), *root, MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+
+void mpi_allreduce_init_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Allreduce_init(fb_buf(sendbuf), fb_buf(recvbuf), *count, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+
+void mpi_scan_init_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Scan_init(fb_buf(sendbuf), fb_buf(recvbuf), *count, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+
+void mpi_exscan_init_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Exscan_init(fb_buf(sendbuf), fb_buf(recvbuf), *count, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+
+void mpi_gather_init_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Gather_init(fb_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), fb_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), *root, MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+
+void mpi_scatter_init_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Scatter_init(fb_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), fb_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), *root, MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+
+void mpi_allgather_init_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Allgather_init(fb_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), fb_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+
+void mpi_alltoall_init_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Alltoall_init(fb_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), fb_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+
+void mpi_gatherv_init_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Gatherv_init(fb_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), fb_buf(recvbuf), recvcounts, displs, MPI_Type_f2c(*recvtype), *root, MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+
+void mpi_scatterv_init_(const void *sendbuf, const MPI_Fint *sendcounts, const MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Scatterv_init(fb_buf(sendbuf), sendcounts, displs, MPI_Type_f2c(*sendtype), fb_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), *root, MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+
+void mpi_allgatherv_init_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Allgatherv_init(fb_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), fb_buf(recvbuf), recvcounts, displs, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+
+void mpi_alltoallv_init_(const void *sendbuf, const MPI_Fint *sendcounts, const MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Alltoallv_init(fb_buf(sendbuf), sendcounts, sdispls, MPI_Type_f2c(*sendtype), fb_buf(recvbuf), recvcounts, rdispls, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+
+void mpi_alltoallw_init_(const void *sendbuf, const MPI_Fint *sendcounts, const MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int n_sendtypes = fb_types_len(comm, 1, 0);
+    MPI_Datatype *c_sendtypes = fb_alloc(n_sendtypes, sizeof *c_sendtypes);
+    for (int i = 0; i < n_sendtypes; i++)
+        c_sendtypes[i] = MPI_Type_f2c(sendtypes[i]);
+    int n_recvtypes = fb_types_len(comm, 0, 0);
+    MPI_Datatype *c_recvtypes = fb_alloc(n_recvtypes, sizeof *c_recvtypes);
+    for (int i = 0; i < n_recvtypes; i++)
+        c_recvtypes[i] = MPI_Type_f2c(recvtypes[i]);
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Alltoallw_init(fb_buf(sendbuf), sendcounts, sdispls, c_sendtypes, fb_buf(recvbuf), recvcounts, rdispls, c_recvtypes, MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
+    fb_free(c_sendtypes);
+    fb_free(c_recvtypes);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+
+void mpi_reduce_scatter_init_(const void *sendbuf, void *recvbuf, const MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Reduce_scatter_init(fb_buf(sendbuf), fb_buf(recvbuf), recvcounts, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+
+void mpi_reduce_scatter_block_init_(const void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Reduce_scatter_block_init(fb_buf(sendbuf), fb_buf(recvbuf), *recvcount, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+
+void mpi_neighbor_allgather_init_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Neighbor_allgather_init(fb_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), fb_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+
+void mpi_neighbor_allgatherv_init_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Neighbor_allgatherv_init(fb_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), fb_buf(recvbuf), recvcounts, displs, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+
+void mpi_neighbor_alltoall_init_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Neighbor_alltoall_init(fb_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), fb_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+
+void mpi_neighbor_alltoallv_init_(const void *sendbuf, const MPI_Fint *sendcounts, const MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Neighbor_alltoallv_init(fb_buf(sendbuf), sendcounts, sdispls, MPI_Type_f2c(*sendtype), fb_buf(recvbuf), recvcounts, rdispls, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+
+void mpi_neighbor_alltoallw_init_(const void *sendbuf, const MPI_Fint *sendcounts, const MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int n_sendtypes = fb_types_len(comm, 1, 1);
+    MPI_Datatype *c_sendtypes = fb_alloc(n_sendtypes, sizeof *c_sendtypes);
+    for (int i = 0; i < n_sendtypes; i++)
+        c_sendtypes[i] = MPI_Type_f2c(sendtypes[i]);
+    int n_recvtypes = fb_types_len(comm, 0, 1);
+    MPI_Datatype *c_recvtypes = fb_alloc(n_recvtypes, sizeof *c_recvtypes);
+    for (int i = 0; i < n_recvtypes; i++)
+        c_recvtypes[i] = MPI_Type_f2c(recvtypes[i]);
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Neighbor_alltoallw_init(fb_buf(sendbuf), sendcounts, sdispls, c_sendtypes, fb_buf(recvbuf), recvcounts, rdispls, c_recvtypes, MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
+    fb_free(c_sendtypes);
+    fb_free(c_recvtypes);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+
+void mpi_comm_idup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Comm c_newcomm = MPI_Comm_f2c(*newcomm);
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Comm_idup_with_info(MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_newcomm, &c_request);
+    *newcomm = MPI_Comm_c2f(c_newcomm);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+
+void mpi_comm_create_from_group_(MPI_Fint *group, const char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newcomm, MPI_Fint *ierror, size_t stringtag_len)
+{
+    char *c_stringtag = fb_str_in(stringtag, stringtag_len);
+    MPI_Comm c_newcomm = MPI_Comm_f2c(*newcomm);
+    int rc = MPI_Comm_create_from_group(MPI_Group_f2c(*group), c_stringtag, MPI_Info_f2c(*info), MPI_Errhandler_f2c(*errhandler), &c_newcomm);
+    free(c_stringtag);
+    *newcomm = MPI_Comm_c2f(c_newcomm);
+    *ierror = rc;
+}
+
+void mpi_psend_init_(const void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Psend_init(fb_buf(buf), *partitions, *count, MPI_Type_f2c(*datatype), *dest, *tag, MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+
+void mpi_precv_init_(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Precv_init(fb_buf(buf), *partitions, *count, MPI_Type_f2c(*datatype), *source, *tag, MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+
+void mpi_pready_(MPI_Fint *partition, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int rc = MPI_Pready(*partition, MPI_Request_f2c(*request));
+    *ierror = rc;
+}
+
+void mpi_pready_range_(MPI_Fint *partition_low, MPI_Fint *partition_high, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int rc = MPI_Pready_range(*partition_low, *partition_high, MPI_Request_f2c(*request));
+    *ierror = rc;
+}
+
+void mpi_pready_list_(MPI_Fint *length, const MPI_Fint *array_of_partitions, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int rc = MPI_Pready_list(*length, array_of_partitions, MPI_Request_f2c(*request));
+    *ierror = rc;
+}
+
+void mpi_parrived_(MPI_Fint *request, MPI_Fint *partition, MPI_Fint *flag, MPI_Fint *ierror)
+{
+    int rc = MPI_Parrived(MPI_Request_f2c(*request), *partition, flag);
+    *flag = *flag != 0; /* .TRUE. is 1 */
+    *ierror = rc;
+}
+
+void mpi_status_get_source_(MPI_Fint *status, MPI_Fint *source, MPI_Fint *ierror)
+{
+    int rc = MPI_Status_get_source((const MPI_Status *)fb_status(status), source);
+    *ierror = rc;
+}
+
+void mpi_status_set_source_(MPI_Fint *status, MPI_Fint *source, MPI_Fint *ierror)
+{
+    int rc = MPI_Status_set_source((MPI_Status *)fb_status(status), *source);
+    *ierror = rc;
+}
+
+void mpi_status_get_tag_(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierror)
+{
+    int rc = MPI_Status_get_tag((const MPI_Status *)fb_status(status), tag);
+    *ierror = rc;
+}
+
+void mpi_status_set_tag_(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierror)
+{
+    int rc = MPI_Status_set_tag((MPI_Status *)fb_status(status), *tag);
+    *ierror = rc;
+}
+
+void mpi_status_get_error_(MPI_Fint *status, MPI_Fint *error, MPI_Fint *ierror)
+{
+    int rc = MPI_Status_get_error((const MPI_Status *)fb_status(status), error);
+    *ierror = rc;
+}
+
+void mpi_status_set_error_(MPI_Fint *status, MPI_Fint *error, MPI_Fint *ierror)
+{
+    int rc = MPI_Status_set_error((MPI_Status *)fb_status(status), *error);
+    *ierror = rc;
+}
+
+void mpi_type_get_value_index_(MPI_Fint *value_type, MPI_Fint *index_type, MPI_Fint *pair_type, MPI_Fint *ierror)
+{
+    MPI_Datatype c_pair_type = MPI_Type_f2c(*pair_type);
+    int rc = MPI_Type_get_value_index(MPI_Type_f2c(*value_type), MPI_Type_f2c(*index_type), &c_pair_type);
+    *pair_type = MPI_Type_c2f(c_pair_type);
+    *ierror = rc;
+}
+
+void mpi_get_hw_resource_info_(MPI_Fint *hw_info, MPI_Fint *ierror)
+{
+    MPI_Info c_hw_info = MPI_Info_f2c(*hw_info);
+    int rc = MPI_Get_hw_resource_info(&c_hw_info);
+    *hw_info = MPI_Info_c2f(c_hw_info);
+    *ierror = rc;
+}

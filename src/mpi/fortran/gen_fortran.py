@@ -37,7 +37,9 @@ HAND = {"MPI_Init", "MPI_Init_thread", "MPI_Wtime", "MPI_Wtick", "MPI_Op_create"
         "MPI_Comm_set_attr", "MPI_Comm_get_attr", "MPI_Type_set_attr", "MPI_Type_get_attr",
         "MPI_Win_set_attr", "MPI_Win_get_attr", "MPI_Aint_add", "MPI_Aint_diff",
         "MPI_Comm_create_errhandler", "MPI_Win_create_errhandler", "MPI_Attr_put", "MPI_Attr_get"}
-C_ONLY = re.compile(r"MPI_(\w+_(c2f|f2c)|Status_(c2f|f2c|c2f08|f082c|f2f08|f082f)|Pcontrol|T_\w+|Abi_\w+)$")
+# (MPI_Info_create_env: Fortran's form has no argc/argv; not written yet, docs/fortran.md)
+C_ONLY = re.compile(r"MPI_(\w+_(c2f|f2c)|Status_(c2f|f2c|c2f08|f082c|f2f08|f082f)|Pcontrol|T_\w+|Abi_\w+"
+                    r"|Info_create_env)$")
 # void * arguments that are not communication buffers: passed as they are
 RAW_VOID = {"baseptr", "buffer_addr", "location"}
 # void * arguments whose Fortran meaning differs (an INTEGER(KIND=MPI_ADDRESS_KIND)
@@ -272,7 +274,9 @@ def main():
         f.write(emit_module(fns))
     types = {}
     consts = constants(text, types)
-    typed = [(n, types[n], v) for n, v in consts if n in types]
+    # handle constants of a kind mpi_f08 has no derived type for (MPI_Session:
+    # sessions have no Fortran bindings yet) are left out of mpi_f08
+    typed = [(n, types[n], v) for n, v in consts if n in types and types[n] in HANDLES]
     ints = [(n, v) for n, v in consts if n not in types]
     with open(output("src/mpi/fortran/mpi_f08.f90"), "w") as f:
         f.write(gen_f08.emit_f08(fns, typed, ints, RAW_VOID))

@@ -153,6 +153,8 @@ module mpi_f08
   integer, parameter :: MPI_MAX_INFO_VAL = 1024
   integer, parameter :: MPI_ABI_VERSION = 1
   integer, parameter :: MPI_ABI_SUBVERSION = 0
+  integer, parameter :: MPI_MAX_PSET_NAME_LEN = 1024
+  integer, parameter :: MPI_MAX_STRINGTAG_LEN = 1024
   integer, parameter :: MPI_SUCCESS = 0
   integer, parameter :: MPI_ERR_BUFFER = 1
   integer, parameter :: MPI_ERR_COUNT = 2
@@ -3486,6 +3488,579 @@ module mpi_f08
       integer :: ierror
     end subroutine skiff_c_type_create_f90_complex
   end interface
+  interface
+    subroutine skiff_c_isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, &
+        recvtag, comm, request, ierror) &
+        bind(C, name="mpi_isendrecv_")
+      import
+      type(c_ptr), value :: sendbuf
+      integer :: sendcount
+      type(MPI_Datatype) :: sendtype
+      integer :: dest
+      integer :: sendtag
+      type(c_ptr), value :: recvbuf
+      integer :: recvcount
+      type(MPI_Datatype) :: recvtype
+      integer :: source
+      integer :: recvtag
+      type(MPI_Comm) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_isendrecv
+  end interface
+  interface
+    subroutine skiff_c_isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, request, ierror) &
+        bind(C, name="mpi_isendrecv_replace_")
+      import
+      type(c_ptr), value :: buf
+      integer :: count
+      type(MPI_Datatype) :: datatype
+      integer :: dest
+      integer :: sendtag
+      integer :: source
+      integer :: recvtag
+      type(MPI_Comm) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_isendrecv_replace
+  end interface
+  interface
+    subroutine skiff_c_barrier_init(comm, info, request, ierror) &
+        bind(C, name="mpi_barrier_init_")
+      import
+      type(MPI_Comm) :: comm
+      type(MPI_Info) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_barrier_init
+  end interface
+  interface
+    subroutine skiff_c_bcast_init(buffer, count, datatype, root, comm, info, request, ierror) &
+        bind(C, name="mpi_bcast_init_")
+      import
+      type(c_ptr), value :: buffer
+      integer :: count
+      type(MPI_Datatype) :: datatype
+      integer :: root
+      type(MPI_Comm) :: comm
+      type(MPI_Info) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_bcast_init
+  end interface
+  interface
+    subroutine skiff_c_reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, ierror) &
+        bind(C, name="mpi_reduce_init_")
+      import
+      type(c_ptr), value :: sendbuf
+      type(c_ptr), value :: recvbuf
+      integer :: count
+      type(MPI_Datatype) :: datatype
+      type(MPI_Op) :: op
+      integer :: root
+      type(MPI_Comm) :: comm
+      type(MPI_Info) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_reduce_init
+  end interface
+  interface
+    subroutine skiff_c_allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror) &
+        bind(C, name="mpi_allreduce_init_")
+      import
+      type(c_ptr), value :: sendbuf
+      type(c_ptr), value :: recvbuf
+      integer :: count
+      type(MPI_Datatype) :: datatype
+      type(MPI_Op) :: op
+      type(MPI_Comm) :: comm
+      type(MPI_Info) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_allreduce_init
+  end interface
+  interface
+    subroutine skiff_c_scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror) &
+        bind(C, name="mpi_scan_init_")
+      import
+      type(c_ptr), value :: sendbuf
+      type(c_ptr), value :: recvbuf
+      integer :: count
+      type(MPI_Datatype) :: datatype
+      type(MPI_Op) :: op
+      type(MPI_Comm) :: comm
+      type(MPI_Info) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_scan_init
+  end interface
+  interface
+    subroutine skiff_c_exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror) &
+        bind(C, name="mpi_exscan_init_")
+      import
+      type(c_ptr), value :: sendbuf
+      type(c_ptr), value :: recvbuf
+      integer :: count
+      type(MPI_Datatype) :: datatype
+      type(MPI_Op) :: op
+      type(MPI_Comm) :: comm
+      type(MPI_Info) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_exscan_init
+  end interface
+  interface
+    subroutine skiff_c_gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, &
+        request, ierror) &
+        bind(C, name="mpi_gather_init_")
+      import
+      type(c_ptr), value :: sendbuf
+      integer :: sendcount
+      type(MPI_Datatype) :: sendtype
+      type(c_ptr), value :: recvbuf
+      integer :: recvcount
+      type(MPI_Datatype) :: recvtype
+      integer :: root
+      type(MPI_Comm) :: comm
+      type(MPI_Info) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_gather_init
+  end interface
+  interface
+    subroutine skiff_c_scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, &
+        request, ierror) &
+        bind(C, name="mpi_scatter_init_")
+      import
+      type(c_ptr), value :: sendbuf
+      integer :: sendcount
+      type(MPI_Datatype) :: sendtype
+      type(c_ptr), value :: recvbuf
+      integer :: recvcount
+      type(MPI_Datatype) :: recvtype
+      integer :: root
+      type(MPI_Comm) :: comm
+      type(MPI_Info) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_scatter_init
+  end interface
+  interface
+    subroutine skiff_c_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, &
+        request, ierror) &
+        bind(C, name="mpi_allgather_init_")
+      import
+      type(c_ptr), value :: sendbuf
+      integer :: sendcount
+      type(MPI_Datatype) :: sendtype
+      type(c_ptr), value :: recvbuf
+      integer :: recvcount
+      type(MPI_Datatype) :: recvtype
+      type(MPI_Comm) :: comm
+      type(MPI_Info) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_allgather_init
+  end interface
+  interface
+    subroutine skiff_c_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, &
+        ierror) &
+        bind(C, name="mpi_alltoall_init_")
+      import
+      type(c_ptr), value :: sendbuf
+      integer :: sendcount
+      type(MPI_Datatype) :: sendtype
+      type(c_ptr), value :: recvbuf
+      integer :: recvcount
+      type(MPI_Datatype) :: recvtype
+      type(MPI_Comm) :: comm
+      type(MPI_Info) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_alltoall_init
+  end interface
+  interface
+    subroutine skiff_c_gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, &
+        info, request, ierror) &
+        bind(C, name="mpi_gatherv_init_")
+      import
+      type(c_ptr), value :: sendbuf
+      integer :: sendcount
+      type(MPI_Datatype) :: sendtype
+      type(c_ptr), value :: recvbuf
+      integer :: recvcounts(*)
+      integer :: displs(*)
+      type(MPI_Datatype) :: recvtype
+      integer :: root
+      type(MPI_Comm) :: comm
+      type(MPI_Info) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_gatherv_init
+  end interface
+  interface
+    subroutine skiff_c_scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+        info, request, ierror) &
+        bind(C, name="mpi_scatterv_init_")
+      import
+      type(c_ptr), value :: sendbuf
+      integer :: sendcounts(*)
+      integer :: displs(*)
+      type(MPI_Datatype) :: sendtype
+      type(c_ptr), value :: recvbuf
+      integer :: recvcount
+      type(MPI_Datatype) :: recvtype
+      integer :: root
+      type(MPI_Comm) :: comm
+      type(MPI_Info) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_scatterv_init
+  end interface
+  interface
+    subroutine skiff_c_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, &
+        info, request, ierror) &
+        bind(C, name="mpi_allgatherv_init_")
+      import
+      type(c_ptr), value :: sendbuf
+      integer :: sendcount
+      type(MPI_Datatype) :: sendtype
+      type(c_ptr), value :: recvbuf
+      integer :: recvcounts(*)
+      integer :: displs(*)
+      type(MPI_Datatype) :: recvtype
+      type(MPI_Comm) :: comm
+      type(MPI_Info) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_allgatherv_init
+  end interface
+  interface
+    subroutine skiff_c_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, &
+        comm, info, request, ierror) &
+        bind(C, name="mpi_alltoallv_init_")
+      import
+      type(c_ptr), value :: sendbuf
+      integer :: sendcounts(*)
+      integer :: sdispls(*)
+      type(MPI_Datatype) :: sendtype
+      type(c_ptr), value :: recvbuf
+      integer :: recvcounts(*)
+      integer :: rdispls(*)
+      type(MPI_Datatype) :: recvtype
+      type(MPI_Comm) :: comm
+      type(MPI_Info) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_alltoallv_init
+  end interface
+  interface
+    subroutine skiff_c_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+        recvtypes, comm, info, request, ierror) &
+        bind(C, name="mpi_alltoallw_init_")
+      import
+      type(c_ptr), value :: sendbuf
+      integer :: sendcounts(*)
+      integer :: sdispls(*)
+      type(MPI_Datatype) :: sendtypes(*)
+      type(c_ptr), value :: recvbuf
+      integer :: recvcounts(*)
+      integer :: rdispls(*)
+      type(MPI_Datatype) :: recvtypes(*)
+      type(MPI_Comm) :: comm
+      type(MPI_Info) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_alltoallw_init
+  end interface
+  interface
+    subroutine skiff_c_reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, ierror) &
+        bind(C, name="mpi_reduce_scatter_init_")
+      import
+      type(c_ptr), value :: sendbuf
+      type(c_ptr), value :: recvbuf
+      integer :: recvcounts(*)
+      type(MPI_Datatype) :: datatype
+      type(MPI_Op) :: op
+      type(MPI_Comm) :: comm
+      type(MPI_Info) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_reduce_scatter_init
+  end interface
+  interface
+    subroutine skiff_c_reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request, &
+        ierror) &
+        bind(C, name="mpi_reduce_scatter_block_init_")
+      import
+      type(c_ptr), value :: sendbuf
+      type(c_ptr), value :: recvbuf
+      integer :: recvcount
+      type(MPI_Datatype) :: datatype
+      type(MPI_Op) :: op
+      type(MPI_Comm) :: comm
+      type(MPI_Info) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_reduce_scatter_block_init
+  end interface
+  interface
+    subroutine skiff_c_neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+        info, request, ierror) &
+        bind(C, name="mpi_neighbor_allgather_init_")
+      import
+      type(c_ptr), value :: sendbuf
+      integer :: sendcount
+      type(MPI_Datatype) :: sendtype
+      type(c_ptr), value :: recvbuf
+      integer :: recvcount
+      type(MPI_Datatype) :: recvtype
+      type(MPI_Comm) :: comm
+      type(MPI_Info) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_neighbor_allgather_init
+  end interface
+  interface
+    subroutine skiff_c_neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+        comm, info, request, ierror) &
+        bind(C, name="mpi_neighbor_allgatherv_init_")
+      import
+      type(c_ptr), value :: sendbuf
+      integer :: sendcount
+      type(MPI_Datatype) :: sendtype
+      type(c_ptr), value :: recvbuf
+      integer :: recvcounts(*)
+      integer :: displs(*)
+      type(MPI_Datatype) :: recvtype
+      type(MPI_Comm) :: comm
+      type(MPI_Info) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_neighbor_allgatherv_init
+  end interface
+  interface
+    subroutine skiff_c_neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, &
+        request, ierror) &
+        bind(C, name="mpi_neighbor_alltoall_init_")
+      import
+      type(c_ptr), value :: sendbuf
+      integer :: sendcount
+      type(MPI_Datatype) :: sendtype
+      type(c_ptr), value :: recvbuf
+      integer :: recvcount
+      type(MPI_Datatype) :: recvtype
+      type(MPI_Comm) :: comm
+      type(MPI_Info) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_neighbor_alltoall_init
+  end interface
+  interface
+    subroutine skiff_c_neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+        recvtype, comm, info, request, ierror) &
+        bind(C, name="mpi_neighbor_alltoallv_init_")
+      import
+      type(c_ptr), value :: sendbuf
+      integer :: sendcounts(*)
+      integer :: sdispls(*)
+      type(MPI_Datatype) :: sendtype
+      type(c_ptr), value :: recvbuf
+      integer :: recvcounts(*)
+      integer :: rdispls(*)
+      type(MPI_Datatype) :: recvtype
+      type(MPI_Comm) :: comm
+      type(MPI_Info) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_neighbor_alltoallv_init
+  end interface
+  interface
+    subroutine skiff_c_neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+        recvtypes, comm, info, request, ierror) &
+        bind(C, name="mpi_neighbor_alltoallw_init_")
+      import
+      type(c_ptr), value :: sendbuf
+      integer :: sendcounts(*)
+      integer(kind=MPI_ADDRESS_KIND) :: sdispls(*)
+      type(MPI_Datatype) :: sendtypes(*)
+      type(c_ptr), value :: recvbuf
+      integer :: recvcounts(*)
+      integer(kind=MPI_ADDRESS_KIND) :: rdispls(*)
+      type(MPI_Datatype) :: recvtypes(*)
+      type(MPI_Comm) :: comm
+      type(MPI_Info) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_neighbor_alltoallw_init
+  end interface
+  interface
+    subroutine skiff_c_comm_idup_with_info(comm, info, newcomm, request, ierror) &
+        bind(C, name="mpi_comm_idup_with_info_")
+      import
+      type(MPI_Comm) :: comm
+      type(MPI_Info) :: info
+      type(MPI_Comm) :: newcomm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_comm_idup_with_info
+  end interface
+  interface
+    subroutine skiff_c_comm_create_from_group(group, stringtag, info, errhandler, newcomm, ierror, stringtag_len) &
+        bind(C, name="mpi_comm_create_from_group_")
+      import
+      type(MPI_Group) :: group
+      character(kind=c_char) :: stringtag(*)
+      type(MPI_Info) :: info
+      type(MPI_Errhandler) :: errhandler
+      type(MPI_Comm) :: newcomm
+      integer :: ierror
+      integer(c_size_t), value :: stringtag_len
+    end subroutine skiff_c_comm_create_from_group
+  end interface
+  interface
+    subroutine skiff_c_psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request, ierror) &
+        bind(C, name="mpi_psend_init_")
+      import
+      type(c_ptr), value :: buf
+      integer :: partitions
+      integer(kind=MPI_COUNT_KIND) :: count
+      type(MPI_Datatype) :: datatype
+      integer :: dest
+      integer :: tag
+      type(MPI_Comm) :: comm
+      type(MPI_Info) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_psend_init
+  end interface
+  interface
+    subroutine skiff_c_precv_init(buf, partitions, count, datatype, source, tag, comm, info, request, ierror) &
+        bind(C, name="mpi_precv_init_")
+      import
+      type(c_ptr), value :: buf
+      integer :: partitions
+      integer(kind=MPI_COUNT_KIND) :: count
+      type(MPI_Datatype) :: datatype
+      integer :: source
+      integer :: tag
+      type(MPI_Comm) :: comm
+      type(MPI_Info) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_precv_init
+  end interface
+  interface
+    subroutine skiff_c_pready(partition, request, ierror) &
+        bind(C, name="mpi_pready_")
+      import
+      integer :: partition
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_pready
+  end interface
+  interface
+    subroutine skiff_c_pready_range(partition_low, partition_high, request, ierror) &
+        bind(C, name="mpi_pready_range_")
+      import
+      integer :: partition_low
+      integer :: partition_high
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_pready_range
+  end interface
+  interface
+    subroutine skiff_c_pready_list(length, array_of_partitions, request, ierror) &
+        bind(C, name="mpi_pready_list_")
+      import
+      integer :: length
+      integer :: array_of_partitions(*)
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_pready_list
+  end interface
+  interface
+    subroutine skiff_c_parrived(request, partition, flag, ierror) &
+        bind(C, name="mpi_parrived_")
+      import
+      type(MPI_Request) :: request
+      integer :: partition
+      logical :: flag
+      integer :: ierror
+    end subroutine skiff_c_parrived
+  end interface
+  interface
+    subroutine skiff_c_status_get_source(status, source, ierror) &
+        bind(C, name="mpi_status_get_source_")
+      import
+      type(MPI_Status) :: status
+      integer :: source
+      integer :: ierror
+    end subroutine skiff_c_status_get_source
+  end interface
+  interface
+    subroutine skiff_c_status_set_source(status, source, ierror) &
+        bind(C, name="mpi_status_set_source_")
+      import
+      type(MPI_Status) :: status
+      integer :: source
+      integer :: ierror
+    end subroutine skiff_c_status_set_source
+  end interface
+  interface
+    subroutine skiff_c_status_get_tag(status, tag, ierror) &
+        bind(C, name="mpi_status_get_tag_")
+      import
+      type(MPI_Status) :: status
+      integer :: tag
+      integer :: ierror
+    end subroutine skiff_c_status_get_tag
+  end interface
+  interface
+    subroutine skiff_c_status_set_tag(status, tag, ierror) &
+        bind(C, name="mpi_status_set_tag_")
+      import
+      type(MPI_Status) :: status
+      integer :: tag
+      integer :: ierror
+    end subroutine skiff_c_status_set_tag
+  end interface
+  interface
+    subroutine skiff_c_status_get_error(status, error, ierror) &
+        bind(C, name="mpi_status_get_error_")
+      import
+      type(MPI_Status) :: status
+      integer :: error
+      integer :: ierror
+    end subroutine skiff_c_status_get_error
+  end interface
+  interface
+    subroutine skiff_c_status_set_error(status, error, ierror) &
+        bind(C, name="mpi_status_set_error_")
+      import
+      type(MPI_Status) :: status
+      integer :: error
+      integer :: ierror
+    end subroutine skiff_c_status_set_error
+  end interface
+  interface
+    subroutine skiff_c_type_get_value_index(value_type, index_type, pair_type, ierror) &
+        bind(C, name="mpi_type_get_value_index_")
+      import
+      type(MPI_Datatype) :: value_type
+      type(MPI_Datatype) :: index_type
+      type(MPI_Datatype) :: pair_type
+      integer :: ierror
+    end subroutine skiff_c_type_get_value_index
+  end interface
+  interface
+    subroutine skiff_c_get_hw_resource_info(hw_info, ierror) &
+        bind(C, name="mpi_get_hw_resource_info_")
+      import
+      type(MPI_Info) :: hw_info
+      integer :: ierror
+    end subroutine skiff_c_get_hw_resource_info
+  end interface
   interface MPI_Finalize
     module procedure MPI_Finalize_f08
   end interface MPI_Finalize
@@ -4269,6 +4844,126 @@ module mpi_f08
   interface MPI_Type_create_f90_complex
     module procedure MPI_Type_create_f90_complex_f08
   end interface MPI_Type_create_f90_complex
+  interface MPI_Isendrecv
+    module procedure MPI_Isendrecv_f08
+  end interface MPI_Isendrecv
+  interface MPI_Isendrecv_replace
+    module procedure MPI_Isendrecv_replace_f08
+  end interface MPI_Isendrecv_replace
+  interface MPI_Barrier_init
+    module procedure MPI_Barrier_init_f08
+  end interface MPI_Barrier_init
+  interface MPI_Bcast_init
+    module procedure MPI_Bcast_init_f08
+  end interface MPI_Bcast_init
+  interface MPI_Reduce_init
+    module procedure MPI_Reduce_init_f08
+  end interface MPI_Reduce_init
+  interface MPI_Allreduce_init
+    module procedure MPI_Allreduce_init_f08
+  end interface MPI_Allreduce_init
+  interface MPI_Scan_init
+    module procedure MPI_Scan_init_f08
+  end interface MPI_Scan_init
+  interface MPI_Exscan_init
+    module procedure MPI_Exscan_init_f08
+  end interface MPI_Exscan_init
+  interface MPI_Gather_init
+    module procedure MPI_Gather_init_f08
+  end interface MPI_Gather_init
+  interface MPI_Scatter_init
+    module procedure MPI_Scatter_init_f08
+  end interface MPI_Scatter_init
+  interface MPI_Allgather_init
+    module procedure MPI_Allgather_init_f08
+  end interface MPI_Allgather_init
+  interface MPI_Alltoall_init
+    module procedure MPI_Alltoall_init_f08
+  end interface MPI_Alltoall_init
+  interface MPI_Gatherv_init
+    module procedure MPI_Gatherv_init_f08
+  end interface MPI_Gatherv_init
+  interface MPI_Scatterv_init
+    module procedure MPI_Scatterv_init_f08
+  end interface MPI_Scatterv_init
+  interface MPI_Allgatherv_init
+    module procedure MPI_Allgatherv_init_f08
+  end interface MPI_Allgatherv_init
+  interface MPI_Alltoallv_init
+    module procedure MPI_Alltoallv_init_f08
+  end interface MPI_Alltoallv_init
+  interface MPI_Alltoallw_init
+    module procedure MPI_Alltoallw_init_f08
+  end interface MPI_Alltoallw_init
+  interface MPI_Reduce_scatter_init
+    module procedure MPI_Reduce_scatter_init_f08
+  end interface MPI_Reduce_scatter_init
+  interface MPI_Reduce_scatter_block_init
+    module procedure MPI_Reduce_scatter_block_init_f08
+  end interface MPI_Reduce_scatter_block_init
+  interface MPI_Neighbor_allgather_init
+    module procedure MPI_Neighbor_allgather_init_f08
+  end interface MPI_Neighbor_allgather_init
+  interface MPI_Neighbor_allgatherv_init
+    module procedure MPI_Neighbor_allgatherv_init_f08
+  end interface MPI_Neighbor_allgatherv_init
+  interface MPI_Neighbor_alltoall_init
+    module procedure MPI_Neighbor_alltoall_init_f08
+  end interface MPI_Neighbor_alltoall_init
+  interface MPI_Neighbor_alltoallv_init
+    module procedure MPI_Neighbor_alltoallv_init_f08
+  end interface MPI_Neighbor_alltoallv_init
+  interface MPI_Neighbor_alltoallw_init
+    module procedure MPI_Neighbor_alltoallw_init_f08
+  end interface MPI_Neighbor_alltoallw_init
+  interface MPI_Comm_idup_with_info
+    module procedure MPI_Comm_idup_with_info_f08
+  end interface MPI_Comm_idup_with_info
+  interface MPI_Comm_create_from_group
+    module procedure MPI_Comm_create_from_group_f08
+  end interface MPI_Comm_create_from_group
+  interface MPI_Psend_init
+    module procedure MPI_Psend_init_f08
+  end interface MPI_Psend_init
+  interface MPI_Precv_init
+    module procedure MPI_Precv_init_f08
+  end interface MPI_Precv_init
+  interface MPI_Pready
+    module procedure MPI_Pready_f08
+  end interface MPI_Pready
+  interface MPI_Pready_range
+    module procedure MPI_Pready_range_f08
+  end interface MPI_Pready_range
+  interface MPI_Pready_list
+    module procedure MPI_Pready_list_f08
+  end interface MPI_Pready_list
+  interface MPI_Parrived
+    module procedure MPI_Parrived_f08
+  end interface MPI_Parrived
+  interface MPI_Status_get_source
+    module procedure MPI_Status_get_source_f08
+  end interface MPI_Status_get_source
+  interface MPI_Status_set_source
+    module procedure MPI_Status_set_source_f08
+  end interface MPI_Status_set_source
+  interface MPI_Status_get_tag
+    module procedure MPI_Status_get_tag_f08
+  end interface MPI_Status_get_tag
+  interface MPI_Status_set_tag
+    module procedure MPI_Status_set_tag_f08
+  end interface MPI_Status_set_tag
+  interface MPI_Status_get_error
+    module procedure MPI_Status_get_error_f08
+  end interface MPI_Status_get_error
+  interface MPI_Status_set_error
+    module procedure MPI_Status_set_error_f08
+  end interface MPI_Status_set_error
+  interface MPI_Type_get_value_index
+    module procedure MPI_Type_get_value_index_f08
+  end interface MPI_Type_get_value_index
+  interface MPI_Get_hw_resource_info
+    module procedure MPI_Get_hw_resource_info_f08
+  end interface MPI_Get_hw_resource_info
   interface MPI_Init
     module procedure MPI_Init_f08
   end interface MPI_Init
@@ -8170,6 +8865,770 @@ contains
     if (e == MPI_SUCCESS) call skiff_c_type_create_f90_complex(p, r, newtype, e)
     if (present(ierror)) ierror = e
   end subroutine MPI_Type_create_f90_complex_f08
+  subroutine MPI_Isendrecv_f08(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, &
+      recvtag, comm, request, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    integer, intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    integer, intent(in) :: dest
+    integer, intent(in) :: sendtag
+    type(*), dimension(..), target :: recvbuf
+    integer, intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: source
+    integer, intent(in) :: recvtag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    integer :: n_sendbuf, made_sendbuf
+    type(MPI_Datatype) :: t_sendbuf
+    type(c_ptr) :: p_recvbuf
+    integer :: n_recvbuf, made_recvbuf
+    type(MPI_Datatype) :: t_recvbuf
+    e = MPI_SUCCESS
+    n_sendbuf = sendcount
+    t_sendbuf = sendtype
+    p_sendbuf = skiff_f08_section(sendbuf, n_sendbuf, t_sendbuf, made_sendbuf, e)
+    n_recvbuf = recvcount
+    t_recvbuf = recvtype
+    p_recvbuf = skiff_f08_section(recvbuf, n_recvbuf, t_recvbuf, made_recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_isendrecv(p_sendbuf, n_sendbuf, t_sendbuf, dest, sendtag, p_recvbuf, &
+        n_recvbuf, t_recvbuf, source, recvtag, comm, request, e)
+    if (made_sendbuf /= 0) call skiff_f08_free(t_sendbuf)
+    if (made_recvbuf /= 0) call skiff_f08_free(t_recvbuf)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Isendrecv_f08
+  subroutine MPI_Isendrecv_replace_f08(buf, count, datatype, dest, sendtag, source, recvtag, comm, request, ierror)
+    type(*), dimension(..), target :: buf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: sendtag
+    integer, intent(in) :: source
+    integer, intent(in) :: recvtag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_buf
+    integer :: n_buf, made_buf
+    type(MPI_Datatype) :: t_buf
+    e = MPI_SUCCESS
+    n_buf = count
+    t_buf = datatype
+    p_buf = skiff_f08_section(buf, n_buf, t_buf, made_buf, e)
+    if (e == MPI_SUCCESS) call skiff_c_isendrecv_replace(p_buf, n_buf, t_buf, dest, sendtag, source, recvtag, comm, &
+        request, e)
+    if (made_buf /= 0) call skiff_f08_free(t_buf)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Isendrecv_replace_f08
+  subroutine MPI_Barrier_init_f08(comm, info, request, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_barrier_init(comm, info, request, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Barrier_init_f08
+  subroutine MPI_Bcast_init_f08(buffer, count, datatype, root, comm, info, request, ierror)
+    type(*), dimension(..), target :: buffer
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_buffer
+    integer :: n_buffer, made_buffer
+    type(MPI_Datatype) :: t_buffer
+    e = MPI_SUCCESS
+    n_buffer = count
+    t_buffer = datatype
+    p_buffer = skiff_f08_section(buffer, n_buffer, t_buffer, made_buffer, e)
+    if (e == MPI_SUCCESS) call skiff_c_bcast_init(p_buffer, n_buffer, t_buffer, root, comm, info, request, e)
+    if (made_buffer /= 0) call skiff_f08_free(t_buffer)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Bcast_init_f08
+  subroutine MPI_Reduce_init_f08(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    type(*), dimension(..), target :: recvbuf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    type(c_ptr) :: p_recvbuf
+    e = MPI_SUCCESS
+    p_sendbuf = skiff_f08_addr(sendbuf, e)
+    p_recvbuf = skiff_f08_addr(recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_reduce_init(p_sendbuf, p_recvbuf, count, datatype, op, root, comm, info, &
+        request, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Reduce_init_f08
+  subroutine MPI_Allreduce_init_f08(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    type(*), dimension(..), target :: recvbuf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    type(c_ptr) :: p_recvbuf
+    e = MPI_SUCCESS
+    p_sendbuf = skiff_f08_addr(sendbuf, e)
+    p_recvbuf = skiff_f08_addr(recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_allreduce_init(p_sendbuf, p_recvbuf, count, datatype, op, comm, info, request, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Allreduce_init_f08
+  subroutine MPI_Scan_init_f08(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    type(*), dimension(..), target :: recvbuf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    type(c_ptr) :: p_recvbuf
+    e = MPI_SUCCESS
+    p_sendbuf = skiff_f08_addr(sendbuf, e)
+    p_recvbuf = skiff_f08_addr(recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_scan_init(p_sendbuf, p_recvbuf, count, datatype, op, comm, info, request, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Scan_init_f08
+  subroutine MPI_Exscan_init_f08(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    type(*), dimension(..), target :: recvbuf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    type(c_ptr) :: p_recvbuf
+    e = MPI_SUCCESS
+    p_sendbuf = skiff_f08_addr(sendbuf, e)
+    p_recvbuf = skiff_f08_addr(recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_exscan_init(p_sendbuf, p_recvbuf, count, datatype, op, comm, info, request, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Exscan_init_f08
+  subroutine MPI_Gather_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, &
+      request, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    integer, intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(..), target :: recvbuf
+    integer, intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    integer :: n_sendbuf, made_sendbuf
+    type(MPI_Datatype) :: t_sendbuf
+    type(c_ptr) :: p_recvbuf
+    integer :: n_recvbuf, made_recvbuf
+    type(MPI_Datatype) :: t_recvbuf
+    e = MPI_SUCCESS
+    n_sendbuf = sendcount
+    t_sendbuf = sendtype
+    p_sendbuf = skiff_f08_section(sendbuf, n_sendbuf, t_sendbuf, made_sendbuf, e)
+    n_recvbuf = recvcount
+    t_recvbuf = recvtype
+    p_recvbuf = skiff_f08_section(recvbuf, n_recvbuf, t_recvbuf, made_recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_gather_init(p_sendbuf, n_sendbuf, t_sendbuf, p_recvbuf, n_recvbuf, t_recvbuf, &
+        root, comm, info, request, e)
+    if (made_sendbuf /= 0) call skiff_f08_free(t_sendbuf)
+    if (made_recvbuf /= 0) call skiff_f08_free(t_recvbuf)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Gather_init_f08
+  subroutine MPI_Scatter_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, &
+      request, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    integer, intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(..), target :: recvbuf
+    integer, intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    integer :: n_sendbuf, made_sendbuf
+    type(MPI_Datatype) :: t_sendbuf
+    type(c_ptr) :: p_recvbuf
+    integer :: n_recvbuf, made_recvbuf
+    type(MPI_Datatype) :: t_recvbuf
+    e = MPI_SUCCESS
+    n_sendbuf = sendcount
+    t_sendbuf = sendtype
+    p_sendbuf = skiff_f08_section(sendbuf, n_sendbuf, t_sendbuf, made_sendbuf, e)
+    n_recvbuf = recvcount
+    t_recvbuf = recvtype
+    p_recvbuf = skiff_f08_section(recvbuf, n_recvbuf, t_recvbuf, made_recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_scatter_init(p_sendbuf, n_sendbuf, t_sendbuf, p_recvbuf, n_recvbuf, t_recvbuf, &
+        root, comm, info, request, e)
+    if (made_sendbuf /= 0) call skiff_f08_free(t_sendbuf)
+    if (made_recvbuf /= 0) call skiff_f08_free(t_recvbuf)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Scatter_init_f08
+  subroutine MPI_Allgather_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, &
+      ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    integer, intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(..), target :: recvbuf
+    integer, intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    integer :: n_sendbuf, made_sendbuf
+    type(MPI_Datatype) :: t_sendbuf
+    type(c_ptr) :: p_recvbuf
+    integer :: n_recvbuf, made_recvbuf
+    type(MPI_Datatype) :: t_recvbuf
+    e = MPI_SUCCESS
+    n_sendbuf = sendcount
+    t_sendbuf = sendtype
+    p_sendbuf = skiff_f08_section(sendbuf, n_sendbuf, t_sendbuf, made_sendbuf, e)
+    n_recvbuf = recvcount
+    t_recvbuf = recvtype
+    p_recvbuf = skiff_f08_section(recvbuf, n_recvbuf, t_recvbuf, made_recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_allgather_init(p_sendbuf, n_sendbuf, t_sendbuf, p_recvbuf, n_recvbuf, &
+        t_recvbuf, comm, info, request, e)
+    if (made_sendbuf /= 0) call skiff_f08_free(t_sendbuf)
+    if (made_recvbuf /= 0) call skiff_f08_free(t_recvbuf)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Allgather_init_f08
+  subroutine MPI_Alltoall_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, &
+      ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    integer, intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(..), target :: recvbuf
+    integer, intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    integer :: n_sendbuf, made_sendbuf
+    type(MPI_Datatype) :: t_sendbuf
+    type(c_ptr) :: p_recvbuf
+    integer :: n_recvbuf, made_recvbuf
+    type(MPI_Datatype) :: t_recvbuf
+    e = MPI_SUCCESS
+    n_sendbuf = sendcount
+    t_sendbuf = sendtype
+    p_sendbuf = skiff_f08_section(sendbuf, n_sendbuf, t_sendbuf, made_sendbuf, e)
+    n_recvbuf = recvcount
+    t_recvbuf = recvtype
+    p_recvbuf = skiff_f08_section(recvbuf, n_recvbuf, t_recvbuf, made_recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_alltoall_init(p_sendbuf, n_sendbuf, t_sendbuf, p_recvbuf, n_recvbuf, &
+        t_recvbuf, comm, info, request, e)
+    if (made_sendbuf /= 0) call skiff_f08_free(t_sendbuf)
+    if (made_recvbuf /= 0) call skiff_f08_free(t_recvbuf)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Alltoall_init_f08
+  subroutine MPI_Gatherv_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, &
+      info, request, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    integer, intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(..), target :: recvbuf
+    integer, intent(in) :: recvcounts(*)
+    integer, intent(in) :: displs(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    type(c_ptr) :: p_recvbuf
+    e = MPI_SUCCESS
+    p_sendbuf = skiff_f08_addr(sendbuf, e)
+    p_recvbuf = skiff_f08_addr(recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_gatherv_init(p_sendbuf, sendcount, sendtype, p_recvbuf, recvcounts, displs, &
+        recvtype, root, comm, info, request, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Gatherv_init_f08
+  subroutine MPI_Scatterv_init_f08(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+      info, request, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    integer, intent(in) :: sendcounts(*)
+    integer, intent(in) :: displs(*)
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(..), target :: recvbuf
+    integer, intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    type(c_ptr) :: p_recvbuf
+    e = MPI_SUCCESS
+    p_sendbuf = skiff_f08_addr(sendbuf, e)
+    p_recvbuf = skiff_f08_addr(recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_scatterv_init(p_sendbuf, sendcounts, displs, sendtype, p_recvbuf, recvcount, &
+        recvtype, root, comm, info, request, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Scatterv_init_f08
+  subroutine MPI_Allgatherv_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, &
+      request, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    integer, intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(..), target :: recvbuf
+    integer, intent(in) :: recvcounts(*)
+    integer, intent(in) :: displs(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    type(c_ptr) :: p_recvbuf
+    e = MPI_SUCCESS
+    p_sendbuf = skiff_f08_addr(sendbuf, e)
+    p_recvbuf = skiff_f08_addr(recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_allgatherv_init(p_sendbuf, sendcount, sendtype, p_recvbuf, recvcounts, displs, &
+        recvtype, comm, info, request, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Allgatherv_init_f08
+  subroutine MPI_Alltoallv_init_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, &
+      comm, info, request, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    integer, intent(in) :: sendcounts(*)
+    integer, intent(in) :: sdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(..), target :: recvbuf
+    integer, intent(in) :: recvcounts(*)
+    integer, intent(in) :: rdispls(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    type(c_ptr) :: p_recvbuf
+    e = MPI_SUCCESS
+    p_sendbuf = skiff_f08_addr(sendbuf, e)
+    p_recvbuf = skiff_f08_addr(recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_alltoallv_init(p_sendbuf, sendcounts, sdispls, sendtype, p_recvbuf, &
+        recvcounts, rdispls, recvtype, comm, info, request, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Alltoallv_init_f08
+  subroutine MPI_Alltoallw_init_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, &
+      comm, info, request, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    integer, intent(in) :: sendcounts(*)
+    integer, intent(in) :: sdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtypes(*)
+    type(*), dimension(..), target :: recvbuf
+    integer, intent(in) :: recvcounts(*)
+    integer, intent(in) :: rdispls(*)
+    type(MPI_Datatype), intent(in) :: recvtypes(*)
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    type(c_ptr) :: p_recvbuf
+    e = MPI_SUCCESS
+    p_sendbuf = skiff_f08_addr(sendbuf, e)
+    p_recvbuf = skiff_f08_addr(recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_alltoallw_init(p_sendbuf, sendcounts, sdispls, sendtypes, p_recvbuf, &
+        recvcounts, rdispls, recvtypes, comm, info, request, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Alltoallw_init_f08
+  subroutine MPI_Reduce_scatter_init_f08(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    type(*), dimension(..), target :: recvbuf
+    integer, intent(in) :: recvcounts(*)
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    type(c_ptr) :: p_recvbuf
+    e = MPI_SUCCESS
+    p_sendbuf = skiff_f08_addr(sendbuf, e)
+    p_recvbuf = skiff_f08_addr(recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_reduce_scatter_init(p_sendbuf, p_recvbuf, recvcounts, datatype, op, comm, &
+        info, request, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Reduce_scatter_init_f08
+  subroutine MPI_Reduce_scatter_block_init_f08(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    type(*), dimension(..), target :: recvbuf
+    integer, intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    type(c_ptr) :: p_recvbuf
+    e = MPI_SUCCESS
+    p_sendbuf = skiff_f08_addr(sendbuf, e)
+    p_recvbuf = skiff_f08_addr(recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_reduce_scatter_block_init(p_sendbuf, p_recvbuf, recvcount, datatype, op, comm, &
+        info, request, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Reduce_scatter_block_init_f08
+  subroutine MPI_Neighbor_allgather_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, &
+      request, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    integer, intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(..), target :: recvbuf
+    integer, intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    integer :: n_sendbuf, made_sendbuf
+    type(MPI_Datatype) :: t_sendbuf
+    type(c_ptr) :: p_recvbuf
+    integer :: n_recvbuf, made_recvbuf
+    type(MPI_Datatype) :: t_recvbuf
+    e = MPI_SUCCESS
+    n_sendbuf = sendcount
+    t_sendbuf = sendtype
+    p_sendbuf = skiff_f08_section(sendbuf, n_sendbuf, t_sendbuf, made_sendbuf, e)
+    n_recvbuf = recvcount
+    t_recvbuf = recvtype
+    p_recvbuf = skiff_f08_section(recvbuf, n_recvbuf, t_recvbuf, made_recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_neighbor_allgather_init(p_sendbuf, n_sendbuf, t_sendbuf, p_recvbuf, n_recvbuf, &
+        t_recvbuf, comm, info, request, e)
+    if (made_sendbuf /= 0) call skiff_f08_free(t_sendbuf)
+    if (made_recvbuf /= 0) call skiff_f08_free(t_recvbuf)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Neighbor_allgather_init_f08
+  subroutine MPI_Neighbor_allgatherv_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+      comm, info, request, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    integer, intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(..), target :: recvbuf
+    integer, intent(in) :: recvcounts(*)
+    integer, intent(in) :: displs(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    type(c_ptr) :: p_recvbuf
+    e = MPI_SUCCESS
+    p_sendbuf = skiff_f08_addr(sendbuf, e)
+    p_recvbuf = skiff_f08_addr(recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_neighbor_allgatherv_init(p_sendbuf, sendcount, sendtype, p_recvbuf, &
+        recvcounts, displs, recvtype, comm, info, request, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Neighbor_allgatherv_init_f08
+  subroutine MPI_Neighbor_alltoall_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, &
+      request, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    integer, intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(..), target :: recvbuf
+    integer, intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    integer :: n_sendbuf, made_sendbuf
+    type(MPI_Datatype) :: t_sendbuf
+    type(c_ptr) :: p_recvbuf
+    integer :: n_recvbuf, made_recvbuf
+    type(MPI_Datatype) :: t_recvbuf
+    e = MPI_SUCCESS
+    n_sendbuf = sendcount
+    t_sendbuf = sendtype
+    p_sendbuf = skiff_f08_section(sendbuf, n_sendbuf, t_sendbuf, made_sendbuf, e)
+    n_recvbuf = recvcount
+    t_recvbuf = recvtype
+    p_recvbuf = skiff_f08_section(recvbuf, n_recvbuf, t_recvbuf, made_recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_neighbor_alltoall_init(p_sendbuf, n_sendbuf, t_sendbuf, p_recvbuf, n_recvbuf, &
+        t_recvbuf, comm, info, request, e)
+    if (made_sendbuf /= 0) call skiff_f08_free(t_sendbuf)
+    if (made_recvbuf /= 0) call skiff_f08_free(t_recvbuf)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Neighbor_alltoall_init_f08
+  subroutine MPI_Neighbor_alltoallv_init_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+      recvtype, comm, info, request, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    integer, intent(in) :: sendcounts(*)
+    integer, intent(in) :: sdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(..), target :: recvbuf
+    integer, intent(in) :: recvcounts(*)
+    integer, intent(in) :: rdispls(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    type(c_ptr) :: p_recvbuf
+    e = MPI_SUCCESS
+    p_sendbuf = skiff_f08_addr(sendbuf, e)
+    p_recvbuf = skiff_f08_addr(recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_neighbor_alltoallv_init(p_sendbuf, sendcounts, sdispls, sendtype, p_recvbuf, &
+        recvcounts, rdispls, recvtype, comm, info, request, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Neighbor_alltoallv_init_f08
+  subroutine MPI_Neighbor_alltoallw_init_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+      recvtypes, comm, info, request, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    integer, intent(in) :: sendcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: sdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtypes(*)
+    type(*), dimension(..), target :: recvbuf
+    integer, intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: rdispls(*)
+    type(MPI_Datatype), intent(in) :: recvtypes(*)
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    type(c_ptr) :: p_recvbuf
+    e = MPI_SUCCESS
+    p_sendbuf = skiff_f08_addr(sendbuf, e)
+    p_recvbuf = skiff_f08_addr(recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_neighbor_alltoallw_init(p_sendbuf, sendcounts, sdispls, sendtypes, p_recvbuf, &
+        recvcounts, rdispls, recvtypes, comm, info, request, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Neighbor_alltoallw_init_f08
+  subroutine MPI_Comm_idup_with_info_f08(comm, info, newcomm, request, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Comm), intent(inout) :: newcomm
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_comm_idup_with_info(comm, info, newcomm, request, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Comm_idup_with_info_f08
+  subroutine MPI_Comm_create_from_group_f08(group, stringtag, info, errhandler, newcomm, ierror)
+    type(MPI_Group), intent(in) :: group
+    character(len=*), intent(in) :: stringtag
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Errhandler), intent(in) :: errhandler
+    type(MPI_Comm), intent(inout) :: newcomm
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_comm_create_from_group(group, stringtag, info, errhandler, newcomm, e, &
+        len(stringtag, c_size_t))
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Comm_create_from_group_f08
+  subroutine MPI_Psend_init_f08(buf, partitions, count, datatype, dest, tag, comm, info, request, ierror)
+    type(*), dimension(..), intent(in), target :: buf
+    integer, intent(in) :: partitions
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_buf
+    e = MPI_SUCCESS
+    p_buf = skiff_f08_addr(buf, e)
+    if (e == MPI_SUCCESS) call skiff_c_psend_init(p_buf, partitions, count, datatype, dest, tag, comm, info, request, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Psend_init_f08
+  subroutine MPI_Precv_init_f08(buf, partitions, count, datatype, source, tag, comm, info, request, ierror)
+    type(*), dimension(..), target :: buf
+    integer, intent(in) :: partitions
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: source
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_buf
+    e = MPI_SUCCESS
+    p_buf = skiff_f08_addr(buf, e)
+    if (e == MPI_SUCCESS) call skiff_c_precv_init(p_buf, partitions, count, datatype, source, tag, comm, info, &
+        request, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Precv_init_f08
+  subroutine MPI_Pready_f08(partition, request, ierror)
+    integer, intent(in) :: partition
+    type(MPI_Request), intent(in) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_pready(partition, request, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Pready_f08
+  subroutine MPI_Pready_range_f08(partition_low, partition_high, request, ierror)
+    integer, intent(in) :: partition_low
+    integer, intent(in) :: partition_high
+    type(MPI_Request), intent(in) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_pready_range(partition_low, partition_high, request, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Pready_range_f08
+  subroutine MPI_Pready_list_f08(length, array_of_partitions, request, ierror)
+    integer, intent(in) :: length
+    integer, intent(in) :: array_of_partitions(*)
+    type(MPI_Request), intent(in) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_pready_list(length, array_of_partitions, request, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Pready_list_f08
+  subroutine MPI_Parrived_f08(request, partition, flag, ierror)
+    type(MPI_Request), intent(in) :: request
+    integer, intent(in) :: partition
+    logical :: flag
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_parrived(request, partition, flag, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Parrived_f08
+  subroutine MPI_Status_get_source_f08(status, source, ierror)
+    type(MPI_Status), intent(in) :: status
+    integer :: source
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_status_get_source(status, source, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Status_get_source_f08
+  subroutine MPI_Status_set_source_f08(status, source, ierror)
+    type(MPI_Status) :: status
+    integer, intent(in) :: source
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_status_set_source(status, source, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Status_set_source_f08
+  subroutine MPI_Status_get_tag_f08(status, tag, ierror)
+    type(MPI_Status), intent(in) :: status
+    integer :: tag
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_status_get_tag(status, tag, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Status_get_tag_f08
+  subroutine MPI_Status_set_tag_f08(status, tag, ierror)
+    type(MPI_Status) :: status
+    integer, intent(in) :: tag
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_status_set_tag(status, tag, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Status_set_tag_f08
+  subroutine MPI_Status_get_error_f08(status, error, ierror)
+    type(MPI_Status), intent(in) :: status
+    integer :: error
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_status_get_error(status, error, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Status_get_error_f08
+  subroutine MPI_Status_set_error_f08(status, error, ierror)
+    type(MPI_Status) :: status
+    integer, intent(in) :: error
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_status_set_error(status, error, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Status_set_error_f08
+  subroutine MPI_Type_get_value_index_f08(value_type, index_type, pair_type, ierror)
+    type(MPI_Datatype), intent(in) :: value_type
+    type(MPI_Datatype), intent(in) :: index_type
+    type(MPI_Datatype), intent(inout) :: pair_type
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_type_get_value_index(value_type, index_type, pair_type, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Type_get_value_index_f08
+  subroutine MPI_Get_hw_resource_info_f08(hw_info, ierror)
+    type(MPI_Info), intent(inout) :: hw_info
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_get_hw_resource_info(hw_info, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Get_hw_resource_info_f08
   elemental logical function skiff_eq_comm(a, b)
     type(MPI_Comm), intent(in) :: a, b
     skiff_eq_comm = a%MPI_VAL == b%MPI_VAL

@@ -2307,6 +2307,503 @@ module mpi
       integer :: newtype
       integer :: ierror
     end subroutine MPI_Type_create_f90_complex
+    subroutine MPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, &
+        recvtag, comm, request, ierror)
+      import
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: sendbuf
+      integer :: sendcount
+      integer :: sendtype
+      integer :: dest
+      integer :: sendtag
+      type(*), dimension(*) :: recvbuf
+      integer :: recvcount
+      integer :: recvtype
+      integer :: source
+      integer :: recvtag
+      integer :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_Isendrecv
+    subroutine MPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, request, ierror)
+      import
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer :: count
+      integer :: datatype
+      integer :: dest
+      integer :: sendtag
+      integer :: source
+      integer :: recvtag
+      integer :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_Isendrecv_replace
+    subroutine MPI_Barrier_init(comm, info, request, ierror)
+      import
+      integer :: comm
+      integer :: info
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_Barrier_init
+    subroutine MPI_Bcast_init(buffer, count, datatype, root, comm, info, request, ierror)
+      import
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      type(*), dimension(*) :: buffer
+      integer :: count
+      integer :: datatype
+      integer :: root
+      integer :: comm
+      integer :: info
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_Bcast_init
+    subroutine MPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, ierror)
+      import
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: sendbuf
+      type(*), dimension(*) :: recvbuf
+      integer :: count
+      integer :: datatype
+      integer :: op
+      integer :: root
+      integer :: comm
+      integer :: info
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_Reduce_init
+    subroutine MPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+      import
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: sendbuf
+      type(*), dimension(*) :: recvbuf
+      integer :: count
+      integer :: datatype
+      integer :: op
+      integer :: comm
+      integer :: info
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_Allreduce_init
+    subroutine MPI_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+      import
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: sendbuf
+      type(*), dimension(*) :: recvbuf
+      integer :: count
+      integer :: datatype
+      integer :: op
+      integer :: comm
+      integer :: info
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_Scan_init
+    subroutine MPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+      import
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: sendbuf
+      type(*), dimension(*) :: recvbuf
+      integer :: count
+      integer :: datatype
+      integer :: op
+      integer :: comm
+      integer :: info
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_Exscan_init
+    subroutine MPI_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, &
+        ierror)
+      import
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: sendbuf
+      integer :: sendcount
+      integer :: sendtype
+      type(*), dimension(*) :: recvbuf
+      integer :: recvcount
+      integer :: recvtype
+      integer :: root
+      integer :: comm
+      integer :: info
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_Gather_init
+    subroutine MPI_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, &
+        request, ierror)
+      import
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: sendbuf
+      integer :: sendcount
+      integer :: sendtype
+      type(*), dimension(*) :: recvbuf
+      integer :: recvcount
+      integer :: recvtype
+      integer :: root
+      integer :: comm
+      integer :: info
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_Scatter_init
+    subroutine MPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, &
+        ierror)
+      import
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: sendbuf
+      integer :: sendcount
+      integer :: sendtype
+      type(*), dimension(*) :: recvbuf
+      integer :: recvcount
+      integer :: recvtype
+      integer :: comm
+      integer :: info
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_Allgather_init
+    subroutine MPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, &
+        ierror)
+      import
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: sendbuf
+      integer :: sendcount
+      integer :: sendtype
+      type(*), dimension(*) :: recvbuf
+      integer :: recvcount
+      integer :: recvtype
+      integer :: comm
+      integer :: info
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_Alltoall_init
+    subroutine MPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, &
+        info, request, ierror)
+      import
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: sendbuf
+      integer :: sendcount
+      integer :: sendtype
+      type(*), dimension(*) :: recvbuf
+      integer :: recvcounts(*)
+      integer :: displs(*)
+      integer :: recvtype
+      integer :: root
+      integer :: comm
+      integer :: info
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_Gatherv_init
+    subroutine MPI_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+        info, request, ierror)
+      import
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: sendbuf
+      integer :: sendcounts(*)
+      integer :: displs(*)
+      integer :: sendtype
+      type(*), dimension(*) :: recvbuf
+      integer :: recvcount
+      integer :: recvtype
+      integer :: root
+      integer :: comm
+      integer :: info
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_Scatterv_init
+    subroutine MPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, &
+        request, ierror)
+      import
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: sendbuf
+      integer :: sendcount
+      integer :: sendtype
+      type(*), dimension(*) :: recvbuf
+      integer :: recvcounts(*)
+      integer :: displs(*)
+      integer :: recvtype
+      integer :: comm
+      integer :: info
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_Allgatherv_init
+    subroutine MPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, &
+        comm, info, request, ierror)
+      import
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: sendbuf
+      integer :: sendcounts(*)
+      integer :: sdispls(*)
+      integer :: sendtype
+      type(*), dimension(*) :: recvbuf
+      integer :: recvcounts(*)
+      integer :: rdispls(*)
+      integer :: recvtype
+      integer :: comm
+      integer :: info
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_Alltoallv_init
+    subroutine MPI_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, &
+        comm, info, request, ierror)
+      import
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: sendbuf
+      integer :: sendcounts(*)
+      integer :: sdispls(*)
+      integer :: sendtypes(*)
+      type(*), dimension(*) :: recvbuf
+      integer :: recvcounts(*)
+      integer :: rdispls(*)
+      integer :: recvtypes(*)
+      integer :: comm
+      integer :: info
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_Alltoallw_init
+    subroutine MPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, ierror)
+      import
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: sendbuf
+      type(*), dimension(*) :: recvbuf
+      integer :: recvcounts(*)
+      integer :: datatype
+      integer :: op
+      integer :: comm
+      integer :: info
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_Reduce_scatter_init
+    subroutine MPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request, ierror)
+      import
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: sendbuf
+      type(*), dimension(*) :: recvbuf
+      integer :: recvcount
+      integer :: datatype
+      integer :: op
+      integer :: comm
+      integer :: info
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_Reduce_scatter_block_init
+    subroutine MPI_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, &
+        request, ierror)
+      import
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: sendbuf
+      integer :: sendcount
+      integer :: sendtype
+      type(*), dimension(*) :: recvbuf
+      integer :: recvcount
+      integer :: recvtype
+      integer :: comm
+      integer :: info
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_Neighbor_allgather_init
+    subroutine MPI_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+        comm, info, request, ierror)
+      import
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: sendbuf
+      integer :: sendcount
+      integer :: sendtype
+      type(*), dimension(*) :: recvbuf
+      integer :: recvcounts(*)
+      integer :: displs(*)
+      integer :: recvtype
+      integer :: comm
+      integer :: info
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_Neighbor_allgatherv_init
+    subroutine MPI_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, &
+        request, ierror)
+      import
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: sendbuf
+      integer :: sendcount
+      integer :: sendtype
+      type(*), dimension(*) :: recvbuf
+      integer :: recvcount
+      integer :: recvtype
+      integer :: comm
+      integer :: info
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_Neighbor_alltoall_init
+    subroutine MPI_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+        recvtype, comm, info, request, ierror)
+      import
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: sendbuf
+      integer :: sendcounts(*)
+      integer :: sdispls(*)
+      integer :: sendtype
+      type(*), dimension(*) :: recvbuf
+      integer :: recvcounts(*)
+      integer :: rdispls(*)
+      integer :: recvtype
+      integer :: comm
+      integer :: info
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_Neighbor_alltoallv_init
+    subroutine MPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+        recvtypes, comm, info, request, ierror)
+      import
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: sendbuf
+      integer :: sendcounts(*)
+      integer(kind=MPI_ADDRESS_KIND) :: sdispls(*)
+      integer :: sendtypes(*)
+      type(*), dimension(*) :: recvbuf
+      integer :: recvcounts(*)
+      integer(kind=MPI_ADDRESS_KIND) :: rdispls(*)
+      integer :: recvtypes(*)
+      integer :: comm
+      integer :: info
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_Neighbor_alltoallw_init
+    subroutine MPI_Comm_idup_with_info(comm, info, newcomm, request, ierror)
+      import
+      integer :: comm
+      integer :: info
+      integer :: newcomm
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_Comm_idup_with_info
+    subroutine MPI_Comm_create_from_group(group, stringtag, info, errhandler, newcomm, ierror)
+      import
+      integer :: group
+      character(len=*) :: stringtag
+      integer :: info
+      integer :: errhandler
+      integer :: newcomm
+      integer :: ierror
+    end subroutine MPI_Comm_create_from_group
+    subroutine MPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request, ierror)
+      import
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer :: partitions
+      integer(kind=MPI_COUNT_KIND) :: count
+      integer :: datatype
+      integer :: dest
+      integer :: tag
+      integer :: comm
+      integer :: info
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_Psend_init
+    subroutine MPI_Precv_init(buf, partitions, count, datatype, source, tag, comm, info, request, ierror)
+      import
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer :: partitions
+      integer(kind=MPI_COUNT_KIND) :: count
+      integer :: datatype
+      integer :: source
+      integer :: tag
+      integer :: comm
+      integer :: info
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_Precv_init
+    subroutine MPI_Pready(partition, request, ierror)
+      import
+      integer :: partition
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_Pready
+    subroutine MPI_Pready_range(partition_low, partition_high, request, ierror)
+      import
+      integer :: partition_low
+      integer :: partition_high
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_Pready_range
+    subroutine MPI_Pready_list(length, array_of_partitions, request, ierror)
+      import
+      integer :: length
+      integer :: array_of_partitions(*)
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_Pready_list
+    subroutine MPI_Parrived(request, partition, flag, ierror)
+      import
+      integer :: request
+      integer :: partition
+      logical :: flag
+      integer :: ierror
+    end subroutine MPI_Parrived
+    subroutine MPI_Status_get_source(status, source, ierror)
+      import
+      integer :: status(MPI_STATUS_SIZE)
+      integer :: source
+      integer :: ierror
+    end subroutine MPI_Status_get_source
+    subroutine MPI_Status_set_source(status, source, ierror)
+      import
+      integer :: status(MPI_STATUS_SIZE)
+      integer :: source
+      integer :: ierror
+    end subroutine MPI_Status_set_source
+    subroutine MPI_Status_get_tag(status, tag, ierror)
+      import
+      integer :: status(MPI_STATUS_SIZE)
+      integer :: tag
+      integer :: ierror
+    end subroutine MPI_Status_get_tag
+    subroutine MPI_Status_set_tag(status, tag, ierror)
+      import
+      integer :: status(MPI_STATUS_SIZE)
+      integer :: tag
+      integer :: ierror
+    end subroutine MPI_Status_set_tag
+    subroutine MPI_Status_get_error(status, error, ierror)
+      import
+      integer :: status(MPI_STATUS_SIZE)
+      integer :: error
+      integer :: ierror
+    end subroutine MPI_Status_get_error
+    subroutine MPI_Status_set_error(status, error, ierror)
+      import
+      integer :: status(MPI_STATUS_SIZE)
+      integer :: error
+      integer :: ierror
+    end subroutine MPI_Status_set_error
+    subroutine MPI_Type_get_value_index(value_type, index_type, pair_type, ierror)
+      import
+      integer :: value_type
+      integer :: index_type
+      integer :: pair_type
+      integer :: ierror
+    end subroutine MPI_Type_get_value_index
+    subroutine MPI_Get_hw_resource_info(hw_info, ierror)
+      import
+      integer :: hw_info
+      integer :: ierror
+    end subroutine MPI_Get_hw_resource_info
   end interface
   interface MPI_SIZEOF
     module procedure skiff_sizeof_in1

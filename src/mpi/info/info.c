@@ -93,26 +93,50 @@ struct MPI_ABI_Info *info_dup(const struct MPI_ABI_Info *from)
     return i;
 }
 
-/* What this process knows about how it was started. */
-static void env_fill(void)
+/* What this process knows about how it was started, into i: argv (the
+ * arguments after the program name, blank-separated) when the caller has
+ * them; maxprocs once MPI knows the world (MPI_Info_create_env may come
+ * before MPI_Init). */
+int info_env_into(struct MPI_ABI_Info *i, int argc, char **argv)
 {
     char buf[4096];
     struct utsname u;
+    int rc = 0;
     ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
     if (n > 0) {
         buf[n] = '\0';
-        info_set(&info_env, "command", buf);
+        rc |= info_set(i, "command", buf);
     }
-    snprintf(buf, sizeof buf, "%d", mpid.size);
-    info_set(&info_env, "maxprocs", buf);
+    if (argc > 1 && argv) {
+        size_t len = 1;
+        for (int k = 1; k < argc; k++)
+            len += strlen(argv[k]) + 1;
+        char *all = malloc(len), *p = all;
+        if (!all)
+            return MPI_ERR_NO_MEM;
+        for (int k = 1; k < argc; k++)
+            p += sprintf(p, "%s%s", k > 1 ? " " : "", argv[k]);
+        rc |= info_set(i, "argv", all);
+        free(all);
+    }
+    if (mpid.size > 0) {
+        snprintf(buf, sizeof buf, "%d", mpid.size);
+        rc |= info_set(i, "maxprocs", buf);
+    }
     if (gethostname(buf, sizeof buf) == 0) {
         buf[sizeof buf - 1] = '\0';
-        info_set(&info_env, "host", buf);
+        rc |= info_set(i, "host", buf);
     }
     if (uname(&u) == 0)
-        info_set(&info_env, "arch", u.machine);
+        rc |= info_set(i, "arch", u.machine);
     if (getcwd(buf, sizeof buf))
-        info_set(&info_env, "wdir", buf);
+        rc |= info_set(i, "wdir", buf);
+    return rc ? MPI_ERR_NO_MEM : 0;
+}
+
+static void env_fill(void)
+{
+    info_env_into(&info_env, 0, NULL);
     info_env_ready = 1;
 }
 
