@@ -97,19 +97,10 @@ static void init(const char *call, int requested)
     shmemi_symm_names_done();
 }
 
-static void finalize_at_exit(void)
-{
-    if (shmemi.initialized)
-        shmem_finalize();
-}
-
 void shmem_init(void)
 {
     shmemi.heap_user = heap_size_from_env();
     init("shmem_init", SHMEM_THREAD_SINGLE);
-    static int registered;
-    if (!registered++)
-        atexit(finalize_at_exit);
 }
 
 int shmem_init_thread(int requested, int *provided)
@@ -119,9 +110,6 @@ int shmem_init_thread(int requested, int *provided)
                                           "0 .. SHMEM_THREAD_MULTIPLE 3)", requested);
     shmemi.heap_user = heap_size_from_env();
     init("shmem_init_thread", requested);
-    static int registered;
-    if (!registered++)
-        atexit(finalize_at_exit);
     if (provided)
         *provided = shmemi.thread_level;
     return 0;
