@@ -51,6 +51,7 @@ struct shmemi_state {
     uint64_t *sync_expect; /* [npes] private: signals from PE j waited for so far */
     size_t heap_reserved;  /* bytes of the heap before the user's part */
     size_t heap_user;      /* SHMEM_SYMMETRIC_SIZE */
+    int channel_peers;     /* PEs reached over the channel (not mapped) */
 };
 extern struct shmemi_state shmemi;
 

@@ -172,6 +172,7 @@ int shmemi_symm_init(void)
         mates += p != me && mapped_pe[p];
         remote += !mapped_pe[p];
     }
+    shmemi.channel_peers = remote;
 
     /* The heap: the library's words, then the user's bytes. */
     struct shmemi_seg *h = &shmemi.heap;
