@@ -15,7 +15,7 @@
 
 #include "shmemi.h"
 
-struct shmemi_state shmemi;
+struct shmemi_state shmemi __attribute__((visibility("hidden")));
 struct shmemi_ctx shmemi_ctx_default = {SHMEMI_CTX_MAGIC, 0, SHMEM_TEAM_WORLD};
 
 void shmemi_fatal(const char *call, const char *fmt, ...)

@@ -53,7 +53,8 @@ struct shmemi_state {
     size_t heap_user;      /* SHMEM_SYMMETRIC_SIZE */
     int channel_peers;     /* PEs reached over the channel (not mapped) */
 };
-extern struct shmemi_state shmemi;
+/* hidden: the fast paths reach it without a GOT load */
+extern struct shmemi_state shmemi __attribute__((visibility("hidden")));
 
 /* A team: members are start + i*stride in PE numbers of TEAM_WORLD, or list[i]. */
 struct shmemi_team {

@@ -38,7 +38,7 @@ void shmemi_poll_pause(unsigned *round)
         channel_progress();
     if (r < 64) {
         skf_cpu_relax();
-    } else if (r < 4096) {
+    } else if (r < (1u << 16)) {
         sched_yield(); /* PEs may outnumber cores: let the one we wait for run */
     } else {
         struct timespec ts = {0, 20000};
