@@ -149,6 +149,7 @@ int shmem_addr_accessible(const void *addr, int pe);
 void *shmem_ptr(const void *dest, int pe);
 void shmem_info_get_version(int *major, int *minor);
 void shmem_info_get_name(char *name);
+void shmem_pcontrol(int level, ...); /* profiling control: accepted, no profiling library yet */
 /* deprecated */
 void start_pes(int npes);
 int _my_pe(void);
@@ -180,6 +181,7 @@ int shmem_team_split_2d(shmem_team_t parent_team, int xrange,
                         shmem_team_t *xaxis_team, const shmem_team_config_t *yaxis_config,
                         long yaxis_mask, shmem_team_t *yaxis_team);
 void shmem_team_destroy(shmem_team_t team);
+void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe);
 
 /* ---- contexts ------------------------------------------------------------- */
 int shmem_ctx_create(long options, shmem_ctx_t *ctx);

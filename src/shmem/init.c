@@ -183,6 +183,8 @@ void shmem_info_get_name(char *name)
     snprintf(name, SHMEM_MAX_NAME_LEN, "%s", SHMEM_VENDOR_STRING);
 }
 
+void shmem_pcontrol(int level, ...) { (void)level; }
+
 /* Cache management of the deprecated API: nothing to do on coherent caches. */
 void shmem_clear_cache_inv(void) {}
 void shmem_set_cache_inv(void) {}

@@ -204,3 +204,11 @@ void shmem_team_destroy(shmem_team_t team)
     free(team->list);
     free(team);
 }
+
+void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe)
+{
+    shmemi_check_team(team, "shmem_team_ptr");
+    if (pe < 0 || pe >= team->n)
+        return NULL;
+    return shmemi_ptr(dest, shmemi_member(team, pe));
+}

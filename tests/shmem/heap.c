@@ -85,6 +85,7 @@ int main(void)
     /* shmem_ptr to a node mate's global is a plain pointer; others get a put */
     int right = (me + 1) % npes;
     int *rp = shmem_ptr(&data_var[5], right);
+    CHECK(shmem_team_ptr(SHMEM_TEAM_WORLD, &data_var[5], right) == (void *)rp);
     shmem_barrier_all();
     if (rp)
         *rp = 1000 + me;
