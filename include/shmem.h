@@ -394,6 +394,7 @@ void shmem_sync_all(void);
 int shmem_team_sync(shmem_team_t team);
 void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync); /* deprecated */
 void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync);    /* deprecated */
+void shmemi_sync_active_set(int PE_start, int logPE_stride, int PE_size, long *pSync);
 
 int shmem_broadcastmem(shmem_team_t team, void *dest, const void *source, size_t nelems,
                        int PE_root);
@@ -421,6 +422,12 @@ SHMEMI_RMA_TYPES(SHMEMI_DECL_COLL)
     SHMEMI_DECL_REDUCE(T, N, sum) SHMEMI_DECL_REDUCE(T, N, prod)
 SHMEMI_BIT_REDUCE_TYPES(SHMEMI_DECL_BIT_REDUCE)
 SHMEMI_ARITH_REDUCE_TYPES(SHMEMI_DECL_ARITH_REDUCE)
+#ifndef __cplusplus /* C's complex types: sum and product */
+#define SHMEMI_COMPLEX_TYPES(X) X(float _Complex, complexf) X(double _Complex, complexd)
+#define SHMEMI_DECL_COMPLEX_REDUCE(T, N)                                                       \
+    SHMEMI_DECL_REDUCE(T, N, sum) SHMEMI_DECL_REDUCE(T, N, prod)                               \
+    SHMEMI_DECL_TO_ALL(T, N, sum) SHMEMI_DECL_TO_ALL(T, N, prod)
+#endif
 
 /* deprecated active-set collectives (pSync, pWrk unused: see above) */
 #define SHMEMI_DECL_ACTIVE_SET(BITS)                                                           \
@@ -447,6 +454,9 @@ SHMEMI_DECL_ACTIVE_SET(64)
     SHMEMI_DECL_TO_ALL(T, N, sum) SHMEMI_DECL_TO_ALL(T, N, prod)
 SHMEMI_TOALL_BIT_TYPES(SHMEMI_DECL_TO_ALL_BIT)
 SHMEMI_TOALL_ARITH_TYPES(SHMEMI_DECL_TO_ALL_ARITH)
+#ifndef __cplusplus
+SHMEMI_COMPLEX_TYPES(SHMEMI_DECL_COMPLEX_REDUCE)
+#endif
 
 /* deprecated cache management: no-ops on cache-coherent machines */
 void shmem_clear_cache_inv(void);
@@ -472,7 +482,8 @@ void shmem_udcflush_line(void *dest);
     X(unsigned long, ulong) X(unsigned long long, ulonglong)
 #define SHMEMI_GEN_AMO_EXT(X) SHMEMI_GEN_AMO_STD(X) X(float, float) X(double, double)
 #define SHMEMI_GEN_AMO_BIT(X)                                                                  \
-    X(unsigned int, uint) X(unsigned long, ulong) X(unsigned long long, ulonglong)
+    X(unsigned int, uint) X(unsigned long, ulong) X(unsigned long long, ulonglong)             \
+    X(int32_t, int32) X(int64_t, int64)
 #define SHMEMI_GEN_P2P(X)                                                                      \
     X(short, short) X(int, int) X(long, long) X(long long, longlong) X(unsigned short, ushort) \
     X(unsigned int, uint) X(unsigned long, ulong) X(unsigned long long, ulonglong)
@@ -481,127 +492,240 @@ void shmem_udcflush_line(void *dest);
     X(long long, longlong) X(unsigned char, uchar) X(unsigned short, ushort)                   \
     X(unsigned int, uint) X(unsigned long, ulong) X(unsigned long long, ulonglong)             \
     X(float, float) X(double, double) X(long double, longdouble)
+#define SHMEMI_GEN_SUMPROD(X) SHMEMI_GEN_ARITH(X) X(float _Complex, complexf) X(double _Complex, complexd)
 #define SHMEMI_GEN_BIT(X)                                                                      \
     X(unsigned char, uchar) X(unsigned short, ushort) X(unsigned int, uint)                    \
-    X(unsigned long, ulong) X(unsigned long long, ulonglong)
+    X(unsigned long, ulong) X(unsigned long long, ulonglong) X(int8_t, int8) X(int16_t, int16) \
+    X(int32_t, int32) X(int64_t, int64)
 
 /* One association per type: "T: shmem_<name>_<fn>," — the list ends in a
- * default that names no function, so a wrong type fails to compile. */
-#define SHMEMI_G_put(T, N) T: shmem_##N##_put,
-#define SHMEMI_G_get(T, N) T: shmem_##N##_get,
-#define SHMEMI_G_put_nbi(T, N) T: shmem_##N##_put_nbi,
-#define SHMEMI_G_get_nbi(T, N) T: shmem_##N##_get_nbi,
-#define SHMEMI_G_iput(T, N) T: shmem_##N##_iput,
-#define SHMEMI_G_iget(T, N) T: shmem_##N##_iget,
-#define SHMEMI_G_p(T, N) T: shmem_##N##_p,
-#define SHMEMI_G_g(T, N) T: shmem_##N##_g,
-#define SHMEMI_G_put_signal(T, N) T: shmem_##N##_put_signal,
-#define SHMEMI_G_put_signal_nbi(T, N) T: shmem_##N##_put_signal_nbi,
-#define SHMEMI_G_broadcast(T, N) T: shmem_##N##_broadcast,
-#define SHMEMI_G_collect(T, N) T: shmem_##N##_collect,
-#define SHMEMI_G_fcollect(T, N) T: shmem_##N##_fcollect,
-#define SHMEMI_G_alltoall(T, N) T: shmem_##N##_alltoall,
-#define SHMEMI_G_alltoalls(T, N) T: shmem_##N##_alltoalls,
-#define SHMEMI_G_fetch(T, N) T: shmem_##N##_atomic_fetch,
-#define SHMEMI_G_set(T, N) T: shmem_##N##_atomic_set,
-#define SHMEMI_G_swap(T, N) T: shmem_##N##_atomic_swap,
-#define SHMEMI_G_compare_swap(T, N) T: shmem_##N##_atomic_compare_swap,
-#define SHMEMI_G_fetch_inc(T, N) T: shmem_##N##_atomic_fetch_inc,
-#define SHMEMI_G_inc(T, N) T: shmem_##N##_atomic_inc,
-#define SHMEMI_G_fetch_add(T, N) T: shmem_##N##_atomic_fetch_add,
-#define SHMEMI_G_add(T, N) T: shmem_##N##_atomic_add,
-#define SHMEMI_G_fetch_and(T, N) T: shmem_##N##_atomic_fetch_and,
-#define SHMEMI_G_and(T, N) T: shmem_##N##_atomic_and,
-#define SHMEMI_G_fetch_or(T, N) T: shmem_##N##_atomic_fetch_or,
-#define SHMEMI_G_or(T, N) T: shmem_##N##_atomic_or,
-#define SHMEMI_G_fetch_xor(T, N) T: shmem_##N##_atomic_fetch_xor,
-#define SHMEMI_G_xor(T, N) T: shmem_##N##_atomic_xor,
-#define SHMEMI_G_wait_until(T, N) T: shmem_##N##_wait_until,
-#define SHMEMI_G_wait_until_all(T, N) T: shmem_##N##_wait_until_all,
-#define SHMEMI_G_wait_until_any(T, N) T: shmem_##N##_wait_until_any,
-#define SHMEMI_G_wait_until_some(T, N) T: shmem_##N##_wait_until_some,
-#define SHMEMI_G_test(T, N) T: shmem_##N##_test,
-#define SHMEMI_G_test_all(T, N) T: shmem_##N##_test_all,
-#define SHMEMI_G_test_any(T, N) T: shmem_##N##_test_any,
-#define SHMEMI_G_test_some(T, N) T: shmem_##N##_test_some,
-#define SHMEMI_G_max_reduce(T, N) T: shmem_##N##_max_reduce,
-#define SHMEMI_G_min_reduce(T, N) T: shmem_##N##_min_reduce,
-#define SHMEMI_G_sum_reduce(T, N) T: shmem_##N##_sum_reduce,
-#define SHMEMI_G_prod_reduce(T, N) T: shmem_##N##_prod_reduce,
-#define SHMEMI_G_and_reduce(T, N) T: shmem_##N##_and_reduce,
-#define SHMEMI_G_or_reduce(T, N) T: shmem_##N##_or_reduce,
-#define SHMEMI_G_xor_reduce(T, N) T: shmem_##N##_xor_reduce,
+ * default that names no function, so a wrong type fails to compile.  The ctx
+ * forms take one argument more: SHMEMI_NARG tells them apart. */
 void shmemi_generic_no_such_type(void);
 #define SHMEMI_GEN(TYPES, FN, lv) _Generic((lv), TYPES(SHMEMI_G_##FN) default: shmemi_generic_no_such_type)
+#define SHMEMI_NARG(...) SHMEMI_NARG_(__VA_ARGS__, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define SHMEMI_NARG_(_1, _2, _3, _4, _5, _6, _7, _8, _9, N, ...) N
+#define SHMEMI_CAT(a, b) SHMEMI_CAT_(a, b)
+#define SHMEMI_CAT_(a, b) a##b
 
-#define shmem_put(dest, ...) SHMEMI_GEN(SHMEMI_GENERIC_TYPES, put, *(dest))(dest, __VA_ARGS__)
-#define shmem_get(dest, ...) SHMEMI_GEN(SHMEMI_GENERIC_TYPES, get, *(dest))(dest, __VA_ARGS__)
-#define shmem_put_nbi(dest, ...) SHMEMI_GEN(SHMEMI_GENERIC_TYPES, put_nbi, *(dest))(dest, __VA_ARGS__)
-#define shmem_get_nbi(dest, ...) SHMEMI_GEN(SHMEMI_GENERIC_TYPES, get_nbi, *(dest))(dest, __VA_ARGS__)
-#define shmem_iput(dest, ...) SHMEMI_GEN(SHMEMI_GENERIC_TYPES, iput, *(dest))(dest, __VA_ARGS__)
-#define shmem_iget(dest, ...) SHMEMI_GEN(SHMEMI_GENERIC_TYPES, iget, *(dest))(dest, __VA_ARGS__)
-#define shmem_p(dest, ...) SHMEMI_GEN(SHMEMI_GENERIC_TYPES, p, *(dest))(dest, __VA_ARGS__)
-#define shmem_g(src, ...) SHMEMI_GEN(SHMEMI_GENERIC_TYPES, g, *(src))(src, __VA_ARGS__)
-#define shmem_put_signal(dest, ...)                                                            \
-    SHMEMI_GEN(SHMEMI_GENERIC_TYPES, put_signal, *(dest))(dest, __VA_ARGS__)
-#define shmem_put_signal_nbi(dest, ...)                                                        \
-    SHMEMI_GEN(SHMEMI_GENERIC_TYPES, put_signal_nbi, *(dest))(dest, __VA_ARGS__)
-#define shmem_broadcast(team, dest, ...)                                                       \
-    SHMEMI_GEN(SHMEMI_GENERIC_TYPES, broadcast, *(dest))(team, dest, __VA_ARGS__)
-#define shmem_collect(team, dest, ...)                                                         \
-    SHMEMI_GEN(SHMEMI_GENERIC_TYPES, collect, *(dest))(team, dest, __VA_ARGS__)
-#define shmem_fcollect(team, dest, ...)                                                        \
-    SHMEMI_GEN(SHMEMI_GENERIC_TYPES, fcollect, *(dest))(team, dest, __VA_ARGS__)
-#define shmem_alltoall(team, dest, ...)                                                        \
-    SHMEMI_GEN(SHMEMI_GENERIC_TYPES, alltoall, *(dest))(team, dest, __VA_ARGS__)
-#define shmem_alltoalls(team, dest, ...)                                                       \
-    SHMEMI_GEN(SHMEMI_GENERIC_TYPES, alltoalls, *(dest))(team, dest, __VA_ARGS__)
-#define shmem_atomic_fetch(src, ...) SHMEMI_GEN(SHMEMI_GEN_AMO_EXT, fetch, *(src))(src, __VA_ARGS__)
-#define shmem_atomic_set(dest, ...) SHMEMI_GEN(SHMEMI_GEN_AMO_EXT, set, *(dest))(dest, __VA_ARGS__)
-#define shmem_atomic_swap(dest, ...) SHMEMI_GEN(SHMEMI_GEN_AMO_EXT, swap, *(dest))(dest, __VA_ARGS__)
-#define shmem_atomic_compare_swap(dest, ...)                                                   \
-    SHMEMI_GEN(SHMEMI_GEN_AMO_STD, compare_swap, *(dest))(dest, __VA_ARGS__)
-#define shmem_atomic_fetch_inc(dest, ...)                                                      \
-    SHMEMI_GEN(SHMEMI_GEN_AMO_STD, fetch_inc, *(dest))(dest, __VA_ARGS__)
-#define shmem_atomic_inc(dest, ...) SHMEMI_GEN(SHMEMI_GEN_AMO_STD, inc, *(dest))(dest, __VA_ARGS__)
-#define shmem_atomic_fetch_add(dest, ...)                                                      \
-    SHMEMI_GEN(SHMEMI_GEN_AMO_STD, fetch_add, *(dest))(dest, __VA_ARGS__)
-#define shmem_atomic_add(dest, ...) SHMEMI_GEN(SHMEMI_GEN_AMO_STD, add, *(dest))(dest, __VA_ARGS__)
-#define shmem_atomic_fetch_and(dest, ...)                                                      \
-    SHMEMI_GEN(SHMEMI_GEN_AMO_BIT, fetch_and, *(dest))(dest, __VA_ARGS__)
-#define shmem_atomic_and(dest, ...) SHMEMI_GEN(SHMEMI_GEN_AMO_BIT, and, *(dest))(dest, __VA_ARGS__)
-#define shmem_atomic_fetch_or(dest, ...)                                                       \
-    SHMEMI_GEN(SHMEMI_GEN_AMO_BIT, fetch_or, *(dest))(dest, __VA_ARGS__)
-#define shmem_atomic_or(dest, ...) SHMEMI_GEN(SHMEMI_GEN_AMO_BIT, or, *(dest))(dest, __VA_ARGS__)
-#define shmem_atomic_fetch_xor(dest, ...)                                                      \
-    SHMEMI_GEN(SHMEMI_GEN_AMO_BIT, fetch_xor, *(dest))(dest, __VA_ARGS__)
-#define shmem_atomic_xor(dest, ...) SHMEMI_GEN(SHMEMI_GEN_AMO_BIT, xor, *(dest))(dest, __VA_ARGS__)
-#define shmem_wait_until(ivar, ...) SHMEMI_GEN(SHMEMI_GEN_P2P, wait_until, *(ivar))(ivar, __VA_ARGS__)
-#define shmem_wait_until_all(ivars, ...)                                                       \
-    SHMEMI_GEN(SHMEMI_GEN_P2P, wait_until_all, *(ivars))(ivars, __VA_ARGS__)
-#define shmem_wait_until_any(ivars, ...)                                                       \
-    SHMEMI_GEN(SHMEMI_GEN_P2P, wait_until_any, *(ivars))(ivars, __VA_ARGS__)
-#define shmem_wait_until_some(ivars, ...)                                                      \
-    SHMEMI_GEN(SHMEMI_GEN_P2P, wait_until_some, *(ivars))(ivars, __VA_ARGS__)
-#define shmem_test(ivar, ...) SHMEMI_GEN(SHMEMI_GEN_P2P, test, *(ivar))(ivar, __VA_ARGS__)
-#define shmem_test_all(ivars, ...) SHMEMI_GEN(SHMEMI_GEN_P2P, test_all, *(ivars))(ivars, __VA_ARGS__)
-#define shmem_test_any(ivars, ...) SHMEMI_GEN(SHMEMI_GEN_P2P, test_any, *(ivars))(ivars, __VA_ARGS__)
-#define shmem_test_some(ivars, ...)                                                            \
-    SHMEMI_GEN(SHMEMI_GEN_P2P, test_some, *(ivars))(ivars, __VA_ARGS__)
-#define shmem_max_reduce(team, dest, ...)                                                      \
-    SHMEMI_GEN(SHMEMI_GEN_ARITH, max_reduce, *(dest))(team, dest, __VA_ARGS__)
-#define shmem_min_reduce(team, dest, ...)                                                      \
-    SHMEMI_GEN(SHMEMI_GEN_ARITH, min_reduce, *(dest))(team, dest, __VA_ARGS__)
-#define shmem_sum_reduce(team, dest, ...)                                                      \
-    SHMEMI_GEN(SHMEMI_GEN_ARITH, sum_reduce, *(dest))(team, dest, __VA_ARGS__)
-#define shmem_prod_reduce(team, dest, ...)                                                     \
-    SHMEMI_GEN(SHMEMI_GEN_ARITH, prod_reduce, *(dest))(team, dest, __VA_ARGS__)
-#define shmem_and_reduce(team, dest, ...)                                                      \
-    SHMEMI_GEN(SHMEMI_GEN_BIT, and_reduce, *(dest))(team, dest, __VA_ARGS__)
-#define shmem_or_reduce(team, dest, ...)                                                       \
-    SHMEMI_GEN(SHMEMI_GEN_BIT, or_reduce, *(dest))(team, dest, __VA_ARGS__)
-#define shmem_xor_reduce(team, dest, ...)                                                      \
-    SHMEMI_GEN(SHMEMI_GEN_BIT, xor_reduce, *(dest))(team, dest, __VA_ARGS__)
+#define SHMEMI_G_put(T, N) T: shmem_##N##_put,
+#define SHMEMI_G_ctx_put(T, N) T: shmem_ctx_##N##_put,
+#define shmem_put(...) SHMEMI_CAT(SHMEMI_put_, SHMEMI_NARG(__VA_ARGS__))(__VA_ARGS__)
+#define SHMEMI_put_4(a, ...) SHMEMI_GEN(SHMEMI_GENERIC_TYPES, put, *(a))(a, __VA_ARGS__)
+#define SHMEMI_put_5(c, a, ...) SHMEMI_GEN(SHMEMI_GENERIC_TYPES, ctx_put, *(a))(c, a, __VA_ARGS__)
+#define SHMEMI_G_get(T, N) T: shmem_##N##_get,
+#define SHMEMI_G_ctx_get(T, N) T: shmem_ctx_##N##_get,
+#define shmem_get(...) SHMEMI_CAT(SHMEMI_get_, SHMEMI_NARG(__VA_ARGS__))(__VA_ARGS__)
+#define SHMEMI_get_4(a, ...) SHMEMI_GEN(SHMEMI_GENERIC_TYPES, get, *(a))(a, __VA_ARGS__)
+#define SHMEMI_get_5(c, a, ...) SHMEMI_GEN(SHMEMI_GENERIC_TYPES, ctx_get, *(a))(c, a, __VA_ARGS__)
+#define SHMEMI_G_put_nbi(T, N) T: shmem_##N##_put_nbi,
+#define SHMEMI_G_ctx_put_nbi(T, N) T: shmem_ctx_##N##_put_nbi,
+#define shmem_put_nbi(...) SHMEMI_CAT(SHMEMI_put_nbi_, SHMEMI_NARG(__VA_ARGS__))(__VA_ARGS__)
+#define SHMEMI_put_nbi_4(a, ...) SHMEMI_GEN(SHMEMI_GENERIC_TYPES, put_nbi, *(a))(a, __VA_ARGS__)
+#define SHMEMI_put_nbi_5(c, a, ...) SHMEMI_GEN(SHMEMI_GENERIC_TYPES, ctx_put_nbi, *(a))(c, a, __VA_ARGS__)
+#define SHMEMI_G_get_nbi(T, N) T: shmem_##N##_get_nbi,
+#define SHMEMI_G_ctx_get_nbi(T, N) T: shmem_ctx_##N##_get_nbi,
+#define shmem_get_nbi(...) SHMEMI_CAT(SHMEMI_get_nbi_, SHMEMI_NARG(__VA_ARGS__))(__VA_ARGS__)
+#define SHMEMI_get_nbi_4(a, ...) SHMEMI_GEN(SHMEMI_GENERIC_TYPES, get_nbi, *(a))(a, __VA_ARGS__)
+#define SHMEMI_get_nbi_5(c, a, ...) SHMEMI_GEN(SHMEMI_GENERIC_TYPES, ctx_get_nbi, *(a))(c, a, __VA_ARGS__)
+#define SHMEMI_G_iput(T, N) T: shmem_##N##_iput,
+#define SHMEMI_G_ctx_iput(T, N) T: shmem_ctx_##N##_iput,
+#define shmem_iput(...) SHMEMI_CAT(SHMEMI_iput_, SHMEMI_NARG(__VA_ARGS__))(__VA_ARGS__)
+#define SHMEMI_iput_6(a, ...) SHMEMI_GEN(SHMEMI_GENERIC_TYPES, iput, *(a))(a, __VA_ARGS__)
+#define SHMEMI_iput_7(c, a, ...) SHMEMI_GEN(SHMEMI_GENERIC_TYPES, ctx_iput, *(a))(c, a, __VA_ARGS__)
+#define SHMEMI_G_iget(T, N) T: shmem_##N##_iget,
+#define SHMEMI_G_ctx_iget(T, N) T: shmem_ctx_##N##_iget,
+#define shmem_iget(...) SHMEMI_CAT(SHMEMI_iget_, SHMEMI_NARG(__VA_ARGS__))(__VA_ARGS__)
+#define SHMEMI_iget_6(a, ...) SHMEMI_GEN(SHMEMI_GENERIC_TYPES, iget, *(a))(a, __VA_ARGS__)
+#define SHMEMI_iget_7(c, a, ...) SHMEMI_GEN(SHMEMI_GENERIC_TYPES, ctx_iget, *(a))(c, a, __VA_ARGS__)
+#define SHMEMI_G_p(T, N) T: shmem_##N##_p,
+#define SHMEMI_G_ctx_p(T, N) T: shmem_ctx_##N##_p,
+#define shmem_p(...) SHMEMI_CAT(SHMEMI_p_, SHMEMI_NARG(__VA_ARGS__))(__VA_ARGS__)
+#define SHMEMI_p_3(a, ...) SHMEMI_GEN(SHMEMI_GENERIC_TYPES, p, *(a))(a, __VA_ARGS__)
+#define SHMEMI_p_4(c, a, ...) SHMEMI_GEN(SHMEMI_GENERIC_TYPES, ctx_p, *(a))(c, a, __VA_ARGS__)
+#define SHMEMI_G_g(T, N) T: shmem_##N##_g,
+#define SHMEMI_G_ctx_g(T, N) T: shmem_ctx_##N##_g,
+#define shmem_g(...) SHMEMI_CAT(SHMEMI_g_, SHMEMI_NARG(__VA_ARGS__))(__VA_ARGS__)
+#define SHMEMI_g_2(a, ...) SHMEMI_GEN(SHMEMI_GENERIC_TYPES, g, *(a))(a, __VA_ARGS__)
+#define SHMEMI_g_3(c, a, ...) SHMEMI_GEN(SHMEMI_GENERIC_TYPES, ctx_g, *(a))(c, a, __VA_ARGS__)
+#define SHMEMI_G_put_signal(T, N) T: shmem_##N##_put_signal,
+#define SHMEMI_G_ctx_put_signal(T, N) T: shmem_ctx_##N##_put_signal,
+#define shmem_put_signal(...) SHMEMI_CAT(SHMEMI_put_signal_, SHMEMI_NARG(__VA_ARGS__))(__VA_ARGS__)
+#define SHMEMI_put_signal_7(a, ...) SHMEMI_GEN(SHMEMI_GENERIC_TYPES, put_signal, *(a))(a, __VA_ARGS__)
+#define SHMEMI_put_signal_8(c, a, ...) SHMEMI_GEN(SHMEMI_GENERIC_TYPES, ctx_put_signal, *(a))(c, a, __VA_ARGS__)
+#define SHMEMI_G_put_signal_nbi(T, N) T: shmem_##N##_put_signal_nbi,
+#define SHMEMI_G_ctx_put_signal_nbi(T, N) T: shmem_ctx_##N##_put_signal_nbi,
+#define shmem_put_signal_nbi(...) SHMEMI_CAT(SHMEMI_put_signal_nbi_, SHMEMI_NARG(__VA_ARGS__))(__VA_ARGS__)
+#define SHMEMI_put_signal_nbi_7(a, ...) SHMEMI_GEN(SHMEMI_GENERIC_TYPES, put_signal_nbi, *(a))(a, __VA_ARGS__)
+#define SHMEMI_put_signal_nbi_8(c, a, ...) SHMEMI_GEN(SHMEMI_GENERIC_TYPES, ctx_put_signal_nbi, *(a))(c, a, __VA_ARGS__)
+#define SHMEMI_G_atomic_fetch(T, N) T: shmem_##N##_atomic_fetch,
+#define SHMEMI_G_ctx_atomic_fetch(T, N) T: shmem_ctx_##N##_atomic_fetch,
+#define shmem_atomic_fetch(...) SHMEMI_CAT(SHMEMI_atomic_fetch_, SHMEMI_NARG(__VA_ARGS__))(__VA_ARGS__)
+#define SHMEMI_atomic_fetch_2(a, ...) SHMEMI_GEN(SHMEMI_GEN_AMO_EXT, atomic_fetch, *(a))(a, __VA_ARGS__)
+#define SHMEMI_atomic_fetch_3(c, a, ...) SHMEMI_GEN(SHMEMI_GEN_AMO_EXT, ctx_atomic_fetch, *(a))(c, a, __VA_ARGS__)
+#define SHMEMI_G_atomic_set(T, N) T: shmem_##N##_atomic_set,
+#define SHMEMI_G_ctx_atomic_set(T, N) T: shmem_ctx_##N##_atomic_set,
+#define shmem_atomic_set(...) SHMEMI_CAT(SHMEMI_atomic_set_, SHMEMI_NARG(__VA_ARGS__))(__VA_ARGS__)
+#define SHMEMI_atomic_set_3(a, ...) SHMEMI_GEN(SHMEMI_GEN_AMO_EXT, atomic_set, *(a))(a, __VA_ARGS__)
+#define SHMEMI_atomic_set_4(c, a, ...) SHMEMI_GEN(SHMEMI_GEN_AMO_EXT, ctx_atomic_set, *(a))(c, a, __VA_ARGS__)
+#define SHMEMI_G_atomic_swap(T, N) T: shmem_##N##_atomic_swap,
+#define SHMEMI_G_ctx_atomic_swap(T, N) T: shmem_ctx_##N##_atomic_swap,
+#define shmem_atomic_swap(...) SHMEMI_CAT(SHMEMI_atomic_swap_, SHMEMI_NARG(__VA_ARGS__))(__VA_ARGS__)
+#define SHMEMI_atomic_swap_3(a, ...) SHMEMI_GEN(SHMEMI_GEN_AMO_EXT, atomic_swap, *(a))(a, __VA_ARGS__)
+#define SHMEMI_atomic_swap_4(c, a, ...) SHMEMI_GEN(SHMEMI_GEN_AMO_EXT, ctx_atomic_swap, *(a))(c, a, __VA_ARGS__)
+#define SHMEMI_G_atomic_fetch_nbi(T, N) T: shmem_##N##_atomic_fetch_nbi,
+#define SHMEMI_G_ctx_atomic_fetch_nbi(T, N) T: shmem_ctx_##N##_atomic_fetch_nbi,
+#define shmem_atomic_fetch_nbi(...) SHMEMI_CAT(SHMEMI_atomic_fetch_nbi_, SHMEMI_NARG(__VA_ARGS__))(__VA_ARGS__)
+#define SHMEMI_atomic_fetch_nbi_3(a, ...) SHMEMI_GEN(SHMEMI_GEN_AMO_EXT, atomic_fetch_nbi, *(a))(a, __VA_ARGS__)
+#define SHMEMI_atomic_fetch_nbi_4(c, a, ...) SHMEMI_GEN(SHMEMI_GEN_AMO_EXT, ctx_atomic_fetch_nbi, *(a))(c, a, __VA_ARGS__)
+#define SHMEMI_G_atomic_swap_nbi(T, N) T: shmem_##N##_atomic_swap_nbi,
+#define SHMEMI_G_ctx_atomic_swap_nbi(T, N) T: shmem_ctx_##N##_atomic_swap_nbi,
+#define shmem_atomic_swap_nbi(...) SHMEMI_CAT(SHMEMI_atomic_swap_nbi_, SHMEMI_NARG(__VA_ARGS__))(__VA_ARGS__)
+#define SHMEMI_atomic_swap_nbi_4(a, ...) SHMEMI_GEN(SHMEMI_GEN_AMO_EXT, atomic_swap_nbi, *(a))(a, __VA_ARGS__)
+#define SHMEMI_atomic_swap_nbi_5(c, a, ...) SHMEMI_GEN(SHMEMI_GEN_AMO_EXT, ctx_atomic_swap_nbi, *(a))(c, a, __VA_ARGS__)
+#define SHMEMI_G_atomic_compare_swap(T, N) T: shmem_##N##_atomic_compare_swap,
+#define SHMEMI_G_ctx_atomic_compare_swap(T, N) T: shmem_ctx_##N##_atomic_compare_swap,
+#define shmem_atomic_compare_swap(...) SHMEMI_CAT(SHMEMI_atomic_compare_swap_, SHMEMI_NARG(__VA_ARGS__))(__VA_ARGS__)
+#define SHMEMI_atomic_compare_swap_4(a, ...) SHMEMI_GEN(SHMEMI_GEN_AMO_STD, atomic_compare_swap, *(a))(a, __VA_ARGS__)
+#define SHMEMI_atomic_compare_swap_5(c, a, ...) SHMEMI_GEN(SHMEMI_GEN_AMO_STD, ctx_atomic_compare_swap, *(a))(c, a, __VA_ARGS__)
+#define SHMEMI_G_atomic_fetch_inc(T, N) T: shmem_##N##_atomic_fetch_inc,
+#define SHMEMI_G_ctx_atomic_fetch_inc(T, N) T: shmem_ctx_##N##_atomic_fetch_inc,
+#define shmem_atomic_fetch_inc(...) SHMEMI_CAT(SHMEMI_atomic_fetch_inc_, SHMEMI_NARG(__VA_ARGS__))(__VA_ARGS__)
+#define SHMEMI_atomic_fetch_inc_2(a, ...) SHMEMI_GEN(SHMEMI_GEN_AMO_STD, atomic_fetch_inc, *(a))(a, __VA_ARGS__)
+#define SHMEMI_atomic_fetch_inc_3(c, a, ...) SHMEMI_GEN(SHMEMI_GEN_AMO_STD, ctx_atomic_fetch_inc, *(a))(c, a, __VA_ARGS__)
+#define SHMEMI_G_atomic_inc(T, N) T: shmem_##N##_atomic_inc,
+#define SHMEMI_G_ctx_atomic_inc(T, N) T: shmem_ctx_##N##_atomic_inc,
+#define shmem_atomic_inc(...) SHMEMI_CAT(SHMEMI_atomic_inc_, SHMEMI_NARG(__VA_ARGS__))(__VA_ARGS__)
+#define SHMEMI_atomic_inc_2(a, ...) SHMEMI_GEN(SHMEMI_GEN_AMO_STD, atomic_inc, *(a))(a, __VA_ARGS__)
+#define SHMEMI_atomic_inc_3(c, a, ...) SHMEMI_GEN(SHMEMI_GEN_AMO_STD, ctx_atomic_inc, *(a))(c, a, __VA_ARGS__)
+#define SHMEMI_G_atomic_fetch_add(T, N) T: shmem_##N##_atomic_fetch_add,
+#define SHMEMI_G_ctx_atomic_fetch_add(T, N) T: shmem_ctx_##N##_atomic_fetch_add,
+#define shmem_atomic_fetch_add(...) SHMEMI_CAT(SHMEMI_atomic_fetch_add_, SHMEMI_NARG(__VA_ARGS__))(__VA_ARGS__)
+#define SHMEMI_atomic_fetch_add_3(a, ...) SHMEMI_GEN(SHMEMI_GEN_AMO_STD, atomic_fetch_add, *(a))(a, __VA_ARGS__)
+#define SHMEMI_atomic_fetch_add_4(c, a, ...) SHMEMI_GEN(SHMEMI_GEN_AMO_STD, ctx_atomic_fetch_add, *(a))(c, a, __VA_ARGS__)
+#define SHMEMI_G_atomic_add(T, N) T: shmem_##N##_atomic_add,
+#define SHMEMI_G_ctx_atomic_add(T, N) T: shmem_ctx_##N##_atomic_add,
+#define shmem_atomic_add(...) SHMEMI_CAT(SHMEMI_atomic_add_, SHMEMI_NARG(__VA_ARGS__))(__VA_ARGS__)
+#define SHMEMI_atomic_add_3(a, ...) SHMEMI_GEN(SHMEMI_GEN_AMO_STD, atomic_add, *(a))(a, __VA_ARGS__)
+#define SHMEMI_atomic_add_4(c, a, ...) SHMEMI_GEN(SHMEMI_GEN_AMO_STD, ctx_atomic_add, *(a))(c, a, __VA_ARGS__)
+#define SHMEMI_G_atomic_compare_swap_nbi(T, N) T: shmem_##N##_atomic_compare_swap_nbi,
+#define SHMEMI_G_ctx_atomic_compare_swap_nbi(T, N) T: shmem_ctx_##N##_atomic_compare_swap_nbi,
+#define shmem_atomic_compare_swap_nbi(...) SHMEMI_CAT(SHMEMI_atomic_compare_swap_nbi_, SHMEMI_NARG(__VA_ARGS__))(__VA_ARGS__)
+#define SHMEMI_atomic_compare_swap_nbi_5(a, ...) SHMEMI_GEN(SHMEMI_GEN_AMO_STD, atomic_compare_swap_nbi, *(a))(a, __VA_ARGS__)
+#define SHMEMI_atomic_compare_swap_nbi_6(c, a, ...) SHMEMI_GEN(SHMEMI_GEN_AMO_STD, ctx_atomic_compare_swap_nbi, *(a))(c, a, __VA_ARGS__)
+#define SHMEMI_G_atomic_fetch_inc_nbi(T, N) T: shmem_##N##_atomic_fetch_inc_nbi,
+#define SHMEMI_G_ctx_atomic_fetch_inc_nbi(T, N) T: shmem_ctx_##N##_atomic_fetch_inc_nbi,
+#define shmem_atomic_fetch_inc_nbi(...) SHMEMI_CAT(SHMEMI_atomic_fetch_inc_nbi_, SHMEMI_NARG(__VA_ARGS__))(__VA_ARGS__)
+#define SHMEMI_atomic_fetch_inc_nbi_3(a, ...) SHMEMI_GEN(SHMEMI_GEN_AMO_STD, atomic_fetch_inc_nbi, *(a))(a, __VA_ARGS__)
+#define SHMEMI_atomic_fetch_inc_nbi_4(c, a, ...) SHMEMI_GEN(SHMEMI_GEN_AMO_STD, ctx_atomic_fetch_inc_nbi, *(a))(c, a, __VA_ARGS__)
+#define SHMEMI_G_atomic_fetch_add_nbi(T, N) T: shmem_##N##_atomic_fetch_add_nbi,
+#define SHMEMI_G_ctx_atomic_fetch_add_nbi(T, N) T: shmem_ctx_##N##_atomic_fetch_add_nbi,
+#define shmem_atomic_fetch_add_nbi(...) SHMEMI_CAT(SHMEMI_atomic_fetch_add_nbi_, SHMEMI_NARG(__VA_ARGS__))(__VA_ARGS__)
+#define SHMEMI_atomic_fetch_add_nbi_4(a, ...) SHMEMI_GEN(SHMEMI_GEN_AMO_STD, atomic_fetch_add_nbi, *(a))(a, __VA_ARGS__)
+#define SHMEMI_atomic_fetch_add_nbi_5(c, a, ...) SHMEMI_GEN(SHMEMI_GEN_AMO_STD, ctx_atomic_fetch_add_nbi, *(a))(c, a, __VA_ARGS__)
+#define SHMEMI_G_atomic_fetch_and(T, N) T: shmem_##N##_atomic_fetch_and,
+#define SHMEMI_G_ctx_atomic_fetch_and(T, N) T: shmem_ctx_##N##_atomic_fetch_and,
+#define shmem_atomic_fetch_and(...) SHMEMI_CAT(SHMEMI_atomic_fetch_and_, SHMEMI_NARG(__VA_ARGS__))(__VA_ARGS__)
+#define SHMEMI_atomic_fetch_and_3(a, ...) SHMEMI_GEN(SHMEMI_GEN_AMO_BIT, atomic_fetch_and, *(a))(a, __VA_ARGS__)
+#define SHMEMI_atomic_fetch_and_4(c, a, ...) SHMEMI_GEN(SHMEMI_GEN_AMO_BIT, ctx_atomic_fetch_and, *(a))(c, a, __VA_ARGS__)
+#define SHMEMI_G_atomic_and(T, N) T: shmem_##N##_atomic_and,
+#define SHMEMI_G_ctx_atomic_and(T, N) T: shmem_ctx_##N##_atomic_and,
+#define shmem_atomic_and(...) SHMEMI_CAT(SHMEMI_atomic_and_, SHMEMI_NARG(__VA_ARGS__))(__VA_ARGS__)
+#define SHMEMI_atomic_and_3(a, ...) SHMEMI_GEN(SHMEMI_GEN_AMO_BIT, atomic_and, *(a))(a, __VA_ARGS__)
+#define SHMEMI_atomic_and_4(c, a, ...) SHMEMI_GEN(SHMEMI_GEN_AMO_BIT, ctx_atomic_and, *(a))(c, a, __VA_ARGS__)
+#define SHMEMI_G_atomic_fetch_and_nbi(T, N) T: shmem_##N##_atomic_fetch_and_nbi,
+#define SHMEMI_G_ctx_atomic_fetch_and_nbi(T, N) T: shmem_ctx_##N##_atomic_fetch_and_nbi,
+#define shmem_atomic_fetch_and_nbi(...) SHMEMI_CAT(SHMEMI_atomic_fetch_and_nbi_, SHMEMI_NARG(__VA_ARGS__))(__VA_ARGS__)
+#define SHMEMI_atomic_fetch_and_nbi_4(a, ...) SHMEMI_GEN(SHMEMI_GEN_AMO_BIT, atomic_fetch_and_nbi, *(a))(a, __VA_ARGS__)
+#define SHMEMI_atomic_fetch_and_nbi_5(c, a, ...) SHMEMI_GEN(SHMEMI_GEN_AMO_BIT, ctx_atomic_fetch_and_nbi, *(a))(c, a, __VA_ARGS__)
+#define SHMEMI_G_atomic_fetch_or(T, N) T: shmem_##N##_atomic_fetch_or,
+#define SHMEMI_G_ctx_atomic_fetch_or(T, N) T: shmem_ctx_##N##_atomic_fetch_or,
+#define shmem_atomic_fetch_or(...) SHMEMI_CAT(SHMEMI_atomic_fetch_or_, SHMEMI_NARG(__VA_ARGS__))(__VA_ARGS__)
+#define SHMEMI_atomic_fetch_or_3(a, ...) SHMEMI_GEN(SHMEMI_GEN_AMO_BIT, atomic_fetch_or, *(a))(a, __VA_ARGS__)
+#define SHMEMI_atomic_fetch_or_4(c, a, ...) SHMEMI_GEN(SHMEMI_GEN_AMO_BIT, ctx_atomic_fetch_or, *(a))(c, a, __VA_ARGS__)
+#define SHMEMI_G_atomic_or(T, N) T: shmem_##N##_atomic_or,
+#define SHMEMI_G_ctx_atomic_or(T, N) T: shmem_ctx_##N##_atomic_or,
+#define shmem_atomic_or(...) SHMEMI_CAT(SHMEMI_atomic_or_, SHMEMI_NARG(__VA_ARGS__))(__VA_ARGS__)
+#define SHMEMI_atomic_or_3(a, ...) SHMEMI_GEN(SHMEMI_GEN_AMO_BIT, atomic_or, *(a))(a, __VA_ARGS__)
+#define SHMEMI_atomic_or_4(c, a, ...) SHMEMI_GEN(SHMEMI_GEN_AMO_BIT, ctx_atomic_or, *(a))(c, a, __VA_ARGS__)
+#define SHMEMI_G_atomic_fetch_or_nbi(T, N) T: shmem_##N##_atomic_fetch_or_nbi,
+#define SHMEMI_G_ctx_atomic_fetch_or_nbi(T, N) T: shmem_ctx_##N##_atomic_fetch_or_nbi,
+#define shmem_atomic_fetch_or_nbi(...) SHMEMI_CAT(SHMEMI_atomic_fetch_or_nbi_, SHMEMI_NARG(__VA_ARGS__))(__VA_ARGS__)
+#define SHMEMI_atomic_fetch_or_nbi_4(a, ...) SHMEMI_GEN(SHMEMI_GEN_AMO_BIT, atomic_fetch_or_nbi, *(a))(a, __VA_ARGS__)
+#define SHMEMI_atomic_fetch_or_nbi_5(c, a, ...) SHMEMI_GEN(SHMEMI_GEN_AMO_BIT, ctx_atomic_fetch_or_nbi, *(a))(c, a, __VA_ARGS__)
+#define SHMEMI_G_atomic_fetch_xor(T, N) T: shmem_##N##_atomic_fetch_xor,
+#define SHMEMI_G_ctx_atomic_fetch_xor(T, N) T: shmem_ctx_##N##_atomic_fetch_xor,
+#define shmem_atomic_fetch_xor(...) SHMEMI_CAT(SHMEMI_atomic_fetch_xor_, SHMEMI_NARG(__VA_ARGS__))(__VA_ARGS__)
+#define SHMEMI_atomic_fetch_xor_3(a, ...) SHMEMI_GEN(SHMEMI_GEN_AMO_BIT, atomic_fetch_xor, *(a))(a, __VA_ARGS__)
+#define SHMEMI_atomic_fetch_xor_4(c, a, ...) SHMEMI_GEN(SHMEMI_GEN_AMO_BIT, ctx_atomic_fetch_xor, *(a))(c, a, __VA_ARGS__)
+#define SHMEMI_G_atomic_xor(T, N) T: shmem_##N##_atomic_xor,
+#define SHMEMI_G_ctx_atomic_xor(T, N) T: shmem_ctx_##N##_atomic_xor,
+#define shmem_atomic_xor(...) SHMEMI_CAT(SHMEMI_atomic_xor_, SHMEMI_NARG(__VA_ARGS__))(__VA_ARGS__)
+#define SHMEMI_atomic_xor_3(a, ...) SHMEMI_GEN(SHMEMI_GEN_AMO_BIT, atomic_xor, *(a))(a, __VA_ARGS__)
+#define SHMEMI_atomic_xor_4(c, a, ...) SHMEMI_GEN(SHMEMI_GEN_AMO_BIT, ctx_atomic_xor, *(a))(c, a, __VA_ARGS__)
+#define SHMEMI_G_atomic_fetch_xor_nbi(T, N) T: shmem_##N##_atomic_fetch_xor_nbi,
+#define SHMEMI_G_ctx_atomic_fetch_xor_nbi(T, N) T: shmem_ctx_##N##_atomic_fetch_xor_nbi,
+#define shmem_atomic_fetch_xor_nbi(...) SHMEMI_CAT(SHMEMI_atomic_fetch_xor_nbi_, SHMEMI_NARG(__VA_ARGS__))(__VA_ARGS__)
+#define SHMEMI_atomic_fetch_xor_nbi_4(a, ...) SHMEMI_GEN(SHMEMI_GEN_AMO_BIT, atomic_fetch_xor_nbi, *(a))(a, __VA_ARGS__)
+#define SHMEMI_atomic_fetch_xor_nbi_5(c, a, ...) SHMEMI_GEN(SHMEMI_GEN_AMO_BIT, ctx_atomic_fetch_xor_nbi, *(a))(c, a, __VA_ARGS__)
+#define SHMEMI_G_wait_until(T, N) T: shmem_##N##_wait_until,
+#define shmem_wait_until(a, ...) SHMEMI_GEN(SHMEMI_GEN_P2P, wait_until, *(a))(a, __VA_ARGS__)
+#define SHMEMI_G_wait_until_all(T, N) T: shmem_##N##_wait_until_all,
+#define shmem_wait_until_all(a, ...) SHMEMI_GEN(SHMEMI_GEN_P2P, wait_until_all, *(a))(a, __VA_ARGS__)
+#define SHMEMI_G_wait_until_any(T, N) T: shmem_##N##_wait_until_any,
+#define shmem_wait_until_any(a, ...) SHMEMI_GEN(SHMEMI_GEN_P2P, wait_until_any, *(a))(a, __VA_ARGS__)
+#define SHMEMI_G_wait_until_some(T, N) T: shmem_##N##_wait_until_some,
+#define shmem_wait_until_some(a, ...) SHMEMI_GEN(SHMEMI_GEN_P2P, wait_until_some, *(a))(a, __VA_ARGS__)
+#define SHMEMI_G_wait_until_all_vector(T, N) T: shmem_##N##_wait_until_all_vector,
+#define shmem_wait_until_all_vector(a, ...) SHMEMI_GEN(SHMEMI_GEN_P2P, wait_until_all_vector, *(a))(a, __VA_ARGS__)
+#define SHMEMI_G_wait_until_any_vector(T, N) T: shmem_##N##_wait_until_any_vector,
+#define shmem_wait_until_any_vector(a, ...) SHMEMI_GEN(SHMEMI_GEN_P2P, wait_until_any_vector, *(a))(a, __VA_ARGS__)
+#define SHMEMI_G_wait_until_some_vector(T, N) T: shmem_##N##_wait_until_some_vector,
+#define shmem_wait_until_some_vector(a, ...) SHMEMI_GEN(SHMEMI_GEN_P2P, wait_until_some_vector, *(a))(a, __VA_ARGS__)
+#define SHMEMI_G_test(T, N) T: shmem_##N##_test,
+#define shmem_test(a, ...) SHMEMI_GEN(SHMEMI_GEN_P2P, test, *(a))(a, __VA_ARGS__)
+#define SHMEMI_G_test_all(T, N) T: shmem_##N##_test_all,
+#define shmem_test_all(a, ...) SHMEMI_GEN(SHMEMI_GEN_P2P, test_all, *(a))(a, __VA_ARGS__)
+#define SHMEMI_G_test_any(T, N) T: shmem_##N##_test_any,
+#define shmem_test_any(a, ...) SHMEMI_GEN(SHMEMI_GEN_P2P, test_any, *(a))(a, __VA_ARGS__)
+#define SHMEMI_G_test_some(T, N) T: shmem_##N##_test_some,
+#define shmem_test_some(a, ...) SHMEMI_GEN(SHMEMI_GEN_P2P, test_some, *(a))(a, __VA_ARGS__)
+#define SHMEMI_G_test_all_vector(T, N) T: shmem_##N##_test_all_vector,
+#define shmem_test_all_vector(a, ...) SHMEMI_GEN(SHMEMI_GEN_P2P, test_all_vector, *(a))(a, __VA_ARGS__)
+#define SHMEMI_G_test_any_vector(T, N) T: shmem_##N##_test_any_vector,
+#define shmem_test_any_vector(a, ...) SHMEMI_GEN(SHMEMI_GEN_P2P, test_any_vector, *(a))(a, __VA_ARGS__)
+#define SHMEMI_G_test_some_vector(T, N) T: shmem_##N##_test_some_vector,
+#define shmem_test_some_vector(a, ...) SHMEMI_GEN(SHMEMI_GEN_P2P, test_some_vector, *(a))(a, __VA_ARGS__)
+#define SHMEMI_G_broadcast(T, N) T: shmem_##N##_broadcast,
+#define shmem_broadcast(team, d, ...) SHMEMI_GEN(SHMEMI_GENERIC_TYPES, broadcast, *(d))(team, d, __VA_ARGS__)
+#define SHMEMI_G_collect(T, N) T: shmem_##N##_collect,
+#define shmem_collect(team, d, ...) SHMEMI_GEN(SHMEMI_GENERIC_TYPES, collect, *(d))(team, d, __VA_ARGS__)
+#define SHMEMI_G_fcollect(T, N) T: shmem_##N##_fcollect,
+#define shmem_fcollect(team, d, ...) SHMEMI_GEN(SHMEMI_GENERIC_TYPES, fcollect, *(d))(team, d, __VA_ARGS__)
+#define SHMEMI_G_alltoall(T, N) T: shmem_##N##_alltoall,
+#define shmem_alltoall(team, d, ...) SHMEMI_GEN(SHMEMI_GENERIC_TYPES, alltoall, *(d))(team, d, __VA_ARGS__)
+#define SHMEMI_G_alltoalls(T, N) T: shmem_##N##_alltoalls,
+#define shmem_alltoalls(team, d, ...) SHMEMI_GEN(SHMEMI_GENERIC_TYPES, alltoalls, *(d))(team, d, __VA_ARGS__)
+#define SHMEMI_G_max_reduce(T, N) T: shmem_##N##_max_reduce,
+#define shmem_max_reduce(team, d, ...) SHMEMI_GEN(SHMEMI_GEN_ARITH, max_reduce, *(d))(team, d, __VA_ARGS__)
+#define SHMEMI_G_min_reduce(T, N) T: shmem_##N##_min_reduce,
+#define shmem_min_reduce(team, d, ...) SHMEMI_GEN(SHMEMI_GEN_ARITH, min_reduce, *(d))(team, d, __VA_ARGS__)
+#define SHMEMI_G_sum_reduce(T, N) T: shmem_##N##_sum_reduce,
+#define shmem_sum_reduce(team, d, ...) SHMEMI_GEN(SHMEMI_GEN_SUMPROD, sum_reduce, *(d))(team, d, __VA_ARGS__)
+#define SHMEMI_G_prod_reduce(T, N) T: shmem_##N##_prod_reduce,
+#define shmem_prod_reduce(team, d, ...) SHMEMI_GEN(SHMEMI_GEN_SUMPROD, prod_reduce, *(d))(team, d, __VA_ARGS__)
+#define SHMEMI_G_and_reduce(T, N) T: shmem_##N##_and_reduce,
+#define shmem_and_reduce(team, d, ...) SHMEMI_GEN(SHMEMI_GEN_BIT, and_reduce, *(d))(team, d, __VA_ARGS__)
+#define SHMEMI_G_or_reduce(T, N) T: shmem_##N##_or_reduce,
+#define shmem_or_reduce(team, d, ...) SHMEMI_GEN(SHMEMI_GEN_BIT, or_reduce, *(d))(team, d, __VA_ARGS__)
+#define SHMEMI_G_xor_reduce(T, N) T: shmem_##N##_xor_reduce,
+#define shmem_xor_reduce(team, d, ...) SHMEMI_GEN(SHMEMI_GEN_BIT, xor_reduce, *(d))(team, d, __VA_ARGS__)
+/* shmem_sync(team) is shmem_team_sync; with four arguments, the deprecated
+ * active-set barrier without the quiet. */
+#define shmem_sync(...) SHMEMI_CAT(SHMEMI_sync_, SHMEMI_NARG(__VA_ARGS__))(__VA_ARGS__)
+#define SHMEMI_sync_1(team) shmem_team_sync(team)
+#define SHMEMI_sync_4(a, b, c, d) shmemi_sync_active_set(a, b, c, d)
+
 #endif
 
 #endif /* SHMEM_H */

@@ -21,7 +21,9 @@ uint64_t shmemi_amo_slow(const char *call, void *dest, int op, int size, uint64_
     if (p)
         return shmemi_amo_local(p, op, size, v, cmp);
     uint64_t old = 0;
+    shmemi_chan_enter();
     int rc = skf_atomic(shmemi.ch, key, off, op, size, v, cmp, &old);
+    shmemi_chan_leave();
     if (rc)
         shmemi_fatal(call, "atomic on PE %d over the channel failed: %s", pe, skf_strerror(rc));
     return old;

@@ -295,3 +295,7 @@ ACTIVE_SET(64, 8)
 #define TO_ALL_ARITH(T, N) TO_ALL(T, N, max) TO_ALL(T, N, min) TO_ALL(T, N, sum) TO_ALL(T, N, prod)
 SHMEMI_TOALL_BIT_TYPES(TO_ALL_BIT)
 SHMEMI_TOALL_ARITH_TYPES(TO_ALL_ARITH)
+
+/* complex: sum and product only */
+#define COMPLEX(T, N) REDUCE(T, N, sum) REDUCE(T, N, prod) TO_ALL(T, N, sum) TO_ALL(T, N, prod)
+SHMEMI_COMPLEX_TYPES(COMPLEX)

@@ -28,7 +28,7 @@ static int create(const char *call, shmem_team_t team, long options, shmem_ctx_t
     if (!c)
         return -1;
     *c = (struct shmemi_ctx){SHMEMI_CTX_MAGIC, options, team};
-    team->nctx++;
+    __atomic_fetch_add(&team->nctx, 1, __ATOMIC_RELAXED);
     *ctx = c;
     return 0;
 }
@@ -41,7 +41,12 @@ int shmem_ctx_create(long options, shmem_ctx_t *ctx)
 
 int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx)
 {
-    shmemi_check_team(team, "shmem_team_create_ctx");
+    shmemi_check_init("shmem_team_create_ctx");
+    if (!team) {
+        if (ctx)
+            *ctx = SHMEM_CTX_INVALID;
+        return -1;
+    }
     return create("shmem_team_create_ctx", team, options, ctx);
 }
 
@@ -54,7 +59,7 @@ void shmem_ctx_destroy(shmem_ctx_t ctx)
     if (ctx == SHMEM_CTX_DEFAULT)
         shmemi_fatal("shmem_ctx_destroy", "SHMEM_CTX_DEFAULT cannot be destroyed");
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    ctx->team->nctx--;
+    __atomic_fetch_sub(&ctx->team->nctx, 1, __ATOMIC_RELAXED);
     ctx->magic = 0;
     free(ctx);
 }

@@ -86,7 +86,9 @@ static void *alloc(const char *call, size_t align, size_t size)
     for (struct block *b = blocks; b && want != SIZE_MAX; b = b->next) {
         if (b->used)
             continue;
-        size_t start = (b->off + align - 1) / align * align;
+        /* aligned as an address (the heap's base is aligned alike in every PE) */
+        uintptr_t at = ((uintptr_t)user_base + b->off + align - 1) & ~(uintptr_t)(align - 1);
+        size_t start = (size_t)(at - (uintptr_t)user_base);
         if (start < b->off + b->size && want <= b->off + b->size - start) {
             struct block *got = carve(b, start, want);
             if (!got)
@@ -138,10 +140,8 @@ void *shmem_malloc(size_t size)
 void *shmem_malloc_with_hints(size_t size, long hints)
 {
     shmemi_check_init("shmem_malloc_with_hints");
-    if (hints & ~(SHMEM_MALLOC_ATOMICS_REMOTE | SHMEM_MALLOC_SIGNAL_REMOTE))
-        shmemi_fatal("shmem_malloc_with_hints", "unknown hints 0x%lx (known: "
-                     "SHMEM_MALLOC_ATOMICS_REMOTE, SHMEM_MALLOC_SIGNAL_REMOTE)", hints);
-    /* Every heap word already takes remote atomics and signals. */
+    (void)hints; /* every heap word already takes remote atomics and signals; hints this
+                    library does not know are ignored, as the standard allows */
     void *p = alloc("shmem_malloc_with_hints", MIN_ALIGN, size);
     shmem_barrier_all();
     return p;
@@ -164,9 +164,9 @@ void *shmem_align(size_t alignment, size_t size)
 {
     shmemi_check_init("shmem_align");
     void *p = NULL;
-    if (!alignment || (alignment & (alignment - 1)))
-        fprintf(stderr, "shmem: PE %d: shmem_align: alignment %zu is not a power of two\n",
-                shmemi.me, alignment);
+    if (!alignment || (alignment & (alignment - 1)) || alignment > SHMEMI_HEAP_ALIGN)
+        fprintf(stderr, "shmem: PE %d: shmem_align: alignment %zu is not a power of two up to "
+                        "%zu\n", shmemi.me, alignment, SHMEMI_HEAP_ALIGN);
     else
         p = alloc("shmem_align", alignment < MIN_ALIGN ? MIN_ALIGN : alignment, size);
     shmem_barrier_all();

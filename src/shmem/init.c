@@ -85,9 +85,9 @@ static void init(const char *call, int requested)
     shmemi.npes = skf_size(shmemi.ctx);
     shmemi.initialized = 1;
     /* Mapped memory is thread-safe by nature; the channel is one thread at a
-     * time (skiff.h), so SERIALIZED is the most we promise. */
-    shmemi.thread_level = requested > SHMEM_THREAD_SERIALIZED ? SHMEM_THREAD_SERIALIZED
-                                                              : requested;
+     * time (skiff.h), so under MULTIPLE SHMEM's channel calls take a lock. */
+    shmemi.thread_level = requested;
+    pthread_mutex_init(&shmemi.chan_lock, NULL);
     shmemi.sync_expect = calloc((size_t)shmemi.npes, sizeof *shmemi.sync_expect);
     if (!shmemi.sync_expect)
         shmemi_fatal(call, "out of memory for %d PEs", shmemi.npes);

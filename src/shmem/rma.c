@@ -28,7 +28,9 @@ void shmemi_put_slow(const char *call, void *dest, const void *src, size_t len, 
         memmove(p, src, len);
         return;
     }
+    shmemi_chan_enter();
     int rc = skf_put(shmemi.ch, key, off, src, len);
+    shmemi_chan_leave();
     if (rc)
         channel_fail(call, rc, pe);
 }
@@ -46,7 +48,9 @@ void shmemi_get_slow(const char *call, void *dest, const void *src, size_t len, 
         memmove(dest, p, len);
         return;
     }
+    shmemi_chan_enter();
     int rc = skf_get(shmemi.ch, key, off, dest, len);
+    shmemi_chan_leave();
     if (rc)
         channel_fail(call, rc, pe);
 }
@@ -79,7 +83,9 @@ void shmemi_iput(const char *call, void *dest, const void *src, ptrdiff_t dst, p
         if (p) {
             memcpy(p + i * (size_t)dst * size, s, size);
         } else {
+            shmemi_chan_enter();
             int rc = skf_put(shmemi.ch, key, off + i * (size_t)dst * size, s, size);
+            shmemi_chan_leave();
             if (rc)
                 channel_fail(call, rc, pe);
         }
@@ -103,7 +109,9 @@ void shmemi_iget(const char *call, void *dest, const void *src, ptrdiff_t dst, p
         if (p) {
             memcpy(d, p + i * (size_t)sst * size, size);
         } else {
+            shmemi_chan_enter();
             int rc = skf_get(shmemi.ch, key, off + i * (size_t)sst * size, d, size);
+            shmemi_chan_leave();
             if (rc)
                 channel_fail(call, rc, pe);
         }
@@ -362,13 +370,18 @@ static inline void full_fence(void)
 
 void shmem_fence(void) { __atomic_thread_fence(__ATOMIC_RELEASE); }
 void shmem_quiet(void) { full_fence(); }
+/* On SHMEM_CTX_INVALID fence and quiet do nothing (OpenSHMEM 1.5). */
 void shmem_ctx_fence(shmem_ctx_t ctx)
 {
+    if (ctx == SHMEM_CTX_INVALID)
+        return;
     shmemi_check_ctx(ctx, "shmem_ctx_fence");
     __atomic_thread_fence(__ATOMIC_RELEASE);
 }
 void shmem_ctx_quiet(shmem_ctx_t ctx)
 {
+    if (ctx == SHMEM_CTX_INVALID)
+        return;
     shmemi_check_ctx(ctx, "shmem_ctx_quiet");
     full_fence();
 }

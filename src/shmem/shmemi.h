@@ -18,12 +18,15 @@
 #ifndef SHMEMI_H
 #define SHMEMI_H
 
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "shmem.h"
 #include "skiff.h"
 
+/* Every PE's heap starts on this boundary: shmem_align up to it is symmetric. */
+#define SHMEMI_HEAP_ALIGN ((size_t)256 << 20)
 #define SHMEMI_LIKELY(x) __builtin_expect(!!(x), 1)
 
 struct shmemi_seg {
@@ -52,6 +55,7 @@ struct shmemi_state {
     size_t heap_reserved;  /* bytes of the heap before the user's part */
     size_t heap_user;      /* SHMEM_SYMMETRIC_SIZE */
     int channel_peers;     /* PEs reached over the channel (not mapped) */
+    pthread_mutex_t chan_lock; /* SHMEM_THREAD_MULTIPLE: one thread in the channel at a time */
 };
 /* hidden: the fast paths reach it without a GOT load */
 extern struct shmemi_state shmemi __attribute__((visibility("hidden")));
@@ -88,6 +92,19 @@ static inline void shmemi_check_ctx(shmem_ctx_t ctx, const char *call)
         shmemi_fatal(call, "invalid context %p", (void *)ctx);
 }
 void shmemi_check_team(shmem_team_t team, const char *call);
+
+/* The channel is one thread at a time (skiff.h): under SHMEM_THREAD_MULTIPLE
+ * every channel call of SHMEM holds chan_lock.  Mapped paths need no lock. */
+static inline void shmemi_chan_enter(void)
+{
+    if (shmemi.thread_level == SHMEM_THREAD_MULTIPLE)
+        pthread_mutex_lock(&shmemi.chan_lock);
+}
+static inline void shmemi_chan_leave(void)
+{
+    if (shmemi.thread_level == SHMEM_THREAD_MULTIPLE)
+        pthread_mutex_unlock(&shmemi.chan_lock);
+}
 
 /* ---- segments (symm.c) ---- */
 int shmemi_symm_init(void);

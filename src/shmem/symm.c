@@ -178,18 +178,32 @@ int shmemi_symm_init(void)
     struct shmemi_seg *h = &shmemi.heap;
     shmemi.heap_reserved = ((2 * (size_t)n + 8) * sizeof(uint64_t) + PAGE - 1) / PAGE * PAGE;
     h->size = shmemi.heap_reserved + (shmemi.heap_user + PAGE - 1) / PAGE * PAGE;
+    /* The heap starts on a SHMEMI_HEAP_ALIGN boundary in every PE, so an
+     * offset aligned in one PE is aligned in all (shmem_align). */
+    char *room = mmap(NULL, h->size + SHMEMI_HEAP_ALIGN, PROT_NONE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (room == MAP_FAILED)
+        shmemi_fatal(call, "cannot reserve %zu bytes of address space for the symmetric heap: %s "
+                           "(SHMEM_SYMMETRIC_SIZE sets its size)", h->size, strerror(errno));
+    h->base = (char *)(((uintptr_t)room + SHMEMI_HEAP_ALIGN - 1) & ~(uintptr_t)(SHMEMI_HEAP_ALIGN - 1));
+    if (h->base > room)
+        munmap(room, (size_t)(h->base - room));
+    munmap(h->base + h->size, (size_t)(room + SHMEMI_HEAP_ALIGN - h->base));
     if (mates) {
-        rc = skf_node_shm_create(shmemi.ctx, h->size, h->name, (void **)&h->base);
+        void *first;
+        rc = skf_node_shm_create(shmemi.ctx, h->size, h->name, &first);
+        if (!rc) {
+            rc = skf_node_shm_attach_at(h->name, h->size, h->base);
+            skf_node_shm_detach(first, h->size);
+        }
         if (rc)
             shmemi_fatal(call, "cannot create the symmetric heap of %zu bytes in %s: %s "
                                "(SHMEM_SYMMETRIC_SIZE sets its size)",
                          h->size, skf_node_shm_where(), skf_strerror(rc));
-    } else {
-        h->base = mmap(NULL, h->size, PROT_READ | PROT_WRITE,
-                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-        if (h->base == MAP_FAILED)
-            shmemi_fatal(call, "cannot map the symmetric heap of %zu bytes: %s "
-                               "(SHMEM_SYMMETRIC_SIZE sets its size)", h->size, strerror(errno));
+    } else if (mmap(h->base, h->size, PROT_READ | PROT_WRITE,
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0) == MAP_FAILED) {
+        shmemi_fatal(call, "cannot map the symmetric heap of %zu bytes: %s "
+                           "(SHMEM_SYMMETRIC_SIZE sets its size)", h->size, strerror(errno));
     }
     shmemi.sync_in = (uint64_t *)h->base;
     shmemi.coll_word = shmemi.sync_in + n;

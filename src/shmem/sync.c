@@ -27,8 +27,13 @@ static void channel_progress(void)
 {
     struct iovec cont[SKF_CONT_SIZE];
     int ncont;
+    if (shmemi.thread_level == SHMEM_THREAD_MULTIPLE &&
+        pthread_mutex_trylock(&shmemi.chan_lock) != 0)
+        return; /* another thread is in the channel: it drives it */
     if (skf_recv(shmemi.ch, cont, &ncont, NULL) >= 0)
         skf_recv_done(shmemi.ch);
+    if (shmemi.thread_level == SHMEM_THREAD_MULTIPLE)
+        pthread_mutex_unlock(&shmemi.chan_lock);
 }
 
 void shmemi_poll_pause(unsigned *round)
@@ -74,8 +79,8 @@ void shmem_sync_all(void)
 
 int shmem_team_sync(shmem_team_t team)
 {
-    shmemi_check_team(team, "shmem_team_sync");
-    if (team->my < 0)
+    shmemi_check_init("shmem_team_sync");
+    if (!team || team->my < 0)
         return -1;
     shmemi_team_sync(team);
     return 0;
@@ -89,10 +94,16 @@ void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
     shmemi_team_sync(&t);
 }
 
-void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync)
+void shmemi_sync_active_set(int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
     struct shmemi_team t;
     (void)pSync;
     shmemi_active_set(&t, PE_start, logPE_stride, PE_size, "shmem_sync");
     shmemi_team_sync(&t);
+}
+
+#undef shmem_sync
+void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync)
+{
+    shmemi_sync_active_set(PE_start, logPE_stride, PE_size, pSync);
 }

@@ -7,6 +7,7 @@
  * computes the same members from the arguments, and the team's barrier
  * (sync.c) needs no per-team state.
  */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "shmemi.h"
@@ -93,7 +94,9 @@ int shmem_team_n_pes(shmem_team_t team)
 
 int shmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config_t *config)
 {
-    shmemi_check_team(team, "shmem_team_get_config");
+    shmemi_check_init("shmem_team_get_config");
+    if (!team)
+        return -1;
     if (config_mask & ~SHMEM_TEAM_NUM_CONTEXTS)
         shmemi_fatal("shmem_team_get_config", "unknown config_mask bits 0x%lx", config_mask);
     if (!config)
@@ -150,19 +153,23 @@ int shmem_team_split_strided(shmem_team_t parent, int start, int stride, int siz
                              shmem_team_t *new_team)
 {
     const char *call = "shmem_team_split_strided";
-    shmemi_check_team(parent, call);
+    shmemi_check_init(call);
     if (!new_team)
         shmemi_fatal(call, "new_team is NULL");
     *new_team = SHMEM_TEAM_INVALID;
-    if (parent->my < 0)
-        return -1;
+    if (!parent || parent->my < 0)
+        return -1; /* no team from SHMEM_TEAM_INVALID */
     if (config_mask & ~SHMEM_TEAM_NUM_CONTEXTS)
         shmemi_fatal(call, "unknown config_mask bits 0x%lx", config_mask);
     long long last = start + (long long)(size - 1) * stride;
     if (size < 1 || start < 0 || start >= parent->n || last < 0 || last >= parent->n ||
-        (stride == 0 && size > 1))
-        shmemi_fatal(call, "start %d, stride %d, size %d do not fit the parent team of %d PEs",
-                     start, stride, size, parent->n);
+        (stride == 0 && size > 1)) {
+        /* a bad triplet is the caller's to see: an error return, no team */
+        fprintf(stderr, "shmem: PE %d: %s: start %d, stride %d, size %d do not fit the parent team "
+                        "of %d PEs\n", shmemi.me, call, start, stride, size, parent->n);
+        shmemi_team_sync(parent);
+        return -1;
+    }
     shmemi_team_sync(parent); /* collective over the parent */
     return make_team(parent, start, stride, size, config, config_mask, new_team);
 }
@@ -173,11 +180,13 @@ int shmem_team_split_2d(shmem_team_t parent, int xrange, const shmem_team_config
                         shmem_team_t *yaxis_team)
 {
     const char *call = "shmem_team_split_2d";
-    shmemi_check_team(parent, call);
+    shmemi_check_init(call);
     if (!xaxis_team || !yaxis_team)
         shmemi_fatal(call, "xaxis_team (%p) and yaxis_team (%p) must not be NULL",
                      (void *)xaxis_team, (void *)yaxis_team);
     *xaxis_team = *yaxis_team = SHMEM_TEAM_INVALID;
+    if (!parent)
+        return -1;
     if (xrange < 1)
         shmemi_fatal(call, "xrange %d must be at least 1", xrange);
     if ((xaxis_mask | yaxis_mask) & ~SHMEM_TEAM_NUM_CONTEXTS)
@@ -197,7 +206,9 @@ int shmem_team_split_2d(shmem_team_t parent, int xrange, const shmem_team_config
 
 void shmem_team_destroy(shmem_team_t team)
 {
-    shmemi_check_team(team, "shmem_team_destroy");
+    shmemi_check_init("shmem_team_destroy");
+    if (!team)
+        return; /* SHMEM_TEAM_INVALID: nothing to do */
     if (team->predefined)
         shmemi_fatal("shmem_team_destroy", "SHMEM_TEAM_WORLD and SHMEM_TEAM_SHARED cannot be "
                                            "destroyed");
@@ -207,8 +218,8 @@ void shmem_team_destroy(shmem_team_t team)
 
 void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe)
 {
-    shmemi_check_team(team, "shmem_team_ptr");
-    if (pe < 0 || pe >= team->n)
+    shmemi_check_init("shmem_team_ptr");
+    if (!team || pe < 0 || pe >= team->n)
         return NULL;
     return shmemi_ptr(dest, shmemi_member(team, pe));
 }

@@ -12,6 +12,8 @@
 
 #include "shmemi.h"
 
+static size_t any_rotation; /* where the _any forms start looking */
+
 static void check_cmp(const char *call, int cmp)
 {
     if (cmp < SHMEM_CMP_EQ || cmp > SHMEM_CMP_LE)
@@ -54,11 +56,15 @@ static void check_cmp(const char *call, int cmp)
         }                                                                                      \
         return hits;                                                                           \
     }                                                                                          \
+    /* Scans start one place further each call, so every ready element gets its turn. */ \
     static size_t first_##N(T *ivars, size_t n, const int *status, int cmp, const T *vals, T v) \
     {                                                                                          \
-        for (size_t i = 0; i < n; i++)                                                         \
+        size_t from = n ? __atomic_fetch_add(&any_rotation, 1, __ATOMIC_RELAXED) % n : 0;                                              \
+        for (size_t k = 0; k < n; k++) {                                                       \
+            size_t i = (from + k) % n;                                                         \
             if (!(status && status[i]) && holds_##N(&ivars[i], cmp, vals ? vals[i] : v))       \
                 return i;                                                                      \
+        }                                                                                      \
         return SIZE_MAX;                                                                       \
     }                                                                                          \
     static int none_included_##N(size_t n, const int *status)                                  \
