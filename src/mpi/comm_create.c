@@ -80,21 +80,34 @@ void ctx_local_mask(ctx_mask_t *m)
         m->w[i] = free_ctx.w[i] & ~offered.w[i];
 }
 
-void ctx_offer(ctx_mask_t *m)
+void ctx_offer(ctx_mask_t *m, int stripe, int nstripes)
 {
-    ctx_mask_t avail;
-    ctx_local_mask(&avail);
-    int total = 0, taken = 0;
-    for (int i = 0; i < CTX_MASK_WORDS; i++)
-        total += __builtin_popcountll(avail.w[i]);
-    memset(m, 0, sizeof *m);
-    for (int i = 0; i < CTX_MASK_WORDS && 2 * taken < total; i++)
-        for (uint64_t w = avail.w[i]; w && 2 * taken < total; w &= w - 1) {
-            m->w[i] |= w & -w; /* the lowest half: what the other members offer too */
-            taken++;
-        }
-    for (int i = 0; i < CTX_MASK_WORDS; i++)
+    uint64_t pattern = 0; /* bits b with b % nstripes == stripe (64 % nstripes == 0) */
+    for (int b = stripe; b < 64; b += nstripes)
+        pattern |= (uint64_t)1 << b;
+    ctx_local_mask(m);
+    for (int i = 0; i < CTX_MASK_WORDS; i++) {
+        m->w[i] &= pattern;
         offered.w[i] |= m->w[i];
+    }
+}
+
+static ctx_mask_t held;
+
+void ctx_hold(const ctx_mask_t *m)
+{
+    ctx_unhold();
+    held = *m;
+    for (int i = 0; i < CTX_MASK_WORDS; i++)
+        offered.w[i] |= held.w[i];
+}
+
+void ctx_unhold(void)
+{
+    for (int i = 0; i < CTX_MASK_WORDS; i++) {
+        offered.w[i] &= ~held.w[i];
+        held.w[i] = 0;
+    }
 }
 
 void ctx_unoffer(const ctx_mask_t *m)
@@ -239,6 +252,67 @@ struct MPI_ABI_Comm *comm_build_into(struct MPI_ABI_Comm *into, int ctx, int ran
     if (eh->kind == EH_USER)
         eh->refs++;
     return c;
+}
+
+/* ---- freeing with operations pending ------------------------------------------ */
+static struct MPI_ABI_Comm **freed; /* freed by the user, still used by requests */
+static int n_freed, cap_freed;
+
+static int uses(const mpid_req_t *r, const void *arg)
+{
+    const struct MPI_ABI_Comm *c = arg;
+    if (r->comm != c && r->comm != c->coll)
+        return 0;
+    /* an unexpected message nobody will receive now goes with c */
+    return !(r->kind == REQ_RECV && !r->posted && !r->attached);
+}
+
+static int busy(const struct MPI_ABI_Comm *c)
+{
+    const struct MPI_ABI_Comm *loc = c->ext ? c->ext->local : NULL;
+    return req_any(uses, c) || (loc && req_any(uses, loc));
+}
+
+static void destroy_freed(struct MPI_ABI_Comm *c)
+{
+    mpir_comm_free_ext(c);
+    comm_destroy(c);
+}
+
+void comm_free_when_idle(struct MPI_ABI_Comm *c)
+{
+    comm_reap_freed(0);
+    if (!busy(c)) {
+        destroy_freed(c);
+        return;
+    }
+    if (n_freed == cap_freed) {
+        int cap = cap_freed ? 2 * cap_freed : 8;
+        struct MPI_ABI_Comm **f = realloc(freed, (size_t)cap * sizeof *f);
+        if (!f)
+            mpir_fatal("out of memory freeing a communicator");
+        freed = f;
+        cap_freed = cap;
+    }
+    c->magic = 0; /* no longer a handle; messages for its context still match */
+    freed[n_freed++] = c;
+}
+
+void comm_reap_freed(int force)
+{
+    for (int i = 0; i < n_freed;)
+        if (force || !busy(freed[i])) {
+            struct MPI_ABI_Comm *c = freed[i];
+            freed[i] = freed[--n_freed];
+            destroy_freed(c);
+        } else {
+            i++;
+        }
+    if (force) {
+        free(freed);
+        freed = NULL;
+        n_freed = cap_freed = 0;
+    }
 }
 
 void comm_destroy(struct MPI_ABI_Comm *c)

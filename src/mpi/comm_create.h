@@ -24,6 +24,7 @@ struct comm_ext {
     struct topo *topo;
     struct MPI_ABI_Info *info;
     int owns_world_of; /* world_of was allocated here */
+    unsigned idup_seq; /* MPI_Comm_idup calls on this communicator so far */
     char name[128];
 };
 
@@ -48,10 +49,16 @@ typedef struct ctx_mask {
 } ctx_mask_t;
 void ctx_local_mask(ctx_mask_t *m);
 void ctx_and(ctx_mask_t *acc, const ctx_mask_t *m);
-/* A nonblocking creation offers part of the free ids (the lower half) and
- * nothing else here takes them until it gives them back. */
-void ctx_offer(ctx_mask_t *m);
+/* A nonblocking creation's round offers the free ids of one stripe (pair
+ * index % nstripes == stripe) that nothing else here has offered or holds,
+ * and nothing else here takes them until it gives them back. */
+void ctx_offer(ctx_mask_t *m, int stripe, int nstripes);
 void ctx_unoffer(const ctx_mask_t *m);
+/* A blocking creation holds the mask it contributed while it agrees (so a
+ * nonblocking round started meanwhile by progress cannot offer those ids);
+ * ctx_unhold gives them back (no-op when nothing is held). */
+void ctx_hold(const ctx_mask_t *m);
+void ctx_unhold(void);
 /* Lowest free context in m (even, p2p; +1 is its collective twin), or -1. */
 int ctx_first(const ctx_mask_t *m, int skip_ctx);
 void ctx_take(int ctx);
@@ -72,6 +79,11 @@ struct MPI_ABI_Comm *comm_build_into(struct MPI_ABI_Comm *into, int ctx, int ran
                                      struct MPI_ABI_Group *remote, struct MPI_ABI_Errhandler *eh);
 /* Free a communicator built here (attributes must be gone already). */
 void comm_destroy(struct MPI_ABI_Comm *c);
+/* MPI_Comm_free: the handle is invalid at once, but receives posted and
+ * sends started on c still complete; c (and its context id) goes once no
+ * request uses it any more (comm_reap_freed, called where a creation starts
+ * and at the next free — never from inside progress). */
+void comm_free_when_idle(struct MPI_ABI_Comm *c);
 /* MPI_Comm_split of intracommunicator c for internal use (*newcomm NULL: none). */
 int mpir_comm_split(struct MPI_ABI_Comm *c, int color, int key, struct MPI_ABI_Comm **newcomm);
 /* A message arrived for a context nobody here has created yet (comm.c). */

@@ -2,9 +2,12 @@
  * errors.c — how errors are reported: class texts, the error-handler objects
  * and the one function every entry point calls when it rejects something.
  *
- * An error code equals its class.  The message of the most recent error of
- * each class is kept, so MPI_Error_string can say what exactly went wrong
- * ("MPI_Send: invalid rank 7 (communicator size 4)"), not just the class.
+ * An error code equals its class.  MPI_Error_string gives the class text
+ * and, when the code is the class of the most recent error raised in this
+ * process, that error's message ("invalid rank: MPI_Send: invalid rank 7
+ * (communicator size 4)"): the call that just failed.  Only that one error
+ * is kept — the last message of each class could describe an earlier,
+ * unrelated call.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,14 +17,11 @@
 #include "device/device.h"
 
 struct MPI_ABI_Errhandler mpir_eh_predef[4] = {
-    {0, EH_RETURN, NULL, 0, 0}, /* MPI_ERRHANDLER_NULL: never installed */
-    {MAGIC_EH, EH_FATAL, NULL, 0, 0},
-    {MAGIC_EH, EH_RETURN, NULL, 0, 0},
-    {MAGIC_EH, EH_ABORT, NULL, 0, 0},
+    {0, EH_RETURN, NULL, 0, 0, 0}, /* MPI_ERRHANDLER_NULL: never installed */
+    {MAGIC_EH, EH_FATAL, NULL, 0, 0, 0},  /* MPI_ERRORS_ARE_FATAL 0x141 */
+    {MAGIC_EH, EH_ABORT, NULL, 0, 0, 0},  /* MPI_ERRORS_ABORT 0x142 */
+    {MAGIC_EH, EH_RETURN, NULL, 0, 0, 0}, /* MPI_ERRORS_RETURN 0x143 */
 };
-
-#define NCLASS 64
-static char last_msg[NCLASS][MPI_MAX_ERROR_STRING];
 
 static const struct {
     int cls;
@@ -52,6 +52,7 @@ static const struct {
     {MPI_ERR_UNSUPPORTED_OPERATION, "operation not supported"},
     {MPI_ERR_PROC_ABORTED, "peer process aborted"},
     {MPI_ERR_ERRHANDLER, "invalid error handler"},
+    {MPI_ERR_ABI, "ABI information already set"},
     {MPI_ERR_KEYVAL, "invalid keyval"},
     {MPI_ERR_CONVERSION, "data conversion failed"},
     {MPI_ERR_INFO_KEY, "invalid info key"},
@@ -126,12 +127,16 @@ void mpir_fatal(const char *fmt, ...)
     exit(1);
 }
 
-/* Keep msg as the last message of cls and hand it to eh (the object's
+/* Keep msg as the most recent error and hand cls to eh (the object's
  * handler); user handlers get &handle (a communicator or a window). */
+static char last_msg[MPI_MAX_ERROR_STRING];
+static int last_cls = -1;
+
 int mpir_report(struct MPI_ABI_Errhandler *eh, void *handle, int cls, const char *fmt, va_list ap)
 {
-    char *msg = last_msg[cls & (NCLASS - 1)];
+    char *msg = last_msg;
     vsnprintf(msg, MPI_MAX_ERROR_STRING, fmt, ap);
+    last_cls = cls;
     if (!eh)
         eh = &mpir_eh_predef[1];
     if (!mpir_initialized || eh->kind == EH_FATAL || eh->kind == EH_ABORT) {
@@ -140,7 +145,11 @@ int mpir_report(struct MPI_ABI_Errhandler *eh, void *handle, int cls, const char
             skf_abort_quiet(mpid.ctx, cls ? cls : 1, msg);
         exit(cls ? cls : 1);
     }
-    if (eh->kind == EH_USER) {
+    if (eh->kind == EH_USER && eh->fortran) { /* SUBROUTINE h(comm or win, code) */
+        MPI_Fint f = eh->win ? MPI_Win_c2f((MPI_Win)handle) : MPI_Comm_c2f((MPI_Comm)handle);
+        MPI_Fint code = cls;
+        ((void (*)(MPI_Fint *, MPI_Fint *))(void (*)(void))eh->fn)(&f, &code);
+    } else if (eh->kind == EH_USER) {
         int code = cls;
         eh->fn((MPI_Comm *)&handle, &code); /* every handle is one pointer */
     }
@@ -165,6 +174,8 @@ int mpir_error(struct MPI_ABI_Comm *c, int cls, const char *fmt, ...)
 
 int MPI_Error_class(int errorcode, int *errorclass)
 {
+    if (errorclass && errorcode > MPI_ERR_LASTCODE && mpir_user_error_class(errorcode, errorclass))
+        return MPI_SUCCESS; /* added by the application (binding/error_class.c) */
     if (!errorclass || !mpir_class_string(errorcode))
         return mpir_error(NULL, MPI_ERR_ARG, "MPI_Error_class: invalid error code %d", errorcode);
     *errorclass = errorcode;
@@ -173,14 +184,16 @@ int MPI_Error_class(int errorcode, int *errorclass)
 
 int MPI_Error_string(int errorcode, char *string, int *resultlen)
 {
+    if (string && resultlen && errorcode > MPI_ERR_LASTCODE &&
+        mpir_user_error_string(errorcode, string, resultlen))
+        return MPI_SUCCESS; /* added by the application (binding/error_class.c) */
     const char *text = mpir_class_string(errorcode);
     if (!text || !string || !resultlen)
         return mpir_error(NULL, MPI_ERR_ARG, "MPI_Error_string: invalid error code %d",
                           errorcode);
-    const char *detail = last_msg[errorcode & (NCLASS - 1)];
     int n;
-    if (errorcode != MPI_SUCCESS && detail[0])
-        n = snprintf(string, MPI_MAX_ERROR_STRING, "%s (last: %s)", text, detail);
+    if (errorcode != MPI_SUCCESS && errorcode == last_cls)
+        n = snprintf(string, MPI_MAX_ERROR_STRING, "%s: %s", text, last_msg);
     else
         n = snprintf(string, MPI_MAX_ERROR_STRING, "%s", text);
     *resultlen = n < MPI_MAX_ERROR_STRING ? n : MPI_MAX_ERROR_STRING - 1;

@@ -27,6 +27,7 @@
 
 enum mpir_magic {
     MAGIC_COMM = 0x6d6d6f43,
+    MAGIC_COMM_PENDING = 0x646e6550, /* new communicator of an MPI_Comm_idup in flight */
     MAGIC_DTYPE = 0x65707954,
     MAGIC_DTYPE_NEW = 0x77656e54, /* derived type not yet committed */
     MAGIC_EH = 0x6e646c45,
@@ -44,6 +45,7 @@ struct MPI_ABI_Errhandler {
     MPI_Comm_errhandler_function *fn; /* EH_USER only */
     int refs;                         /* user objects: handle + communicators using it */
     int win;                          /* made by MPI_Win_create_errhandler */
+    int fortran; /* fn is a Fortran subroutine: handle and code by MPI_Fint */
 };
 extern struct MPI_ABI_Errhandler mpir_eh_predef[4]; /* indexed by value - 0x140 */
 
@@ -120,6 +122,9 @@ int mpir_comm_local_size(const struct MPI_ABI_Comm *c);
 const int *mpir_comm_local_world(const struct MPI_ABI_Comm *c);
 int comm_init_predefined(int world_rank, int world_size);
 void comm_free_predefined(void);
+/* Destroy the communicators MPI_Comm_free left for their pending operations
+ * once none remains (force: all of them, at MPI_Finalize). */
+void comm_reap_freed(int force);
 /* Release what the collectives keep for c (coll/select.c). */
 void coll_comm_free(struct MPI_ABI_Comm *c);
 
@@ -148,6 +153,11 @@ int mpir_world_rank(void);
  * rank is unknown), flushed at once. */
 void mpir_say(const char *msg);
 void mpir_eh_release(struct MPI_ABI_Errhandler *eh);
+/* Error classes and codes added by the application (binding/error_class.c):
+ * 1 and the class / the string ("" if none) when code is one of them. */
+int mpir_user_error_class(int code, int *cls);
+int mpir_user_error_string(int code, char *string, int *resultlen);
+int mpir_lastusedcode(void); /* the MPI_LASTUSEDCODE attribute */
 void mpir_bsend_release(void *block);
 
 #pragma GCC visibility pop

@@ -47,6 +47,7 @@ int main(int argc, char **argv)
     printf("Skiff %s\n", SKIFF_VERSION_STRING);
     printf("  MPI API level %d.%d (standard-ABI handle values), thread level up to "
            "MPI_THREAD_SERIALIZED\n", MPI_VERSION, MPI_SUBVERSION);
+    printf("  Fortran: %s\n", SKIFF_FORTRAN_INFO);
     printf("\nTransports (in order of preference; SKIFF_TRANSPORTS chooses):\n");
     printf("  %-6s same node: receiver-managed rings in shared memory, CMA for bulk\n",
            skf_shm_ops.name);

@@ -264,7 +264,8 @@ int main(int argc, char **argv)
     /* MINLOC on a plain type, and invalid op handles */
     CHECK_EQ_INT(MPI_Allreduce(s, r, 1, MPI_INT, MPI_MAXLOC, MPI_COMM_WORLD), MPI_ERR_OP);
     CHECK_EQ_INT(MPI_Allreduce(s, r, 1, MPI_INT, MPI_OP_NULL, MPI_COMM_WORLD), MPI_ERR_OP);
-    CHECK_EQ_INT(MPI_Allreduce(s, r, 1, MPI_CHAR, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_OP);
+    /* MPI_CHAR takes the integer ops (extension, api_types_ops) but not MINLOC */
+    CHECK_EQ_INT(MPI_Allreduce(s, r, 1, MPI_CHAR, MPI_MINLOC, MPI_COMM_WORLD), MPI_ERR_OP);
     MPI_Op predefined = MPI_SUM;
     CHECK_EQ_INT(MPI_Op_free(&predefined), MPI_ERR_OP);
     int commute = 0;

@@ -2,7 +2,7 @@
  * attr.c — keyvals and attribute lists (see attr.h for when callbacks run).
  *
  * Keyval handles are small integers from 1024 up (below are the predefined
- * MPI_TAG_UB ... MPI_APPNUM and MPI_KEYVAL_INVALID); a keyval is an index
+ * MPI_TAG_UB ... MPI_UNIVERSE_SIZE and MPI_KEYVAL_INVALID); a keyval is an index
  * into a table that grows and is never compacted, so a stale handle is
  * always detected.
  */
@@ -10,6 +10,7 @@
 
 #include "attr/attr.h"
 #include "datatype/dtype.h"
+#include "rma/win.h"
 
 #define KEY_BASE 1024
 
@@ -69,16 +70,26 @@ int attr_keyval_free(const char *fn, int kind, int *keyval)
     return MPI_SUCCESS;
 }
 
+/* A callback's error goes to the handler of the object (communicator or
+ * window handle obj); a datatype has none: MPI_COMM_WORLD's. */
+static int callback_error(const char *fn, int kind, void *obj, const char *which, int key, int rc)
+{
+    static const char fmt[] = "%s: %s callback of keyval %d returned %d";
+    if (kind == ATTR_WIN)
+        return mpir_win_error((struct MPI_ABI_Win *)obj, rc, fmt, fn, which, key, rc);
+    return mpir_error(kind == ATTR_COMM ? comm_of((MPI_Comm)obj) : NULL, rc, fmt, fn, which, key,
+                      rc);
+}
+
 /* Run the delete callback of one attribute. */
-static int run_delete(const char *fn, void *obj, const attr_t *a)
+static int run_delete(const char *fn, int kind, void *obj, const attr_t *a)
 {
     keyval_t *k = &keys[a->key - KEY_BASE];
     int rc = MPI_SUCCESS;
     if (k->del)
         rc = k->del(obj, a->key, a->val, k->extra);
     if (rc != MPI_SUCCESS)
-        return mpir_error(NULL, rc, "%s: delete callback of keyval %d returned %d", fn, a->key,
-                          rc);
+        return callback_error(fn, kind, obj, "delete", a->key, rc);
     k->uses--;
     return MPI_SUCCESS;
 }
@@ -90,7 +101,7 @@ int attr_set(const char *fn, int kind, void *obj, attr_t **list, int keyval, voi
         return bad_key(fn, keyval);
     for (attr_t *a = *list; a; a = a->next)
         if (a->key == keyval) {
-            int rc = run_delete(fn, obj, a); /* the old value is deleted first */
+            int rc = run_delete(fn, kind, obj, a); /* the old value is deleted first */
             if (rc)
                 return rc;
             k->uses++;
@@ -132,11 +143,16 @@ int attr_delete(const char *fn, int kind, void *obj, attr_t **list, int keyval)
         return bad_key(fn, keyval);
     for (attr_t **p = list; *p; p = &(*p)->next)
         if ((*p)->key == keyval) {
+            /* Unlinked before its callback runs: the callback may delete other
+             * attributes of the object, which would leave p dangling. */
             attr_t *a = *p;
-            int rc = run_delete(fn, obj, a);
-            if (rc)
-                return rc;
             *p = a->next;
+            int rc = run_delete(fn, kind, obj, a);
+            if (rc) { /* the attribute stays */
+                a->next = *list;
+                *list = a;
+                return rc;
+            }
             free(a);
             return MPI_SUCCESS;
         }
@@ -146,7 +162,6 @@ int attr_delete(const char *fn, int kind, void *obj, attr_t **list, int keyval)
 
 int attr_copy_all(const char *fn, int kind, void *old_obj, attr_t *from, attr_t **to)
 {
-    (void)kind;
     /* oldest first, so the copy keeps the same order */
     int n = 0;
     for (attr_t *a = from; a; a = a->next)
@@ -168,8 +183,7 @@ int attr_copy_all(const char *fn, int kind, void *old_obj, attr_t *from, attr_t 
         } else if (k->copy) {
             rc = k->copy(old_obj, v[i]->key, k->extra, v[i]->val, &out, &flag);
             if (rc != MPI_SUCCESS) {
-                rc = mpir_error(NULL, rc, "%s: copy callback of keyval %d returned %d", fn,
-                                v[i]->key, rc);
+                rc = callback_error(fn, kind, old_obj, "copy", v[i]->key, rc);
                 break;
             }
         }
@@ -192,16 +206,47 @@ int attr_copy_all(const char *fn, int kind, void *old_obj, attr_t *from, attr_t 
 
 int attr_delete_all(const char *fn, int kind, void *obj, attr_t **list)
 {
-    (void)kind;
     while (*list) { /* newest first: reverse order of setting */
         attr_t *a = *list;
-        int rc = run_delete(fn, obj, a);
-        if (rc)
+        *list = a->next; /* unlinked first: the callback may delete others */
+        int rc = run_delete(fn, kind, obj, a);
+        if (rc) {
+            a->next = *list;
+            *list = a;
             return rc;
-        *list = a->next;
+        }
         free(a);
     }
     return MPI_SUCCESS;
+}
+
+int attr_adopt(const char *fn, int kind, void *obj, attr_t **list, attr_t *pending)
+{
+    attr_t *oldest_first = NULL;
+    while (pending) {
+        attr_t *a = pending;
+        pending = a->next;
+        a->next = oldest_first;
+        oldest_first = a;
+    }
+    int rc = MPI_SUCCESS;
+    while (oldest_first) {
+        attr_t *a = oldest_first, **p = list;
+        oldest_first = a->next;
+        while (*p && (*p)->key != a->key)
+            p = &(*p)->next;
+        if (*p) { /* a copy made by the dup: the value set on the new one wins */
+            attr_t *old = *p;
+            int r = run_delete(fn, kind, obj, old);
+            if (r && !rc)
+                rc = r;
+            *p = old->next;
+            free(old);
+        }
+        a->next = *list;
+        *list = a;
+    }
+    return rc;
 }
 
 /* ---- datatypes ------------------------------------------------------------- */

@@ -32,6 +32,10 @@ int attr_get(const char *fn, int kind, attr_t *list, int keyval, void *val, int 
 int attr_delete(const char *fn, int kind, void *obj, attr_t **list, int keyval);
 int attr_copy_all(const char *fn, int kind, void *old_obj, attr_t *from, attr_t **to);
 int attr_delete_all(const char *fn, int kind, void *obj, attr_t **list);
+/* Attributes set on an object before it existed (the new communicator of a
+ * pending MPI_Comm_idup) join its list, replacing copies of the same keyval
+ * (whose delete callbacks run); pending is taken over. */
+int attr_adopt(const char *fn, int kind, void *obj, attr_t **list, attr_t *pending);
 
 #pragma GCC visibility pop
 

@@ -3,15 +3,20 @@
  * predefined attributes every communicator answers: MPI_TAG_UB,
  * MPI_HOST (MPI_PROC_NULL: no host process), MPI_IO (MPI_ANY_SOURCE: every
  * process can do I/O), MPI_WTIME_IS_GLOBAL (0), MPI_UNIVERSE_SIZE (the job's
- * size) and MPI_APPNUM (0: one application).  They are read-only.
+ * size), MPI_APPNUM (0: one application) and MPI_LASTUSEDCODE (the largest
+ * error class or code handed out, binding/error_class.c).  They are read-only.
+ *
+ * The MPI-1 attribute calls that MPI-3.1 still has (deprecated since MPI-2.0:
+ * MPI_Keyval_create/free, MPI_Attr_put/get/delete) are the communicator ones
+ * under their old names; their keyvals are communicator keyvals.
  */
 #include "attr/attr.h"
 #include "binding/check.h"
 #include "comm_create.h"
 
-static int predef_values[7]; /* indexed by keyval - MPI_TAG_UB */
+static int predef_values[MPI_UNIVERSE_SIZE - MPI_TAG_UB + 1]; /* indexed by keyval - MPI_TAG_UB */
 
-static int predefined(int keyval) { return keyval >= MPI_TAG_UB && keyval <= MPI_APPNUM; }
+static int predefined(int keyval) { return keyval >= MPI_TAG_UB && keyval <= MPI_UNIVERSE_SIZE; }
 
 int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy, MPI_Comm_delete_attr_function *del,
                            int *keyval, void *extra_state)
@@ -27,7 +32,7 @@ int MPI_Comm_free_keyval(int *keyval)
 
 static int comm_list(const char *fn, MPI_Comm comm, struct MPI_ABI_Comm **c, attr_t ***list)
 {
-    int rc = check_comm(fn, comm, c);
+    int rc = check_comm_settable(fn, comm, c);
     if (rc)
         return rc;
     struct comm_ext *x = comm_ext_get(*c);
@@ -42,9 +47,9 @@ static int read_only(const char *fn, struct MPI_ABI_Comm *c, int keyval)
     return mpir_error(c, MPI_ERR_KEYVAL, "%s: keyval %d is predefined (read-only)", fn, keyval);
 }
 
-int MPI_Comm_set_attr(MPI_Comm comm, int keyval, void *val)
+/* MPI_Comm_set_attr and MPI_Attr_put (fn names the one called) */
+static int comm_set_attr(const char *fn, MPI_Comm comm, int keyval, void *val)
 {
-    static const char fn[] = "MPI_Comm_set_attr";
     CHECK_INIT(fn);
     struct MPI_ABI_Comm *c;
     attr_t **l = NULL;
@@ -56,9 +61,8 @@ int MPI_Comm_set_attr(MPI_Comm comm, int keyval, void *val)
     return attr_set(fn, ATTR_COMM, comm, l, keyval, val);
 }
 
-int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void *val, int *flag)
+static int comm_get_attr(const char *fn, MPI_Comm comm, int keyval, void *val, int *flag)
 {
-    static const char fn[] = "MPI_Comm_get_attr";
     CHECK_INIT(fn);
     struct MPI_ABI_Comm *c;
     attr_t **l = NULL;
@@ -74,6 +78,7 @@ int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void *val, int *flag)
         predef_values[MPI_WTIME_IS_GLOBAL - MPI_TAG_UB] = 0;
         predef_values[MPI_UNIVERSE_SIZE - MPI_TAG_UB] = mpid.size;
         predef_values[MPI_APPNUM - MPI_TAG_UB] = 0;
+        predef_values[MPI_LASTUSEDCODE - MPI_TAG_UB] = mpir_lastusedcode();
         *(int **)val = &predef_values[keyval - MPI_TAG_UB];
         *flag = 1;
         return MPI_SUCCESS;
@@ -81,9 +86,8 @@ int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void *val, int *flag)
     return attr_get(fn, ATTR_COMM, *l, keyval, val, flag);
 }
 
-int MPI_Comm_delete_attr(MPI_Comm comm, int keyval)
+static int comm_delete_attr(const char *fn, MPI_Comm comm, int keyval)
 {
-    static const char fn[] = "MPI_Comm_delete_attr";
     CHECK_INIT(fn);
     struct MPI_ABI_Comm *c;
     attr_t **l = NULL;
@@ -93,6 +97,21 @@ int MPI_Comm_delete_attr(MPI_Comm comm, int keyval)
     if (predefined(keyval))
         return read_only(fn, c, keyval);
     return attr_delete(fn, ATTR_COMM, comm, l, keyval);
+}
+
+int MPI_Comm_set_attr(MPI_Comm comm, int keyval, void *val)
+{
+    return comm_set_attr("MPI_Comm_set_attr", comm, keyval, val);
+}
+
+int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void *val, int *flag)
+{
+    return comm_get_attr("MPI_Comm_get_attr", comm, keyval, val, flag);
+}
+
+int MPI_Comm_delete_attr(MPI_Comm comm, int keyval)
+{
+    return comm_delete_attr("MPI_Comm_delete_attr", comm, keyval);
 }
 
 /* MPI_COMM_SELF's attributes are deleted first thing in MPI_Finalize. */
@@ -149,4 +168,36 @@ int MPI_Type_delete_attr(MPI_Datatype datatype, int keyval)
         return rc;
     return attr_delete("MPI_Type_delete_attr", ATTR_TYPE, datatype, (attr_t **)&d->rep->attrs,
                        keyval);
+}
+
+/* ---- the MPI-1 names (deprecated, still in MPI-3.1) ------------------------------- */
+/* The same calls as the MPI_Comm_ ones above, reporting under their own names. */
+
+int MPI_Keyval_create(MPI_Copy_function *copy, MPI_Delete_function *del, int *keyval,
+                      void *extra_state)
+{
+    CHECK_INIT("MPI_Keyval_create");
+    return attr_keyval_create("MPI_Keyval_create", ATTR_COMM, (void (*)(void))copy,
+                              (void (*)(void))del, extra_state, keyval);
+}
+
+int MPI_Keyval_free(int *keyval)
+{
+    CHECK_INIT("MPI_Keyval_free");
+    return attr_keyval_free("MPI_Keyval_free", ATTR_COMM, keyval);
+}
+
+int MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
+{
+    return comm_set_attr("MPI_Attr_put", comm, keyval, attribute_val);
+}
+
+int MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
+{
+    return comm_get_attr("MPI_Attr_get", comm, keyval, attribute_val, flag);
+}
+
+int MPI_Attr_delete(MPI_Comm comm, int keyval)
+{
+    return comm_delete_attr("MPI_Attr_delete", comm, keyval);
 }

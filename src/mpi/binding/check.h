@@ -35,6 +35,17 @@ static inline int check_comm(const char *fn, MPI_Comm h, struct MPI_ABI_Comm **o
                       v == 0x100 ? "MPI_COMM_NULL" : "(not a communicator handle)");
 }
 
+/* Setters (error handler, name, attributes) also take the new communicator
+ * of an MPI_Comm_idup still in flight: stored, applied when it completes. */
+static inline int check_comm_settable(const char *fn, MPI_Comm h, struct MPI_ABI_Comm **out)
+{
+    if ((uintptr_t)h >= MPIR_PREDEF_BOUND && ((struct MPI_ABI_Comm *)h)->magic == MAGIC_COMM_PENDING) {
+        *out = (struct MPI_ABI_Comm *)h;
+        return 0;
+    }
+    return check_comm(fn, h, out);
+}
+
 static inline int check_dtype(const char *fn, struct MPI_ABI_Comm *c, MPI_Datatype h,
                               struct MPI_ABI_Datatype **out)
 {
@@ -49,6 +60,8 @@ static inline int check_dtype(const char *fn, struct MPI_ABI_Comm *c, MPI_Dataty
         return 0;
     }
     *out = &mpir_dtype_predef[0x47];
+    if (d && d->magic == MAGIC_DTYPE_NEW)
+        return mpir_error(c, MPI_ERR_TYPE, "%s: datatype not committed (MPI_Type_commit)", fn);
     return mpir_error(c, MPI_ERR_TYPE, "%s: invalid datatype %s", fn,
                       v == 0x200 ? "MPI_DATATYPE_NULL" : "(not a datatype handle)");
 }

@@ -218,8 +218,11 @@ int prep_reduce(const char *fn, int kind, const void *sbuf, void *rbuf, int coun
         a->count = (size_t)count;
         a->sbuf = sbuf;
         a->rbuf = rbuf;
-        if ((kind == C_REDUCE && (rc = check_inter_root(fn, *c, root))) ||
-            (rc = op_reducer(fn, *c, op, dt, &a->red)))
+        if (kind == C_REDUCE && (rc = check_inter_root(fn, *c, root)))
+            return rc;
+        if (kind == C_REDUCE && root == MPI_PROC_NULL)
+            return 0; /* only root is significant here (callers pass NULL, 0, MPI_BYTE...) */
+        if ((rc = op_reducer(fn, *c, op, dt, &a->red)))
             return rc;
         if (sbuf == MPI_IN_PLACE || rbuf == MPI_IN_PLACE)
             return mpir_error(*c, MPI_ERR_BUFFER, "%s: MPI_IN_PLACE is not allowed on intercommunicators", fn);
@@ -415,6 +418,14 @@ static void *pack_blocks(struct MPI_ABI_Comm *c, coll_args_t *a, void *user, con
     return buf;
 }
 
+static int any_bytes(const size_t *b, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (b[i])
+            return 1;
+    return 0;
+}
+
 int prep_v(const char *fn, int kind, const vspec_t *v, MPI_Comm comm, struct MPI_ABI_Comm **c,
            coll_args_t *a)
 {
@@ -506,8 +517,10 @@ int prep_v(const char *fn, int kind, const vspec_t *v, MPI_Comm comm, struct MPI
             rc = side_bytes(fn, *c, "receive", v->rcounts, v->rdispls, v->rtype, v->rtypes, w, rcb, rdb, rpks, &r_many);
         break;
     }
+    /* equal pointers are an error only if data moves (Python's empty arrays
+     * share one address: all-zero counts with sbuf == rbuf are legal) */
     if (!rc && (kind == C_ALLGATHERV || kind == C_ALLTOALLV || kind == C_ALLTOALLW) && !in_place &&
-        v->sbuf == v->rbuf && v->rbuf)
+        v->sbuf == v->rbuf && v->rbuf && (a->sbytes || any_bytes(scb, n) || any_bytes(rcb, n)))
         rc = mpir_error(*c, MPI_ERR_BUFFER,
                         "%s: send and receive buffers are the same (use MPI_IN_PLACE)", fn);
     if (rc) {

@@ -130,6 +130,10 @@ static char *scratch(size_t *bytes, size_t *offs, int n, const char *what)
     return b;
 }
 
+/* base + off without pointer arithmetic on NULL: MPI_BOTTOM (NULL) with
+ * absolute displacements is a legal buffer. */
+static char *at(const void *base, size_t off) { return (char *)((uintptr_t)base + off); }
+
 static void pack_pieces(const nbrs_t *nb, npieces_t *p, npacked_t *k)
 {
     if (k->spacked) {
@@ -141,7 +145,7 @@ static void pack_pieces(const nbrs_t *nb, npieces_t *p, npacked_t *k)
         k->sscratch = scratch(p->sb, p->so, nb->nout, "a neighbourhood collective");
         for (int j = 0; j < nb->nout; j++)
             if (p->sb[j])
-                dt_copy(k->st[j], p->sbuf + user[j], k->sc[j], 0, k->sscratch + p->so[j], p->sb[j], 0);
+                dt_copy(k->st[j], at(p->sbuf, user[j]), k->sc[j], 0, k->sscratch + p->so[j], p->sb[j], 0);
         p->sbuf = k->sscratch;
         free(user);
     }
@@ -163,16 +167,16 @@ static sched_t *build(struct MPI_ABI_Comm *c, const nbrs_t *nb, const npieces_t 
     }
     for (int j = 0; j < nb->nin; j++)
         if (nb->in[j] != MPI_PROC_NULL && p->rb[j])
-            sched_recv_tag(s, rbuf + ro[j], p->rb[j], nb->in[j], nb->in_tagx[j]);
+            sched_recv_tag(s, at(rbuf, ro[j]), p->rb[j], nb->in[j], nb->in_tagx[j]);
     for (int j = 0; j < nb->nout; j++)
         if (nb->out[j] != MPI_PROC_NULL && p->sb[j])
-            sched_send_tag(s, p->sbuf + p->so[j], p->sb[j], nb->out[j], nb->out_tagx[j]);
+            sched_send_tag(s, at(p->sbuf, p->so[j]), p->sb[j], nb->out[j], nb->out_tagx[j]);
     sched_fence(s);
     sched_adopt(s, k->sscratch);
     if (k->rpacked) {
         for (int j = 0; j < nb->nin; j++)
             if (nb->in[j] != MPI_PROC_NULL && p->rb[j])
-                sched_unpack_block(s, &(struct coll_unpack){k->rt[j], p->rbuf + p->ro[j],
+                sched_unpack_block(s, &(struct coll_unpack){k->rt[j], at(p->rbuf, p->ro[j]),
                                                             rbuf + ro[j], k->rc[j], 0});
         sched_adopt(s, rbuf);
         free(packed_ro);
@@ -243,8 +247,10 @@ static int side(const char *fn, struct MPI_ABI_Comm *c, int n, int kind, int is_
     const void *buf = is_send ? a->sbuf : a->rbuf;
     if (buf == MPI_IN_PLACE)
         return mpir_error(c, MPI_ERR_BUFFER, "%s: MPI_IN_PLACE is not allowed", fn);
+    /* NULL is MPI_BOTTOM: fine with absolute displacements (alltoallw) or
+     * derived types of absolute addresses, never for a basic type in place */
     for (int j = 0; j < n; j++)
-        if (bytes[j] && !buf)
+        if (bytes[j] && !buf && !w && pt[j]->rep->predefined)
             return mpir_error(c, MPI_ERR_BUFFER, "%s: NULL %s buffer", fn, is_send ? "send" : "receive");
     return 0;
 }

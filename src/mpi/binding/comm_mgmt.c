@@ -44,15 +44,27 @@ static ic_set_t whole(struct MPI_ABI_Comm *c)
     return (ic_set_t){c->coll, NULL, c->size, c->rank, TAG_CREATE};
 }
 
-/* Allgather my message over s; AND of all masks into *acc.  all may be NULL. */
-static int gather(const ic_set_t *s, agree_msg_t *mine, agree_msg_t **all, ctx_mask_t *acc)
+/* Allgather my message over s; AND of all masks into *acc.  all may be NULL.
+ * My mask is held (ctx_hold) while progress runs: an intracommunicator
+ * creation takes its id right after, so gather gives it back; the
+ * intercommunicator ones (HOLD_KEEP) exchange more first and call
+ * ctx_unhold when done. */
+enum { HOLD_DROP, HOLD_KEEP };
+static int gather_hold(const ic_set_t *s, agree_msg_t *mine, agree_msg_t **all, ctx_mask_t *acc,
+                       int hold)
 {
+    comm_reap_freed(0); /* freed communicators now idle give their ids back */
     ctx_local_mask(&mine->mask);
+    ctx_hold(&mine->mask);
     mine->world = mpid.rank;
     agree_msg_t *v = malloc((size_t)s->n * sizeof *v);
-    if (!v)
+    if (!v) {
+        ctx_unhold();
         return MPI_ERR_NO_MEM;
+    }
     ic_allgather(s, mine, sizeof *mine, v);
+    if (hold == HOLD_DROP)
+        ctx_unhold();
     *acc = v[0].mask;
     for (int i = 1; i < s->n; i++)
         ctx_and(acc, &v[i].mask);
@@ -61,6 +73,11 @@ static int gather(const ic_set_t *s, agree_msg_t *mine, agree_msg_t **all, ctx_m
     else
         free(v);
     return 0;
+}
+
+static int gather(const ic_set_t *s, agree_msg_t *mine, agree_msg_t **all, ctx_mask_t *acc)
+{
+    return gather_hold(s, mine, all, acc, HOLD_DROP);
 }
 
 static int check_intra(const char *fn, MPI_Comm comm, struct MPI_ABI_Comm **c)
@@ -131,13 +148,13 @@ static void leader_swap(struct MPI_ABI_Comm *local, int leader, struct MPI_ABI_C
     ic_bcast(&s, leader, theirs, len);
 }
 
-static int dup_inter(const char *fn, struct MPI_ABI_Comm *c, struct MPI_ABI_Comm **out)
+static int dup_inter_held(const char *fn, struct MPI_ABI_Comm *c, struct MPI_ABI_Comm **out)
 {
     struct MPI_ABI_Comm *loc = c->ext->local;
     ic_set_t s = whole(loc);
     agree_msg_t mine = {0}, theirs;
     ctx_mask_t local_and;
-    if (gather(&s, &mine, NULL, &local_and))
+    if (gather_hold(&s, &mine, NULL, &local_and, HOLD_KEEP))
         return no_mem(fn, c);
     mine.mask = local_and;
     leader_swap(loc, 0, c->coll, 0, TAG_CREATE, &mine, &theirs, sizeof mine);
@@ -161,6 +178,13 @@ static int dup_inter(const char *fn, struct MPI_ABI_Comm *c, struct MPI_ABI_Comm
     n->ext->local = nl;
     *out = n;
     return 0;
+}
+
+static int dup_inter(const char *fn, struct MPI_ABI_Comm *c, struct MPI_ABI_Comm **out)
+{
+    int rc = dup_inter_held(fn, c, out);
+    ctx_unhold();
+    return rc;
 }
 
 /* ---- dup -------------------------------------------------------------------------- */
@@ -206,8 +230,7 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
         return mpir_error(NULL, MPI_ERR_ARG, "MPI_Comm_dup: NULL newcomm");
     struct MPI_ABI_Comm *n;
     int rc = dup_comm("MPI_Comm_dup", comm, &n, 1);
-    if (!rc)
-        *newcomm = (MPI_Comm)n;
+    *newcomm = rc ? MPI_COMM_NULL : (MPI_Comm)n; /* a copy callback's error: no new comm */
     return rc;
 }
 
@@ -231,19 +254,40 @@ int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
     return MPI_SUCCESS;
 }
 
-/* ---- idup: the agreement as a nonblocking collective ------------------------------
- * The masks travel in a ring allgather scheduled on the collectives engine;
- * when the schedule completes (request hook, datatype/p2p.c dispatch) the
- * communicator object handed out at the call is built.  While it runs, the
- * ids this process offered are reserved (ctx_offer), so nothing else created
- * meanwhile can take the id the idup will agree on. */
+/* ---- idup: the agreement as rounds of nonblocking collectives -----------------
+ * A round offers this process's free ids of one stripe (an eighth of the id
+ * space, chosen from the parent's context, the idup's number on the parent
+ * and the round — the same at every member) and reserves them while the round
+ * runs (ctx_offer), so nothing else created here meanwhile takes them.  The
+ * offers travel in a schedule on the collectives engine (an
+ * intercommunicator: a ring in each group, the groups' ANDs swapped by the
+ * leaders); when it completes (request hook, datatype/p2p.c dispatch) the
+ * lowest id free in every offer names the new communicator.  An idup that
+ * found its stripe taken here by another pending one offered nothing, so the
+ * round finds no common id and the next round tries another stripe: idups in
+ * flight in any order on different communicators, and blocking creations
+ * meanwhile, all get ids (one offer of "the lower half" per idup left nothing
+ * in common when two ranks issued two idups in opposite orders).  The user's
+ * request completes when the communicator is built; error handler, name and
+ * attributes set on it before that are kept and applied then. */
+#define IDUP_STRIPES 8
+#define IDUP_ROUNDS 64
+#define IDUP_LOCAL_TAGX (1 << 30) /* local steps of an intercommunicator's round */
+
 typedef struct idup_state {
-    int kind; /* DTP_IDUP: shares the request's ->dtp slot */
+    int kind; /* DTP_IDUP: shares the internal request's ->dtp slot */
     struct MPI_ABI_Comm *parent, *newc;
     MPI_Comm parent_h;
-    ctx_mask_t offer;
-    ctx_mask_t *all; /* [parent size] */
+    mpid_req_t *user; /* the user's request: done once newc is built */
+    unsigned seq;     /* this idup's number on the parent */
+    int round;
+    ctx_mask_t offer;      /* reserved while a round runs */
+    ctx_mask_t *all;       /* [local group size] the local offers */
+    ctx_mask_t local_and;  /* intercommunicator: AND of my group's offers */
+    ctx_mask_t remote_and; /* ... and of the other group's */
 } idup_state_t;
+
+static void idup_round(idup_state_t *st);
 
 static void idup_free(idup_state_t *st)
 {
@@ -258,31 +302,165 @@ void mpir_idup_forget(mpid_req_t *r)
     r->dtp = NULL;
 }
 
-void mpir_idup_complete(mpid_req_t *r)
+static int idup_stripe(const idup_state_t *st)
+{
+    uint32_t x = (uint32_t)st->parent->ctx * 2654435761u ^ st->seq * 40503u ^
+                 (uint32_t)st->round * 2246822519u;
+    x ^= x >> 15;
+    x *= 2654435761u;
+    x ^= x >> 13;
+    return (int)(x % IDUP_STRIPES);
+}
+
+/* Error handler, name and attributes the user set on newc while pending
+ * (kept in its provisional extension) take effect on the built one. */
+static int idup_apply_pending(const char *fn, struct MPI_ABI_Comm *n, struct comm_ext *pend,
+                              struct MPI_ABI_Errhandler *peh)
+{
+    int rc = 0;
+    if (peh) { /* the pending set took its reference */
+        mpir_eh_release(n->eh);
+        n->eh = peh;
+    }
+    if (pend) {
+        if (pend->name[0])
+            memcpy(n->ext->name, pend->name, sizeof n->ext->name);
+        if (pend->attrs)
+            rc = attr_adopt(fn, ATTR_COMM, (MPI_Comm)n, &n->ext->attrs, pend->attrs);
+        free(pend);
+    }
+    return rc;
+}
+
+static void idup_finish(idup_state_t *st, int err)
+{
+    mpid_req_t *u = st->user;
+    u->st_error = err;
+    idup_free(st);
+    req_complete(u);
+}
+
+/* Build newc on the agreed ids (lctx: the intercommunicator's local group). */
+static int idup_build(const char *fn, idup_state_t *st, int ctx, int lctx)
+{
+    struct MPI_ABI_Comm *c = st->parent, *n = st->newc;
+    struct comm_ext *pend = n->ext;
+    struct MPI_ABI_Errhandler *peh = n->eh;
+    n->ext = NULL;
+    n->eh = NULL;
+    n->magic = 0;
+    if (comm_is_inter(c)) {
+        struct MPI_ABI_Comm *loc = c->ext->local;
+        struct MPI_ABI_Group *g = c->ext->group, *rg = c->ext->remote;
+        int *lw = world_list(c, g->size, g->world), *rw = world_list(c, rg->size, rg->world);
+        if (!lw || !rw)
+            mpir_fatal("%s: out of memory", fn);
+        group_retain(g);
+        group_retain(g);
+        group_retain(rg);
+        struct MPI_ABI_Comm *nl = comm_build(lctx, loc->rank, loc->size, lw, g, NULL, c->eh);
+        comm_build_into(n, ctx, c->rank, c->size, rw, g, rg, c->eh);
+        n->ext->local = nl;
+    } else {
+        int *w = world_list(c, c->size, c->world_of);
+        struct MPI_ABI_Group *g = w ? group_new(c->size, w) : NULL;
+        if (!g)
+            mpir_fatal("%s: out of memory", fn);
+        comm_build_into(n, ctx, c->rank, c->size, w, g, NULL, c->eh);
+    }
+    int rc = inherit(fn, c, st->parent_h, n, 1);
+    int rc2 = idup_apply_pending(fn, n, pend, peh);
+    return rc ? rc : rc2;
+}
+
+/* A round's schedule is complete: build, or try the next stripe. */
+static void idup_round_done(idup_state_t *st, int err)
 {
     static const char fn[] = "MPI_Comm_idup";
-    idup_state_t *st = r->dtp;
-    struct MPI_ABI_Comm *c = st->parent, *n = st->newc;
-    r->dtp = NULL;
-    ctx_mask_t acc = st->all[0];
-    for (int i = 1; i < c->size; i++)
-        ctx_and(&acc, &st->all[i]);
-    ctx_unoffer(&st->offer); /* the id taken below leaves the free mask itself */
+    struct MPI_ABI_Comm *c = st->parent;
+    ctx_unoffer(&st->offer); /* the ids taken below leave the free mask themselves */
     st->offer = (ctx_mask_t){{0}};
-    int ctx = ctx_first(&acc, -1);
-    int *w = ctx < 0 ? NULL : world_list(c, c->size, c->world_of);
-    struct MPI_ABI_Group *g = w ? group_new(c->size, w) : NULL;
-    if (!g) {
-        free(w);
-        r->st_error = ctx < 0 ? no_ctx(fn, c) : no_mem(fn, c);
-        idup_free(st);
+    if (err) {
+        idup_finish(st, err);
         return;
     }
-    comm_build_into(n, ctx, c->rank, c->size, w, g, NULL, c->eh);
-    int rc = inherit(fn, c, st->parent_h, n, 1);
-    if (rc)
-        r->st_error = rc;
-    idup_free(st);
+    int ctx, lctx = -1, ok;
+    if (comm_is_inter(c)) { /* both groups decide alike: each knows both ANDs */
+        ctx_mask_t both = st->local_and;
+        ctx_and(&both, &st->remote_and);
+        ctx = ctx_first(&both, -1);
+        lctx = ctx < 0 ? -1 : ctx_first(&st->local_and, ctx);
+        ok = ctx >= 0 && lctx >= 0 && ctx_first(&st->remote_and, ctx) >= 0;
+    } else {
+        ctx_mask_t acc = st->all[0];
+        for (int i = 1; i < c->size; i++)
+            ctx_and(&acc, &st->all[i]);
+        ctx = ctx_first(&acc, -1);
+        ok = ctx >= 0;
+    }
+    if (!ok) {
+        if (++st->round < IDUP_ROUNDS) {
+            idup_round(st);
+            return;
+        }
+        idup_finish(st, no_ctx(fn, c));
+        return;
+    }
+    idup_finish(st, idup_build(fn, st, ctx, lctx));
+}
+
+void mpir_idup_complete(mpid_req_t *r)
+{
+    idup_state_t *st = r->dtp;
+    r->dtp = NULL;
+    idup_round_done(st, r->st_error); /* r itself goes back to the pool (user_freed) */
+}
+
+static void idup_round(idup_state_t *st)
+{
+    struct MPI_ABI_Comm *c = st->parent;
+    int inter = comm_is_inter(c);
+    struct MPI_ABI_Comm *loc = inter ? c->ext->local : c;
+    ctx_offer(&st->offer, idup_stripe(st), IDUP_STRIPES);
+    int me = loc->rank, p = loc->size;
+    size_t len = sizeof *st->all;
+    st->all[me] = st->offer;
+    sched_t *s = sched_new(c);
+    if (inter)
+        sched_use(s, loc->coll, IDUP_LOCAL_TAGX);
+    for (int k = 0; k < p - 1; k++) { /* ring: pass on the block received last */
+        sched_send(s, &st->all[(me - k + p) % p], len, (me + 1) % p);
+        sched_recv(s, &st->all[(me - k - 1 + p) % p], len, (me - 1 + p) % p);
+        sched_fence(s);
+    }
+    if (inter) {
+        reducer_t band;
+        op_reducer("MPI_Comm_idup", NULL, MPI_BAND, MPI_UINT64_T, &band);
+        sched_copy(s, &st->local_and, &st->all[0], len);
+        for (int i = 1; i < p; i++)
+            sched_reduce(s, &st->all[i], &st->local_and, CTX_MASK_WORDS, &band);
+        if (me == 0) { /* leaders swap their group's AND */
+            sched_use(s, NULL, 0);
+            sched_send(s, &st->local_and, len, 0);
+            sched_recv(s, &st->remote_and, len, 0);
+            sched_fence(s);
+            sched_use(s, loc->coll, IDUP_LOCAL_TAGX);
+            for (int i = 1; i < p; i++)
+                sched_send(s, &st->remote_and, len, i);
+        } else {
+            sched_recv(s, &st->remote_and, len, 0);
+        }
+        sched_fence(s);
+    }
+    mpid_req_t *r = sched_start_req(s);
+    if (r->done) { /* nothing to wait for (a one-rank group, no remote) */
+        int err = r->st_error;
+        req_release(r);
+        idup_round_done(st, err);
+        return;
+    }
+    r->dtp = st;
+    r->user_freed = 1; /* internal: back to the pool when it completes */
 }
 
 int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
@@ -295,47 +473,31 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
         return rc;
     if (!newcomm || !request)
         return mpir_error(c, MPI_ERR_ARG, "%s: NULL newcomm or request", fn);
-    if (comm_is_inter(c)) { /* intercommunicators: a blocking dup, complete at once */
-        struct MPI_ABI_Comm *n;
-        if ((rc = dup_comm(fn, comm, &n, 1)))
-            return rc;
-        *newcomm = (MPI_Comm)n;
-        mpid_req_t *r = req_alloc(REQ_DONE);
-        r->done = 1;
-        r->comm = n;
-        *request = (MPI_Request)r;
-        return MPI_SUCCESS;
-    }
+    struct comm_ext *x = comm_ext_get(c);
+    int p = comm_is_inter(c) ? c->ext->local->size : c->size;
     idup_state_t *st = calloc(1, sizeof *st);
     struct MPI_ABI_Comm *n = calloc(1, sizeof *n);
     if (st)
-        st->all = malloc((size_t)c->size * sizeof *st->all);
-    if (!st || !n || !st->all) {
+        st->all = malloc((size_t)p * sizeof *st->all);
+    if (!x || !st || !n || !st->all) {
         if (st)
             free(st->all);
         free(st);
         free(n);
         return no_mem(fn, c);
     }
+    n->magic = MAGIC_COMM_PENDING; /* takes an error handler, name, attributes */
     st->kind = DTP_IDUP;
     st->parent = c;
     st->parent_h = comm;
     st->newc = n;
-    ctx_offer(&st->offer);
-    st->all[c->rank] = st->offer;
-    sched_t *s = sched_new(c);
-    int me = c->rank, p = c->size;
-    for (int k = 0; k < p - 1; k++) { /* ring: pass on the block received last */
-        sched_send(s, &st->all[(me - k + p) % p], sizeof *st->all, (me + 1) % p);
-        sched_recv(s, &st->all[(me - k - 1 + p) % p], sizeof *st->all, (me - 1 + p) % p);
-        sched_fence(s);
-    }
-    mpid_req_t *r = sched_start_req(s);
-    r->dtp = st;
-    if (r->done) /* a one-rank communicator: nothing to wait for */
-        mpir_idup_complete(r);
+    st->seq = x->idup_seq++;
+    st->user = req_alloc(REQ_COLL);
+    st->user->comm = c; /* errors on the request go to the parent's handler */
     *newcomm = (MPI_Comm)n; /* usable once the request completes */
-    *request = (MPI_Request)r;
+    *request = (MPI_Request)st->user;
+    comm_reap_freed(0); /* (not in later rounds: they start inside progress) */
+    idup_round(st);
     return MPI_SUCCESS;
 }
 
@@ -375,15 +537,15 @@ static int pick(const agree_msg_t *all, int n, int color, int me, int *w, int *p
 
 /* Split of an intercommunicator: each colour's local members face the remote
  * members of the same colour; no remote member of my colour: MPI_COMM_NULL. */
-static int split_inter(const char *fn, struct MPI_ABI_Comm *c, int color, int key,
-                       MPI_Comm *newcomm)
+static int split_inter_held(const char *fn, struct MPI_ABI_Comm *c, int color, int key,
+                            MPI_Comm *newcomm)
 {
     struct MPI_ABI_Comm *loc = c->ext->local;
     ic_set_t s = whole(loc);
     int ln = loc->size, rn = c->size;
     agree_msg_t mine = {.color = color, .key = key}, *all, *remote = malloc((size_t)rn * sizeof *remote);
     ctx_mask_t lmask;
-    if (!remote || gather(&s, &mine, &all, &lmask)) {
+    if (!remote || gather_hold(&s, &mine, &all, &lmask, HOLD_KEEP)) {
         free(remote);
         return no_mem(fn, c);
     }
@@ -425,6 +587,14 @@ static int split_inter(const char *fn, struct MPI_ABI_Comm *c, int color, int ke
     free(rw);
     free(all);
     free(remote);
+    return rc;
+}
+
+static int split_inter(const char *fn, struct MPI_ABI_Comm *c, int color, int key,
+                       MPI_Comm *newcomm)
+{
+    int rc = split_inter_held(fn, c, color, key, newcomm);
+    ctx_unhold();
     return rc;
 }
 
@@ -643,7 +813,7 @@ int MPI_Comm_free(MPI_Comm *comm)
         return mpir_error(c, MPI_ERR_COMM, "%s: cannot free %s", fn, c->name);
     if ((rc = attr_delete_all(fn, ATTR_COMM, *comm, &c->ext->attrs)))
         return rc;
-    destroy(c);
+    comm_free_when_idle(c);
     *comm = MPI_COMM_NULL;
     return MPI_SUCCESS;
 }
@@ -691,7 +861,7 @@ int MPI_Comm_set_name(MPI_Comm comm, const char *name)
     CHECK_INIT(fn);
     struct MPI_ABI_Comm *c;
     int rc;
-    if ((rc = check_comm(fn, comm, &c)))
+    if ((rc = check_comm_settable(fn, comm, &c)))
         return rc;
     if (!name)
         return mpir_error(c, MPI_ERR_ARG, "%s: NULL name", fn);
@@ -807,8 +977,8 @@ typedef struct inter_hdr {
     int leader_world;
 } inter_hdr_t;
 
-int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
-                         int remote_leader, int tag, MPI_Comm *newintercomm)
+static int intercomm_create_held(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
+                                 int remote_leader, int tag, MPI_Comm *newintercomm)
 {
     static const char fn[] = "MPI_Intercomm_create";
     CHECK_INIT(fn);
@@ -825,7 +995,7 @@ int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_co
     ic_set_t s = whole(lc);
     agree_msg_t mine = {0};
     inter_hdr_t me = {0}, them;
-    if (gather(&s, &mine, NULL, &me.mask))
+    if (gather_hold(&s, &mine, NULL, &me.mask, HOLD_KEEP))
         return no_mem(fn, lc);
     me.size = lc->size;
     leader_swap(lc, local_leader, pc, remote_leader, tag, &me, &them, sizeof me);
@@ -867,7 +1037,16 @@ int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_co
     return MPI_SUCCESS;
 }
 
-int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
+int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
+                         int remote_leader, int tag, MPI_Comm *newintercomm)
+{
+    int rc = intercomm_create_held(local_comm, local_leader, peer_comm, remote_leader, tag,
+                                   newintercomm);
+    ctx_unhold();
+    return rc;
+}
+
+static int intercomm_merge_held(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
 {
     static const char fn[] = "MPI_Intercomm_merge";
     CHECK_INIT(fn);
@@ -881,7 +1060,7 @@ int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
     ic_set_t s = whole(loc);
     agree_msg_t mine = {0};
     inter_hdr_t me = {0}, them;
-    if (gather(&s, &mine, NULL, &me.mask))
+    if (gather_hold(&s, &mine, NULL, &me.mask, HOLD_KEEP))
         return no_mem(fn, c);
     me.size = loc->size;
     me.high = high ? 1 : 0;
@@ -909,5 +1088,25 @@ int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
         return no_mem(fn, c);
     }
     *newintracomm = (MPI_Comm)comm_build(ctx, rank, n, w, ng, NULL, c->eh);
+    return MPI_SUCCESS;
+}
+
+int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
+{
+    int rc = intercomm_merge_held(intercomm, high, newintracomm);
+    ctx_unhold();
+    return rc;
+}
+
+/* ---- the parent of this process -------------------------------------------------- */
+/* No process of a Skiff job is started by MPI_Comm_spawn (dynamic process
+ * creation is absent, docs/mpi.md), so there is never a parent. */
+int MPI_Comm_get_parent(MPI_Comm *parent)
+{
+    static const char fn[] = "MPI_Comm_get_parent";
+    CHECK_INIT(fn);
+    if (!parent)
+        return mpir_error(NULL, MPI_ERR_ARG, "%s: NULL parent", fn);
+    *parent = MPI_COMM_NULL;
     return MPI_SUCCESS;
 }

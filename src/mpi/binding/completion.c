@@ -41,6 +41,7 @@ static int inactive(MPI_Request h)
 
 typedef struct failure {
     int err, src, tag;
+    int greq; /* err came from a generalized request's callback */
     size_t sent, cap;
     struct MPI_ABI_Comm *comm;
 } failure_t;
@@ -64,10 +65,17 @@ static int finish(MPI_Request *h, MPI_Status *st, failure_t *f)
     } else {
         *h = MPI_REQUEST_NULL;
     }
+    if (unlikely(op->kind == REQ_GREQ)) { /* binding/grequest.c */
+        int err = mpir_greq_finish(op, st);
+        if (err)
+            *f = (failure_t){.err = err, .greq = 1};
+        return err;
+    }
     req_status(op, st);
     int err = op->st_error;
     if (err) {
         f->err = err;
+        f->greq = 0;
         f->src = op->st_source;
         f->tag = op->st_tag;
         f->sent = op->msg_len;
@@ -78,13 +86,25 @@ static int finish(MPI_Request *h, MPI_Status *st, failure_t *f)
     return err;
 }
 
+static int report_greq(const char *fn, const failure_t *f)
+{
+    return mpir_error(NULL, f->err, "%s: a generalized request's callback returned %d", fn,
+                      f->err);
+}
+
 static int report(const char *fn, const failure_t *f)
 {
+    if (f->greq)
+        return report_greq(fn, f);
     return mpir_recv_error(fn, f->comm, f->err, f->src, f->tag, f->sent, f->cap);
 }
 
 static int report_in_status(const char *fn, const failure_t *f)
 {
+    if (f->greq)
+        return mpir_error(NULL, MPI_ERR_IN_STATUS,
+                          "%s: a generalized request's callback returned %d (see its status)",
+                          fn, f->err);
     return mpir_error(f->comm, MPI_ERR_IN_STATUS,
                       "%s: a request failed (%s: rank %d sent %zu bytes, buffer holds %zu)", fn,
                       mpir_class_string(f->err), f->src, f->sent, f->cap);
@@ -318,6 +338,12 @@ int MPI_Request_free(MPI_Request *request)
     int rc;
     if ((rc = own_request("MPI_Request_free", request, &r)))
         return rc;
+    if (r->kind == REQ_GREQ) {
+        *request = MPI_REQUEST_NULL;
+        rc = mpir_greq_free(r);
+        return rc ? mpir_error(NULL, rc, "MPI_Request_free: free_fn returned %d", rc)
+                  : MPI_SUCCESS;
+    }
     if (r->kind == REQ_PERSIST) {
         mpid_req_t *op = r->active;
         if (op) {
@@ -355,7 +381,10 @@ int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     *flag = !pending(request);
     if (*flag) {
         mpid_req_t *op = r->kind == REQ_PERSIST ? r->active : r;
-        if (op)
+        if (op && op->kind == REQ_GREQ) {
+            if ((rc = mpir_greq_query(op, status)))
+                return mpir_error(NULL, rc, "%s: query_fn returned %d", fn, rc);
+        } else if (op)
             req_status(op, status);
         else
             mpid_status_empty(status);
@@ -369,6 +398,10 @@ int MPI_Cancel(MPI_Request *request)
     int rc;
     if ((rc = own_request("MPI_Cancel", request, &r)))
         return rc;
+    if (r->kind == REQ_GREQ) {
+        rc = mpir_greq_cancel(r);
+        return rc ? mpir_error(NULL, rc, "MPI_Cancel: cancel_fn returned %d", rc) : MPI_SUCCESS;
+    }
     if (r->kind == REQ_PERSIST)
         r = r->active;
     if (r && !r->done)

@@ -148,7 +148,7 @@ int MPI_Get_library_version(char *version, int *resultlen)
     if (!version || !resultlen)
         return mpir_error(NULL, MPI_ERR_ARG, "MPI_Get_library_version: NULL argument");
     int n = snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING,
-                     "Skiff MPI %s (MPI %d.%d point-to-point subset, standard-ABI handle values, "
+                     "Skiff MPI %s (MPI %d.%d, standard-ABI handle values, "
                      "over the Skiff channel layer)",
                      SKIFF_VERSION_STRING, MPI_VERSION, MPI_SUBVERSION);
     *resultlen = n;
@@ -210,5 +210,16 @@ int MPI_Comm_size(MPI_Comm comm, int *size)
     if (!size)
         return mpir_error(c, MPI_ERR_ARG, "MPI_Comm_size: NULL size");
     *size = unlikely(c->ext != NULL) ? mpir_comm_local_size(c) : c->size;
+    return MPI_SUCCESS;
+}
+
+/* ---- profiling control ----------------------------------------------------------- */
+/* The hook a profiling library intercepts (MPI-3.1 14.2.4): level 0 stops
+ * profiling, 1 resumes it, 2 flushes, others are the profiler's.  Without a
+ * profiler interposed there is nothing to control, so every level is accepted
+ * and nothing happens — which is what the standard asks of the library. */
+int MPI_Pcontrol(const int level, ...)
+{
+    (void)level;
     return MPI_SUCCESS;
 }

@@ -20,7 +20,7 @@ static int check_eh(const char *fn, MPI_Errhandler h, struct MPI_ABI_Errhandler 
         *out = e;
         return 0;
     }
-    *out = &mpir_eh_predef[2];
+    *out = &mpir_eh_predef[3]; /* MPI_ERRORS_RETURN */
     return mpir_error(NULL, MPI_ERR_ARG, "%s: invalid error handler%s", fn,
                       v == 0x140 ? " MPI_ERRHANDLER_NULL" : "");
 }
@@ -47,13 +47,14 @@ int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
     struct MPI_ABI_Comm *c;
     struct MPI_ABI_Errhandler *e;
     int rc;
-    if ((rc = check_comm(fn, comm, &c)) || (rc = check_eh(fn, errhandler, &e)))
+    if ((rc = check_comm_settable(fn, comm, &c)) || (rc = check_eh(fn, errhandler, &e)))
         return rc;
     if (e->kind == EH_USER && e->win)
         return mpir_error(c, MPI_ERR_ARG, "%s: the error handler was made for windows", fn);
     if (e->kind == EH_USER)
         e->refs++;
-    mpir_eh_release(c->eh);
+    if (c->eh) /* (none yet on a pending idup's communicator) */
+        mpir_eh_release(c->eh);
     c->eh = e;
     return MPI_SUCCESS;
 }
@@ -87,6 +88,7 @@ int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler 
     e->fn = fn;
     e->refs = 1;
     e->win = 0;
+    e->fortran = 0;
     *errhandler = (MPI_Errhandler)e;
     return MPI_SUCCESS;
 }

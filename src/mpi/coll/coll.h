@@ -42,6 +42,7 @@ struct MPI_ABI_Op {
     kernel_fn *const *kernels; /* predefined: [type index] -> kernel */
     const char *name;
     int refs; /* user ops: the handle + operations still using it      */
+    int fortran; /* user is a Fortran subroutine: datatype by MPI_Fint   */
 };
 extern struct MPI_ABI_Op mpir_op_predef[32]; /* indexed by value - 0x20 */
 

@@ -17,6 +17,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <wchar.h>
 
 #include "coll/coll.h"
 
@@ -54,6 +55,7 @@ INTEGER(int32_t, i32)
 INTEGER(uint32_t, u32)
 INTEGER(int64_t, i64)
 INTEGER(uint64_t, u64)
+INTEGER(__int128, i128) /* Fortran INTEGER(16) */
 ARITH(float, f32)
 ORDER(float, f32)
 ARITH(double, f64)
@@ -63,13 +65,17 @@ ORDER(long double, f80)
 ARITH(float _Complex, c32)
 ARITH(double _Complex, c64)
 ARITH(long double _Complex, c80)
+ARITH(__float128, f128) /* Fortran REAL(16) */
+ORDER(__float128, f128)
+ARITH(_Float128 _Complex, c128)
 LOGIC(_Bool, bool)
 
-/* MINLOC/MAXLOC: the value wins; on a tie the smaller index. */
-#define LOC(T, s)                                                                       \
+/* MINLOC/MAXLOC: the value wins; on a tie the smaller index (an int in C's
+ * pair types, the value's type in Fortran's MPI_2REAL, ...). */
+#define LOC(T, K, s)                                                                    \
     typedef struct {                                                                    \
         T v;                                                                            \
-        int k;                                                                          \
+        K k;                                                                            \
     } pair_##s;                                                                         \
     static void maxloc_##s(const void *restrict in_, void *restrict io_, size_t n)      \
     {                                                                                   \
@@ -87,17 +93,19 @@ LOGIC(_Bool, bool)
             if (a[i].v < b[i].v || (a[i].v == b[i].v && a[i].k < b[i].k))               \
                 b[i] = a[i];                                                            \
     }
-LOC(float, fi)
-LOC(double, di)
-LOC(long, li)
-LOC(int, ii)
-LOC(short, si)
-LOC(long double, ldi)
+LOC(float, int, fi)
+LOC(double, int, di)
+LOC(long, int, li)
+LOC(int, int, ii)
+LOC(short, int, si)
+LOC(long double, int, ldi)
+LOC(float, float, ff)
+LOC(double, double, dd)
 
 /* ---- which datatype (handle & 0xff) is which C type ----------------------- */
 enum tclass { T_NONE, T_INT, T_FLOAT, T_COMPLEX, T_BOOL, T_BYTE, T_PAIR };
-enum ctype { I8, U8, I16, U16, I32, U32, I64, U64, F32, F64, F80, C32, C64, C80, BOOL,
-             P_FI, P_DI, P_LI, P_II, P_SI, P_LDI };
+enum ctype { I8, U8, I16, U16, I32, U32, I64, U64, I128, F32, F64, F80, F128, C32, C64, C80,
+             C128, BOOL, P_FI, P_DI, P_LI, P_II, P_SI, P_LDI, P_FF, P_DD };
 
 #define SIGNED_OF(T) (sizeof(T) == 1 ? I8 : sizeof(T) == 2 ? I16 : sizeof(T) == 4 ? I32 : I64)
 #define UNSIGNED_OF(T) (sizeof(T) == 1 ? U8 : sizeof(T) == 2 ? U16 : sizeof(T) == 4 ? U32 : U64)
@@ -121,16 +129,40 @@ static const struct { uint8_t cls, ct; } type_of[256] = {
     [0x48] = {T_INT, I16},                     [0x49] = {T_INT, U16},
     [0x50] = {T_INT, I32},                     [0x51] = {T_INT, U32},
     [0x58] = {T_INT, I64},                     [0x59] = {T_INT, U64},
+    /* Fortran: LOGICALs take the logical ops through the integer kernels
+     * (gfortran's .TRUE. is 1); CHARACTER, REAL2 and COMPLEX4 take none. */
+    [0x18] = {T_BOOL, I32},                    [0x19] = {T_INT, I32},
+    [0x1a] = {T_FLOAT, F32},                   [0x1b] = {T_COMPLEX, C32},
+    [0x1c] = {T_FLOAT, F64},                   [0x1d] = {T_COMPLEX, C64},
+    [0x30] = {T_PAIR, P_FF},                   [0x31] = {T_PAIR, P_DD},
+    [0x32] = {T_PAIR, P_II},
+    [0xc0] = {T_BOOL, I8},                     [0xc1] = {T_INT, I8},
+    [0xc8] = {T_BOOL, I16},                    [0xc9] = {T_INT, I16},
+    [0xd0] = {T_BOOL, I32},                    [0xd1] = {T_INT, I32},
+    [0xd2] = {T_FLOAT, F32},                   [0xd8] = {T_BOOL, I64},
+    [0xd9] = {T_INT, I64},                     [0xda] = {T_FLOAT, F64},
+    [0xdb] = {T_COMPLEX, C32},                 [0xe0] = {T_BOOL, I128},
+    [0xe1] = {T_INT, I128},                    [0xe2] = {T_FLOAT, F128},
+    [0xe3] = {T_COMPLEX, C64},                 [0xeb] = {T_COMPLEX, C128},
+    /* C++ types: the kernels of their C twins */
+    [0x13] = {T_COMPLEX, C32},                 [0x17] = {T_COMPLEX, C64},
+    [0x25] = {T_COMPLEX, C80},                 [0x39] = {T_BOOL, BOOL},
+    /* Extension: MPI_CHAR and MPI_WCHAR are text in MPI-3.1 (no op defined);
+     * like MPICH, every op of the C integers takes them as the integers of
+     * their C type (char's and wchar_t's signedness here). */
+    [0x43] = {T_INT, CHAR_MIN < 0 ? I8 : U8},
+    [0x3c] = {T_INT, WCHAR_MIN < 0 ? SIGNED_OF(wchar_t) : UNSIGNED_OF(wchar_t)},
 };
 
 /* ---- op tables: [C type] -> kernel ----------------------------------------- */
 #define INTS(op) [I8] = op##_i8, [U8] = op##_u8, [I16] = op##_i16, [U16] = op##_u16, \
-                 [I32] = op##_i32, [U32] = op##_u32, [I64] = op##_i64, [U64] = op##_u64
-#define FLOATS(op) [F32] = op##_f32, [F64] = op##_f64, [F80] = op##_f80
-#define COMPLEXES(op) [C32] = op##_c32, [C64] = op##_c64, [C80] = op##_c80
+                 [I32] = op##_i32, [U32] = op##_u32, [I64] = op##_i64, [U64] = op##_u64, \
+                 [I128] = op##_i128
+#define FLOATS(op) [F32] = op##_f32, [F64] = op##_f64, [F80] = op##_f80, [F128] = op##_f128
+#define COMPLEXES(op) [C32] = op##_c32, [C64] = op##_c64, [C80] = op##_c80, [C128] = op##_c128
 #define PAIRS(op) [P_FI] = op##_fi, [P_DI] = op##_di, [P_LI] = op##_li, [P_II] = op##_ii, \
-                  [P_SI] = op##_si, [P_LDI] = op##_ldi
-#define NCT (P_LDI + 1)
+                  [P_SI] = op##_si, [P_LDI] = op##_ldi, [P_FF] = op##_ff, [P_DD] = op##_dd
+#define NCT (P_DD + 1)
 
 static kernel_fn *const k_sum[NCT] = {INTS(sum), FLOATS(sum), COMPLEXES(sum)};
 static kernel_fn *const k_prod[NCT] = {INTS(prod), FLOATS(prod), COMPLEXES(prod)};
@@ -161,6 +193,10 @@ struct MPI_ABI_Op mpir_op_predef[32] = {
     OP(0x32, k_lxor, CL(T_INT) | CL(T_BOOL), "MPI_LXOR"),
     OP(0x38, k_minloc, CL(T_PAIR), "MPI_MINLOC"),
     OP(0x39, k_maxloc, CL(T_PAIR), "MPI_MAXLOC"),
+    /* one-sided only (binding/win.c handles them): valid handles, no
+     * collective kernel, so a reduction with them says "not defined" */
+    OP(0x3c, NULL, 0, "MPI_REPLACE"),
+    OP(0x3d, NULL, 0, "MPI_NO_OP"),
 };
 /* For predefined ops the refs field holds the accepted classes (never counted). */
 
@@ -202,9 +238,14 @@ void op_apply(const reducer_t *r, const void *in, void *inout, size_t count)
         return;
     }
     MPI_Datatype dt = r->dtype;
+    MPI_Fint fdt = r->op->fortran ? MPI_Type_c2f(dt) : 0;
     while (count) { /* the user function takes an int count */
         int len = count > INT_MAX ? INT_MAX : (int)count;
-        r->user((void *)in, inout, &len, &dt);
+        if (r->op->fortran)
+            ((void (*)(void *, void *, int *, MPI_Fint *))(void (*)(void))r->user)((void *)in, inout,
+                                                                                  &len, &fdt);
+        else
+            r->user((void *)in, inout, &len, &dt);
         in = (const char *)in + (size_t)len * r->extent;
         inout = (char *)inout + (size_t)len * r->extent;
         count -= (size_t)len;
@@ -246,7 +287,7 @@ int op_type_class(MPI_Datatype basic, int *is_signed)
         return 0;
     uint8_t ct = type_of[t & 0xff].ct;
     if (is_signed)
-        *is_signed = ct == I8 || ct == I16 || ct == I32 || ct == I64;
+        *is_signed = ct == I8 || ct == I16 || ct == I32 || ct == I64 || ct == I128;
     switch (type_of[t & 0xff].cls) {
     case T_INT:
         return OPC_INT;

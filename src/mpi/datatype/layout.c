@@ -167,7 +167,7 @@ static void decode(int combiner, const int *ints, const MPI_Aint *aints,
                    struct MPI_ABI_Datatype *const *types, block_fn fn, void *ctx)
 {
     int count = ints ? ints[0] : 0;
-    int64_t ext = types ? extent_of(types[0]->rep) : 0;
+    int64_t ext = types && count > 0 ? extent_of(types[0]->rep) : 0; /* count 0: maybe no types */
     switch (combiner) {
     case MPI_COMBINER_INDEXED:
         for (int i = 0; i < count; i++)
@@ -199,13 +199,12 @@ static int regular(int combiner, const int *ints, const MPI_Aint *aints,
                    struct MPI_ABI_Datatype *const *types, int64_t *count, int64_t *bl,
                    int64_t *stride)
 {
-    int64_t ext = extent_of(types[0]->rep);
-    switch (combiner) {
+    switch (combiner) { /* (a struct of count 0 has no types[0]) */
     case MPI_COMBINER_CONTIGUOUS:
         *count = 1, *bl = ints[0], *stride = 0;
         return 1;
     case MPI_COMBINER_VECTOR:
-        *count = ints[0], *bl = ints[1], *stride = (int64_t)ints[2] * ext;
+        *count = ints[0], *bl = ints[1], *stride = (int64_t)ints[2] * extent_of(types[0]->rep);
         return 1;
     case MPI_COMBINER_HVECTOR:
         *count = ints[0], *bl = ints[1], *stride = aints[0];
@@ -488,8 +487,14 @@ static struct MPI_ABI_Datatype *darray_dim(struct MPI_ABI_Datatype *cur, int gsi
         ints[1 + i] = (int)n;
         disps[i] = (MPI_Aint)(first * stride);
     }
-    struct MPI_ABI_Datatype *h =
-        dt_create(MPI_COMBINER_HINDEXED, nb + 1, ints, nb, disps, 1, &cur, err);
+    /* a block's n elements follow each other `stride` bytes apart: cur (the
+     * inner dimensions, fewer than all of them on a process grid) is
+     * resized to that extent, or a block would step by its own extent */
+    struct MPI_ABI_Datatype *row = mk_resized(cur, 0, stride, err), *h = NULL;
+    if (row)
+        h = dt_create(MPI_COMBINER_HINDEXED, nb + 1, ints, nb, disps, 1, &row, err);
+    if (row)
+        dt_release(row);
     free(ints);
     free(disps);
     return h;

@@ -320,19 +320,25 @@ static int ext32_size(const struct MPI_ABI_Datatype *b)
 {
     switch ((int)(b - mpir_dtype_predef) + 0x200) {
     case 0x207: case 0x243: case 0x244: case 0x245: case 0x247: case 0x238: case 0x240:
-    case 0x241:
+    case 0x241: case 0x239:
+    case 0x21e: case 0x2c0: case 0x2c1: /* Fortran CHARACTER, LOGICAL1, INTEGER1 */
         return 1;
     case 0x208: case 0x20c: case 0x248: case 0x249:
+    case 0x2c8: case 0x2c9: case 0x2ca:
         return 2;
     case 0x209: case 0x20a: case 0x20d: case 0x20e: case 0x210: case 0x23c: case 0x250:
     case 0x251:
+    case 0x218: case 0x219: case 0x21a: case 0x2d0: case 0x2d1: case 0x2d2: case 0x2d3:
         return 4;
     case 0x201: case 0x202: case 0x203: case 0x20b: case 0x20f: case 0x214: case 0x258:
-    case 0x259: case 0x212:
+    case 0x259: case 0x212: case 0x213:
+    case 0x21b: case 0x21c: case 0x2d8: case 0x2d9: case 0x2da: case 0x2db:
         return 8;
-    case 0x216: case 0x220:
+    case 0x216: case 0x217: case 0x220:
+    case 0x21d: case 0x2e0: case 0x2e1: case 0x2e2: case 0x2e3:
         return 16;
-    case 0x224:
+    case 0x224: case 0x225:
+    case 0x2eb:
         return 32;
     }
     return 0;
@@ -401,9 +407,11 @@ static int ext_leaf(void *ctx, int64_t off, const struct MPI_ABI_Datatype *b)
     if (c->pos + (size_t)n > c->room)
         return c->err = MPI_ERR_TRUNCATE;
     unsigned char *native = (unsigned char *)(c->buf + (uintptr_t)off);
-    int complex = val == 0x212 || val == 0x216 || val == 0x224;
+    int complex = val == 0x212 || val == 0x216 || val == 0x224 || val == 0x213 || val == 0x217 ||
+                  val == 0x225 || val == 0x21b || val == 0x21d || val == 0x2d3 || val == 0x2db ||
+                  val == 0x2e3 || val == 0x2eb;
     int parts = complex ? 2 : 1, m = (int)b->size / parts, nn = n / parts;
-    int ld = val == 0x220 || val == 0x224;
+    int ld = val == 0x220 || val == 0x224 || val == 0x225;
     int sgn = val == 0x20a;
     for (int p = 0; p < parts; p++)
         if ((c->err = scalar(c, native + p * m, m, nn, sgn, ld)))

@@ -26,6 +26,9 @@ enum wire_kind {
     W_PUTDONE,   /* split rendezvous: sender's put of the tail is in place  */
     W_GO,        /* streamed rendezvous: receiver matched, send the data    */
     W_DATA,      /* streamed rendezvous: first piece of the data, W_CONTs follow */
+    W_CANCEL,    /* sender cancels a send still waiting for its receiver (wire_cancel_t) */
+    W_CANCEL_OK, /* receiver: the message was unmatched, it is gone (wire_ctl_t) */
+    W_CANCEL_NO, /* receiver: too late, it is matched (its ACK/FIN went first) */
 };
 #define W_FLAG_SYNC 1 /* sender waits for W_ACK; header is wire_sync_t */
 /* RTS of a streamed rendezvous (a derived-type send, datatype/p2p.c): no
@@ -67,6 +70,12 @@ typedef struct wire_go {
     uint64_t sreq; /* sender's request, waiting since its RTS       */
     uint64_t rreq; /* receiver's request, named by the W_DATA header */
 } wire_go_t;
+typedef struct wire_cancel {
+    uint8_t kind, pad;
+    uint16_t ctx;
+    int32_t src;   /* sender's rank in the communicator: the unexpected bin */
+    uint64_t sreq; /* the send, as its SYNC/RTS header named it */
+} wire_cancel_t;
 typedef struct wire_cont {
     uint8_t kind, pad[7];
 } wire_cont_t;
@@ -77,6 +86,7 @@ typedef union wire_any {
     wire_ctl_t c;
     wire_cts_t cts;
     wire_go_t go;
+    wire_cancel_t cancel;
 } wire_any_t;
 
 /* Short payload: the channel's 8-byte message word, a 16-byte header and this
@@ -92,9 +102,10 @@ _Static_assert(sizeof(wire_go_t) <= MPID_HDR_ATOMIC, "GO header must fit one rin
 
 /* ---- requests ----------------------------------------------------------- */
 /* REQ_COLL: a nonblocking collective, completed by its schedule (coll/sched.c). */
-enum req_kind { REQ_SEND = 1, REQ_RECV, REQ_PERSIST, REQ_CTL, REQ_DONE, REQ_COLL };
+/* REQ_GREQ: a generalized request, completed by the application (binding/grequest.c). */
+enum req_kind { REQ_SEND = 1, REQ_RECV, REQ_PERSIST, REQ_CTL, REQ_DONE, REQ_COLL, REQ_GREQ };
 enum send_mode { MODE_STD, MODE_SYNC, MODE_READY, MODE_BUFFERED };
-enum send_need { NEED_PUSH = 1, NEED_ACK = 2, NEED_FIN = 4 };
+enum send_need { NEED_PUSH = 1, NEED_ACK = 2, NEED_FIN = 4, NEED_CANCEL_REPLY = 8 };
 
 struct MPI_ABI_Request {
     uint32_t magic;
@@ -133,6 +144,7 @@ struct MPI_ABI_Request {
     int p_mode, p_is_recv;
     void *bsend_block;
     void *dtp;         /* typed receive to unpack at completion (datatype/p2p.c) */
+    struct greq *greq; /* REQ_GREQ: the application's callbacks          */
     skf_get_op_t pull; /* receive: rendezvous get in flight (over tcp)   */
     mpid_req_t *next_pull;
     char inline_buf[MPID_SHORT_MAX];
@@ -143,6 +155,8 @@ void req_release(mpid_req_t *r);
 /* Mark done; a request the user already freed goes back to the pool. */
 void req_complete(mpid_req_t *r);
 void req_pool_free_all(void);
+/* 1 if a live request satisfies pred (the pool is walked: rare uses only). */
+int req_any(int (*pred)(const mpid_req_t *r, const void *arg), const void *arg);
 static inline void req_status(const mpid_req_t *r, MPI_Status *st)
 {
     if (st) {
@@ -156,6 +170,20 @@ static inline void req_status(const mpid_req_t *r, MPI_Status *st)
     }
 }
 void mpid_status_empty(MPI_Status *st);
+
+/* ---- generalized requests (binding/grequest.c) --------------------------- */
+/* Started and not yet completed: while there are any, waits poll every
+ * millisecond, since another thread completes them without a message. */
+extern int mpir_greq_open;
+/* Wait/Test finishing a completed one: status from its query callback, then
+ * its free callback; r goes back to the pool.  Returns the first error. */
+int mpir_greq_finish(mpid_req_t *r, MPI_Status *st);
+/* MPI_Request_get_status on a completed one: the query callback only. */
+int mpir_greq_query(mpid_req_t *r, MPI_Status *st);
+/* MPI_Request_free: freed now if complete, else when it completes. */
+int mpir_greq_free(mpid_req_t *r);
+/* MPI_Cancel: the cancel callback, told whether it is complete already. */
+int mpir_greq_cancel(mpid_req_t *r);
 
 /* ---- device state ------------------------------------------------------- */
 struct mpid_state {
@@ -200,6 +228,7 @@ mpid_req_t *mpid_isend_stream(void *dtp, size_t len, int dest, int tag, struct M
 /* Sender side of W_GO. */
 void mpid_on_go(const wire_go_t *m);
 void mpid_send_ctl(int world, int kind, uint64_t sreq);
+void mpid_send_cancel(int world, const wire_hdr_t *envelope, uint64_t sreq);
 void mpid_send_go(int world, uint64_t sreq, uint64_t rreq);
 void mpid_send_cts(int world, uint64_t sreq, uint64_t rreq, size_t split, const skf_mr_key_t *key);
 int mpid_progress_sends(void);
@@ -215,6 +244,9 @@ mpid_req_t *mpid_irecv(void *buf, size_t cap, int src, int tag, struct MPI_ABI_C
 void mpid_recv_attach(mpid_req_t *u, void *buf, size_t cap);
 /* Look for a message; with msg != NULL the match is removed (mprobe). */
 int mpid_iprobe(int src, int tag, struct MPI_ABI_Comm *c, MPI_Status *st, mpid_req_t **msg);
+/* Cancel a receive not yet matched (done at once), or ask the receiver to
+ * drop a synchronous or rendezvous send it has not matched (the request
+ * completes with the answer, cancelled or not).  1: cancelled at once. */
 int mpid_cancel(mpid_req_t *r);
 /* One arrived channel message (header already validated to exist). */
 void mpid_on_message(int src_world, struct iovec *cont, int ncont, size_t total);
@@ -228,6 +260,10 @@ mpid_req_t *match_take_posted(struct MPI_ABI_Comm *c, int src, int tag);
 int match_unpost(struct MPI_ABI_Comm *c, mpid_req_t *r);
 void match_add_unexp(struct MPI_ABI_Comm *c, mpid_req_t *u);
 mpid_req_t *match_find_unexp(struct MPI_ABI_Comm *c, int src, int tag, int remove);
+/* Remove and return the unexpected message from src whose sender's request
+ * is sreq, unless it is busy (still arriving): NULL. */
+mpid_req_t *match_take_unexp_sreq(struct MPI_ABI_Comm *c, int src, uint64_t sreq,
+                                  const mpid_req_t *busy);
 void match_free_all(struct MPI_ABI_Comm *c);
 
 /* ---- progress (progress.c) ---------------------------------------------- */

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/config.h"
 #include "core/info.h"
@@ -77,13 +78,37 @@ int mpid_init(void)
     return comm_init_predefined(mpid.rank, mpid.size);
 }
 
+/* A receive the user freed with MPI_Request_free before it completed. */
+static int freed_recv(const mpid_req_t *r, const void *arg)
+{
+    (void)arg;
+    return r->kind == REQ_RECV && r->user_freed && !r->done;
+}
+
+static int finalize_waits(void)
+{
+    return mpid.n_active || mpid.pulls || req_any(freed_recv, NULL);
+}
+
 void mpid_finalize(void)
 {
-    /* Queued sends (and acks we owe) must leave before the port closes, and
-     * gets in flight (of receives the user freed) must end with their FIN. */
-    while (mpid.n_active || mpid.pulls)
-        if (!mpid_progress() && (mpid.n_active || mpid.pulls))
+    /* Queued sends (and acks we owe) must leave before the port closes, gets
+     * in flight must end with their FIN, and receives the user freed before
+     * they matched must still match and complete (their senders wait). */
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int said = 0;
+    while (finalize_waits())
+        if (!mpid_progress() && finalize_waits()) {
             mpid_idle();
+            clock_gettime(CLOCK_MONOTONIC, &t);
+            if (!said && t.tv_sec - t0.tv_sec >= 10 && req_any(freed_recv, NULL)) {
+                mpir_say("MPI_Finalize: still waiting for a receive freed with MPI_Request_free "
+                         "before it matched (its message has not come)");
+                said = 1;
+            }
+        }
+    comm_reap_freed(1);
     comm_free_predefined();
     skf_chan_close(mpid.ch);
     skf_finalize(mpid.ctx);

@@ -122,6 +122,23 @@ mpid_req_t *match_find_unexp(struct MPI_ABI_Comm *c, int src, int tag, int remov
     return best;
 }
 
+mpid_req_t *match_take_unexp_sreq(struct MPI_ABI_Comm *c, int src, uint64_t sreq,
+                                  const mpid_req_t *busy)
+{
+    if (src < 0 || src >= c->size)
+        return NULL;
+    mpid_req_t *prev = NULL;
+    for (mpid_req_t *u = c->unexp[src].head; u; prev = u, u = u->next)
+        if (u->sreq == sreq && (u->sync || u->wire == W_RTS)) {
+            if (u == busy)
+                return NULL;
+            list_unlink(&c->unexp[src], prev, u);
+            c->n_unexp--;
+            return u;
+        }
+    return NULL;
+}
+
 void match_free_all(struct MPI_ABI_Comm *c)
 {
     for (int s = 0; s < c->size; s++) {

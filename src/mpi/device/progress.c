@@ -50,7 +50,7 @@ void mpid_peer_gone(void)
 void mpid_idle(void)
 {
     int events = SKF_READABLE | (mpid.n_active ? SKF_WRITABLE : 0) | (mpid.pulls ? SKF_GET_DONE : 0);
-    int rc = skf_wait(mpid.ch, events, 1000);
+    int rc = skf_wait(mpid.ch, events, __atomic_load_n(&mpir_greq_open, __ATOMIC_RELAXED) ? 1 : 1000);
     if (rc == -EPIPE)
         mpid_peer_gone();
     if (rc < 0 && rc != -EINTR && rc != -EAGAIN)

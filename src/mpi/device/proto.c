@@ -140,6 +140,16 @@ void mpid_send_ctl(int world, int kind, uint64_t sreq)
     start(r);
 }
 
+void mpid_send_cancel(int world, const wire_hdr_t *envelope, uint64_t sreq)
+{
+    mpid_req_t *r = req_alloc(REQ_CTL);
+    r->world = world;
+    r->hdr.cancel = (wire_cancel_t){
+        .kind = W_CANCEL, .ctx = envelope->ctx, .src = envelope->src, .sreq = sreq};
+    r->hdr_len = sizeof(wire_cancel_t);
+    start(r);
+}
+
 void mpid_send_cts(int world, uint64_t sreq, uint64_t rreq, size_t split, const skf_mr_key_t *key)
 {
     mpid_req_t *r = req_alloc(REQ_CTL);
@@ -203,7 +213,9 @@ void mpid_on_go(const wire_go_t *m)
     r->hdr_len = sizeof(wire_ctl_t);
     r->cap = r->msg_len;
     r->sent = 0;
-    r->need = NEED_PUSH; /* done once the data is in the ring, as an eager send */
+    /* done once the data is in the ring, as an eager send (and a cancel's
+     * answer, if one is due) */
+    r->need = NEED_PUSH | (r->need & NEED_CANCEL_REPLY);
     start(r);
 }
 

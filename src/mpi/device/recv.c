@@ -252,11 +252,33 @@ static void on_ctl(const wire_ctl_t *m)
         skf_mr_release(mpid.ctx, &s->key);
         mpid.rndv_out[s->world]--;
         s->need &= (uint8_t)~NEED_FIN;
+    } else if (m->kind == W_CANCEL_OK) { /* the receiver dropped it: no ACK, GO or FIN comes */
+        if (s->need & NEED_FIN) {
+            if (!(s->hdr.h.flags & W_FLAG_STREAM))
+                skf_mr_release(mpid.ctx, &s->key);
+            mpid.rndv_out[s->world]--;
+        }
+        s->cancelled = 1;
+        s->need = 0;
+    } else if (m->kind == W_CANCEL_NO) {
+        s->need &= (uint8_t)~NEED_CANCEL_REPLY;
     } else {
         s->need &= (uint8_t)~NEED_ACK;
     }
     if (!s->need)
         req_complete(s);
+}
+
+/* Receiver: a sender cancels a message; drop it unless it is matched (or
+ * still arriving), and say which. */
+static void on_cancel(int world, const wire_cancel_t *m)
+{
+    struct MPI_ABI_Comm *c = comm_from_ctx(m->ctx);
+    /* one whose W_CONTs are still coming stays: too late */
+    mpid_req_t *u = match_take_unexp_sreq(c, m->src, m->sreq, mpid.inflight[world]);
+    if (u)
+        req_release(u);
+    mpid_send_ctl(world, u ? W_CANCEL_OK : W_CANCEL_NO, m->sreq);
 }
 
 void mpid_on_message(int world, struct iovec *cont, int ncont, size_t total)
@@ -286,8 +308,14 @@ void mpid_on_message(int world, struct iovec *cont, int ncont, size_t total)
         break;
     case W_ACK:
     case W_FIN:
+    case W_CANCEL_OK:
+    case W_CANCEL_NO:
         skf_recv_done(mpid.ch);
         on_ctl(&m.c);
+        break;
+    case W_CANCEL:
+        skf_recv_done(mpid.ch);
+        on_cancel(world, &m.cancel);
         break;
     case W_CTS:
         skf_recv_done(mpid.ch); /* before the put, as for RTS */
@@ -456,5 +484,12 @@ int mpid_cancel(mpid_req_t *r)
         req_complete(r);
         return 1;
     }
-    return 0; /* matched receives and all sends run to completion */
+    /* a synchronous or rendezvous send waits for its receiver: ask it to
+     * drop the message (the answer comes after its ACK/GO/FIN, if any) */
+    if (r->kind == REQ_SEND && (r->need & (NEED_ACK | NEED_FIN)) && !(r->need & NEED_CANCEL_REPLY) &&
+        (r->wire == W_RTS || (r->hdr.h.flags & W_FLAG_SYNC))) {
+        r->need |= NEED_CANCEL_REPLY;
+        mpid_send_cancel(r->world, &r->hdr.h, (uint64_t)(uintptr_t)r);
+    }
+    return 0; /* matched receives and eager sends run to completion */
 }

@@ -74,6 +74,15 @@ void req_complete(mpid_req_t *r)
         req_release(r);
 }
 
+int req_any(int (*pred)(const mpid_req_t *r, const void *arg), const void *arg)
+{
+    for (slab_t *s = slabs; s; s = s->next)
+        for (int i = 0; i < SLAB_REQS; i++)
+            if (s->reqs[i].magic == MAGIC_REQ && pred(&s->reqs[i], arg))
+                return 1;
+    return 0;
+}
+
 void req_pool_free_all(void)
 {
     while (slabs) {

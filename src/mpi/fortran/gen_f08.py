@@ -1,0 +1,452 @@
+"""gen_f08.py — module mpi_f08 for gen_fortran.py.
+
+Each MPI_X_f08 (generic name MPI_X) is a Fortran procedure that calls the
+same C binding as mpif.h's MPI_X (fbind_gen.c, linkage name mpi_x_) through a
+BIND(C) interface: the handle types are BIND(C) structs of one integer, so
+they pass as the integer; MPI_Status is the 8-integer Fortran status;
+TYPE(*), DIMENSION(..) buffers go through f08_section.c, which gives the
+address and, for a non-contiguous array section passed with its own count and
+datatype, a datatype describing the section.  ierror is optional.
+"""
+import re
+
+HANDLE_TYPES = ["MPI_Comm", "MPI_Datatype", "MPI_Group", "MPI_Op", "MPI_Info",
+                "MPI_Errhandler", "MPI_Request", "MPI_Message", "MPI_Win"]
+LOGICAL_SCALARS = {"flag", "commute", "weighted", "reorder", "high"}
+LOGICAL_ARRAYS = {"periods", "remain_dims"}
+KIND_OF = {"MPI_Aint": "MPI_ADDRESS_KIND", "MPI_Count": "MPI_COUNT_KIND",
+           "MPI_Offset": "MPI_OFFSET_KIND"}
+
+
+def number_decl(base, name, arr):
+    """(Fortran type, dimension) of an int / MPI_Aint / MPI_Count argument."""
+    b = base.rstrip(" *")
+    if b == "int":
+        logical = (name in LOGICAL_SCALARS and not arr) or name in LOGICAL_ARRAYS
+        t = "logical" if logical else "integer"
+    else:
+        t = f"integer(kind={KIND_OF[b]})"
+    dim = "(3, *)" if arr == "[][3]" else "(*)" if arr else ""
+    if not dim and base.endswith("*") and "weights" in name:
+        dim = "(*)"
+    return t, dim
+
+
+def wrap(line, indent):
+    """Free-form lines of at most 132 columns, continued with &."""
+    out = []
+    while len(line) > 120:
+        cut = line.rfind(", ", 0, 118) + 1
+        out.append(line[:cut] + " &")
+        line = indent + "    " + line[cut:].lstrip()
+    out.append(line)
+    return out
+
+
+def f08_args(fn, raw_void):
+    """(dummy declarations, interface declarations, call expressions, hidden
+    lengths, prologue, epilogue) for fn's parameters."""
+    dummies, iface, call, hidden, pre, post = [], [], [], [], [], []
+    names = [n for _, n, _ in fn.params]
+    bufs = [i for i, (c, n, a) in enumerate(fn.params)
+            if c.replace("const ", "").strip() == "void *" and n not in raw_void]
+
+    def triple(i):  # (buffer, count, datatype) of its own
+        p = fn.params
+        return (i + 2 < len(p) and p[i + 1][0] == "int" and not p[i + 1][2] and
+                p[i + 2][0] == "MPI_Datatype")
+    own = len(bufs) > 0 and all(triple(i) for i in bufs)
+    skip = set()
+    for i, (ctype, name, arr) in enumerate(fn.params):
+        base = ctype.replace("const ", "").strip()
+        const = ctype.startswith("const")
+        intent = "intent(in)" if const else ""
+        if i in skip:
+            continue
+        if base == "void *" and name not in raw_void:
+            dummies.append(f"type(*), dimension(..), {'intent(in), ' if const else ''}target :: {name}")
+            iface.append(f"type(c_ptr), value :: {name}")
+            if own:
+                cnt, dt = fn.params[i + 1][1], fn.params[i + 2][1]
+                dummies.append(f"integer, intent(in) :: {cnt}")
+                dummies.append(f"type(MPI_Datatype), intent(in) :: {dt}")
+                iface.append(f"integer :: {cnt}")
+                iface.append(f"type(MPI_Datatype) :: {dt}")
+                pre.append(f"n_{name} = {cnt}")
+                pre.append(f"t_{name} = {dt}")
+                pre.append(f"p_{name} = skiff_f08_section({name}, n_{name}, t_{name}, made_{name}, e)")
+                post.append(f"if (made_{name} /= 0) call skiff_f08_free(t_{name})")
+                call += [f"p_{name}", f"n_{name}", f"t_{name}"]
+                skip |= {i + 1, i + 2}
+            else:
+                pre.append(f"p_{name} = skiff_f08_addr({name}, e)")
+                call.append(f"p_{name}")
+            continue
+        if base == "void *":  # addresses: baseptr, buffer_addr (C_PTR out), location
+            if name == "location":
+                dummies.append(f"type(*), dimension(..), target :: {name}")
+                iface.append(f"type(c_ptr), value :: {name}")
+                call.append(f"c_loc({name})")
+            else:
+                dummies.append(f"type(c_ptr) :: {name}")
+                iface.append(f"type(c_ptr) :: {name}")
+                call.append(name)
+            continue
+        if base in HANDLE_TYPES or base.rstrip(" *") in HANDLE_TYPES:
+            t = base.rstrip(" *")
+            dim = "(*)" if arr else ""
+            it = "intent(in)" if (not base.endswith("*") and not arr) or const else "intent(inout)"
+            dummies.append(f"type({t}), {it} :: {name}{dim}")
+            iface.append(f"type({t}) :: {name}{dim}")
+        elif base in ("MPI_Status *", "MPI_Status"):
+            dim = "(*)" if arr else ""
+            dummies.append(f"type(MPI_Status){', intent(in)' if const else ''} :: {name}{dim}")
+            iface.append(f"type(MPI_Status) :: {name}{dim}")
+        elif base in ("char *", "char"):
+            dummies.append(f"character(len=*), {'intent(in)' if const else 'intent(out)'} :: {name}")
+            iface.append(f"character(kind=c_char) :: {name}(*)")
+            hidden.append(name)
+        else:
+            scalar = not arr and not base.endswith("*")
+            t, dim = number_decl(base, name, arr)
+            dummies.append(f"{t}{', intent(in)' if scalar or const else ''} :: {name}{dim}")
+            iface.append(f"{t} :: {name}{dim}")
+        call.append(name)
+    return dummies, iface, call, hidden, pre, post, bufs
+
+
+def emit_procedure(fn, raw_void):
+    lower = fn.name.lower()
+    dummies, iface, call, hidden, pre, post, bufs = f08_args(fn, raw_void)
+    argnames = [n for _, n, _ in fn.params]
+    I = ["  interface"]
+    cargs = argnames + ["ierror"] + [h + "_len" for h in hidden]  # the C binding's parameters
+    I += wrap(f"    subroutine skiff_c_{lower[4:]}({', '.join(cargs)}) &", "    ")
+    I.append(f"        bind(C, name=\"{lower}_\")")
+    I.append("      import")
+    I += ["      " + d for d in iface]
+    I.append("      integer :: ierror")
+    I += [f"      integer(c_size_t), value :: {h}_len" for h in hidden]
+    I.append(f"    end subroutine skiff_c_{lower[4:]}")
+    I.append("  end interface")
+    P = wrap(f"  subroutine {fn.name}_f08({', '.join(argnames + ['ierror'])})", "  ")
+    P += ["    " + d for d in dummies]
+    P.append("    integer, optional, intent(out) :: ierror")
+    P.append("    integer :: e")
+    for b in bufs:
+        bn = fn.params[b][1]
+        P.append(f"    type(c_ptr) :: p_{bn}")
+        if any(l.startswith(f"n_{bn} =") for l in pre):
+            P.append(f"    integer :: n_{bn}, made_{bn}")
+            P.append(f"    type(MPI_Datatype) :: t_{bn}")
+    P.append("    e = MPI_SUCCESS")
+    P += ["    " + l for l in pre]
+    args = ", ".join(call + ["e"] + [f"len({h}, c_size_t)" for h in hidden])
+    P += wrap(f"    if (e == MPI_SUCCESS) call skiff_c_{lower[4:]}({args})", "    ")
+    P += ["    " + l for l in post]
+    P.append("    if (present(ierror)) ierror = e")
+    P.append(f"  end subroutine {fn.name}_f08")
+    return I, P
+
+
+HAND_F08 = """
+  subroutine MPI_Init_f08(ierror)
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    call skiff_c_init(e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Init_f08
+  subroutine MPI_Init_thread_f08(required, provided, ierror)
+    integer, intent(in) :: required
+    integer, intent(out) :: provided
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    call skiff_c_init_thread(required, provided, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Init_thread_f08
+  function MPI_Wtime() result(t)
+    double precision :: t
+    t = skiff_c_wtime()
+  end function MPI_Wtime
+  function MPI_Wtick() result(t)
+    double precision :: t
+    t = skiff_c_wtick()
+  end function MPI_Wtick
+  function MPI_Aint_add(base, disp) result(r)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: base, disp
+    integer(kind=MPI_ADDRESS_KIND) :: r
+    r = skiff_c_aint_add(base, disp)
+  end function MPI_Aint_add
+  function MPI_Aint_diff(addr1, addr2) result(r)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: addr1, addr2
+    integer(kind=MPI_ADDRESS_KIND) :: r
+    r = skiff_c_aint_diff(addr1, addr2)
+  end function MPI_Aint_diff
+  subroutine MPI_Comm_create_errhandler_f08(comm_errhandler_fn, errhandler, ierror)
+    procedure(MPI_Comm_errhandler_function) :: comm_errhandler_fn
+    type(MPI_Errhandler), intent(out) :: errhandler
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    call skiff_c_comm_create_errhandler(c_funloc(comm_errhandler_fn), errhandler, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Comm_create_errhandler_f08
+  subroutine MPI_Win_create_errhandler_f08(win_errhandler_fn, errhandler, ierror)
+    procedure(MPI_Win_errhandler_function) :: win_errhandler_fn
+    type(MPI_Errhandler), intent(out) :: errhandler
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    call skiff_c_win_create_errhandler(c_funloc(win_errhandler_fn), errhandler, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Win_create_errhandler_f08
+  subroutine MPI_Op_create_f08(user_fn, commute, op, ierror)
+    procedure(MPI_User_function) :: user_fn
+    logical, intent(in) :: commute
+    type(MPI_Op), intent(out) :: op
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    call skiff_c_op_create(c_funloc(user_fn), commute, op, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Op_create_f08
+"""
+
+HAND_F08_IFACE = """
+  interface
+    subroutine skiff_c_init(ierror) bind(C, name="mpi_init_")
+      integer :: ierror
+    end subroutine skiff_c_init
+    subroutine skiff_c_init_thread(required, provided, ierror) bind(C, name="mpi_init_thread_")
+      integer :: required, provided, ierror
+    end subroutine skiff_c_init_thread
+    function skiff_c_wtime() bind(C, name="mpi_wtime_")
+      import
+      real(c_double) :: skiff_c_wtime
+    end function skiff_c_wtime
+    function skiff_c_wtick() bind(C, name="mpi_wtick_")
+      import
+      real(c_double) :: skiff_c_wtick
+    end function skiff_c_wtick
+    function skiff_c_aint_add(a, b) bind(C, name="mpi_aint_add_")
+      import
+      integer(c_intptr_t) :: a, b, skiff_c_aint_add
+    end function skiff_c_aint_add
+    function skiff_c_aint_diff(a, b) bind(C, name="mpi_aint_diff_")
+      import
+      integer(c_intptr_t) :: a, b, skiff_c_aint_diff
+    end function skiff_c_aint_diff
+    subroutine skiff_c_op_create(fn, commute, op, ierror) bind(C, name="mpi_op_create_")
+      import
+      type(c_funptr), value :: fn
+      logical :: commute
+      type(MPI_Op) :: op
+      integer :: ierror
+    end subroutine skiff_c_op_create
+    subroutine skiff_c_comm_create_errhandler(fn, errhandler, ierror) &
+        bind(C, name="mpi_comm_create_errhandler_")
+      import
+      type(c_funptr), value :: fn
+      type(MPI_Errhandler) :: errhandler
+      integer :: ierror
+    end subroutine skiff_c_comm_create_errhandler
+    subroutine skiff_c_win_create_errhandler(fn, errhandler, ierror) &
+        bind(C, name="mpi_win_create_errhandler_")
+      import
+      type(c_funptr), value :: fn
+      type(MPI_Errhandler) :: errhandler
+      integer :: ierror
+    end subroutine skiff_c_win_create_errhandler
+    function skiff_f08_section(buf, count, datatype, made, ierror) bind(C, name="skiff_f08_section")
+      import
+      type(*), dimension(..) :: buf
+      integer :: count, made, ierror
+      type(MPI_Datatype) :: datatype
+      type(c_ptr) :: skiff_f08_section
+    end function skiff_f08_section
+    function skiff_f08_addr(buf, ierror) bind(C, name="skiff_f08_addr")
+      import
+      type(*), dimension(..) :: buf
+      integer :: ierror
+      type(c_ptr) :: skiff_f08_addr
+    end function skiff_f08_addr
+    subroutine skiff_f08_free(datatype) bind(C, name="skiff_f08_free")
+      import
+      type(MPI_Datatype) :: datatype
+    end subroutine skiff_f08_free
+  end interface
+  abstract interface
+    subroutine MPI_User_function(invec, inoutvec, len, datatype)
+      import
+      type(c_ptr), value :: invec, inoutvec
+      integer :: len
+      type(MPI_Datatype) :: datatype
+    end subroutine MPI_User_function
+    subroutine MPI_Comm_errhandler_function(comm, error_code)
+      import
+      type(MPI_Comm) :: comm
+      integer :: error_code
+    end subroutine MPI_Comm_errhandler_function
+    subroutine MPI_Win_errhandler_function(win, error_code)
+      import
+      type(MPI_Win) :: win
+      integer :: error_code
+    end subroutine MPI_Win_errhandler_function
+  end interface
+"""
+
+
+SIZEOF_KINDS = [("integer", k) for k in (1, 2, 4, 8, 16)] + \
+    [("real", k) for k in (4, 8, 16)] + [("complex", k) for k in (4, 8, 16)] + \
+    [("logical", k) for k in (1, 2, 4, 8)] + [("character", 1)]
+
+
+def sizeof_routines(optional_ierror):
+    """Generic MPI_SIZEOF (any rank, TS 29113): its interface and procedures."""
+    names = [f"skiff_sizeof_{t[:2]}{k}" for t, k in SIZEOF_KINDS]
+    iface = ["  interface MPI_SIZEOF"] + [f"    module procedure {n}" for n in names]
+    iface.append("  end interface")
+    procs = []
+    for (t, k), n in zip(SIZEOF_KINDS, names):
+        decl = "character(len=*)" if t == "character" else f"{t}(kind={k})"
+        procs += [f"  subroutine {n}(x, size, ierror)",
+                  f"    {decl}, dimension(..), intent(in) :: x",
+                  "    integer, intent(out) :: size",
+                  f"    integer{', optional' if optional_ierror else ''}, intent(out) :: ierror",
+                  "    size = storage_size(x) / 8" + (" / max(len(x), 1)" if t == "character" else ""),
+                  ("    if (present(ierror)) " if optional_ierror else "    ") + "ierror = MPI_SUCCESS",
+                  f"  end subroutine {n}"]
+    return iface, procs
+
+
+ATTR_KINDS = (("Comm", "MPI_Comm"), ("Type", "MPI_Datatype"), ("Win", "MPI_Win"))
+
+
+def attr_routines():
+    """MPI_{Comm,Type,Win}_{set,get}_attr: interfaces and procedures (the C
+    bindings of fbind.c take and give the INTEGER(KIND=MPI_ADDRESS_KIND) value)."""
+    I, P = ["  interface"], []
+    for kind, t in ATTR_KINDS:
+        k = kind.lower()
+        I += [f"    subroutine skiff_c_{k}_set_attr(obj, keyval, val, ierror) bind(C, name=\"mpi_{k}_set_attr_\")",
+              "      import", f"      type({t}) :: obj", "      integer :: keyval, ierror",
+              "      integer(kind=c_intptr_t) :: val", f"    end subroutine skiff_c_{k}_set_attr",
+              f"    subroutine skiff_c_{k}_get_attr(obj, keyval, val, flag, ierror) &",
+              f"        bind(C, name=\"mpi_{k}_get_attr_\")",
+              "      import", f"      type({t}) :: obj", "      integer :: keyval, ierror",
+              "      integer(kind=c_intptr_t) :: val", "      logical :: flag",
+              f"    end subroutine skiff_c_{k}_get_attr"]
+        P += [f"  subroutine MPI_{kind}_set_attr_f08(obj, keyval, attribute_val, ierror)",
+              f"    type({t}), intent(in) :: obj", "    integer, intent(in) :: keyval",
+              "    integer(kind=MPI_ADDRESS_KIND), intent(in) :: attribute_val",
+              "    integer, optional, intent(out) :: ierror", "    integer :: e",
+              f"    call skiff_c_{k}_set_attr(obj, keyval, attribute_val, e)",
+              "    if (present(ierror)) ierror = e", f"  end subroutine MPI_{kind}_set_attr_f08",
+              f"  subroutine MPI_{kind}_get_attr_f08(obj, keyval, attribute_val, flag, ierror)",
+              f"    type({t}), intent(in) :: obj", "    integer, intent(in) :: keyval",
+              "    integer(kind=MPI_ADDRESS_KIND), intent(out) :: attribute_val",
+              "    logical, intent(out) :: flag",
+              "    integer, optional, intent(out) :: ierror", "    integer :: e",
+              f"    call skiff_c_{k}_get_attr(obj, keyval, attribute_val, flag, e)",
+              "    if (present(ierror)) ierror = e", f"  end subroutine MPI_{kind}_get_attr_f08"]
+    I.append("  end interface")
+    names = [f"MPI_{k}_{op}_attr" for k, _ in ATTR_KINDS for op in ("set", "get")]
+    return I, P, names
+
+
+def emit_f08(fns, typed_consts, int_consts, raw_void):
+    L = ["! mpi_f08.f90 — module mpi_f08.  Generated by gen_fortran.py: do not edit.",
+         "! Procedures call the C bindings of mpif.h through BIND(C) interfaces (docs/fortran.md).",
+         "module mpi_f08",
+         "  use, intrinsic :: iso_c_binding",
+         "  implicit none",
+         "  integer, parameter :: MPI_ADDRESS_KIND = c_intptr_t, MPI_OFFSET_KIND = 8, MPI_COUNT_KIND = 8",
+         "  integer, parameter :: MPI_INTEGER_KIND = 4, MPI_STATUS_SIZE = 8",
+         "  logical, parameter :: MPI_SUBARRAYS_SUPPORTED = .true.",
+         "  logical, parameter :: MPI_ASYNC_PROTECTS_NONBLOCKING = .false."]
+    for t in HANDLE_TYPES:
+        L += [f"  type, bind(C) :: {t}", "    integer(c_int) :: MPI_VAL", f"  end type {t}"]
+    L += ["  type, bind(C) :: MPI_Status",
+          "    integer(c_int) :: MPI_SOURCE, MPI_TAG, MPI_ERROR",
+          "    integer(c_int) :: internal(5)",
+          "  end type MPI_Status"]
+    for name, t, v in typed_consts:
+        L.append(f"  type({t}), parameter :: {name} = {t}({v})")
+    for name, v in int_consts:
+        L.append(f"  integer, parameter :: {name} = {v}")
+    L += ["  ! sentinels: the same common blocks as mpif.h's",
+          "  integer :: MPI_BOTTOM, MPI_IN_PLACE",
+          "  common /skiff_fc_bottom/ MPI_BOTTOM",
+          "  common /skiff_fc_in_place/ MPI_IN_PLACE",
+          "  type(MPI_Status) :: MPI_STATUS_IGNORE",
+          "  common /skiff_fc_status_ignore/ MPI_STATUS_IGNORE",
+          "  type(MPI_Status) :: MPI_STATUSES_IGNORE(1)",
+          "  common /skiff_fc_statuses_ignore/ MPI_STATUSES_IGNORE",
+          "  integer :: MPI_UNWEIGHTED(1), MPI_WEIGHTS_EMPTY(1)",
+          "  common /skiff_fc_unweighted/ MPI_UNWEIGHTED",
+          "  common /skiff_fc_weights_empty/ MPI_WEIGHTS_EMPTY",
+          "  save /skiff_fc_bottom/, /skiff_fc_in_place/, /skiff_fc_status_ignore/",
+          "  save /skiff_fc_statuses_ignore/, /skiff_fc_unweighted/, /skiff_fc_weights_empty/"]
+    L.append(HAND_F08_IFACE.rstrip("\n"))
+    ifaces, procs, attr_names = attr_routines()
+    for fn in fns:
+        i, p = emit_procedure(fn, raw_void)
+        ifaces += i
+        procs += p
+    generic = [f.name for f in fns] + ["MPI_Init", "MPI_Init_thread", "MPI_Op_create",
+                                       "MPI_Comm_create_errhandler", "MPI_Win_create_errhandler"]
+    generic += attr_names
+    L += ifaces
+    for g in generic:
+        L += [f"  interface {g}", f"    module procedure {g}_f08", f"  end interface {g}"]
+    for op, fname in (("==", "eq"), ("/=", "ne")):
+        L.append(f"  interface operator({op})")
+        L += [f"    module procedure skiff_{fname}_{t[4:].lower()}" for t in HANDLE_TYPES]
+        L.append("  end interface")
+    sizeof_iface, sizeof_procs = sizeof_routines(optional_ierror=True)
+    L += sizeof_iface
+    L.append("contains")
+    L.append(HAND_F08.strip("\n"))
+    L += sizeof_procs
+    L += procs
+    for t in HANDLE_TYPES:
+        s = t[4:].lower()
+        for fname, op in (("eq", "=="), ("ne", "/=")):
+            L += [f"  elemental logical function skiff_{fname}_{s}(a, b)",
+                  f"    type({t}), intent(in) :: a, b",
+                  f"    skiff_{fname}_{s} = a%MPI_VAL {op} b%MPI_VAL",
+                  f"  end function skiff_{fname}_{s}"]
+    L += ["end module mpi_f08", ""]
+    return "\n".join(L)
+
+
+def mpi_interfaces(fns, raw_void):
+    """Explicit interfaces of module mpi (handles are INTEGERs, buffers are
+    TYPE(*) without argument checking, as gfortran allows).  Routines with
+    address arguments (baseptr, buffer_addr) keep implicit interfaces, so
+    both INTEGER(KIND=MPI_ADDRESS_KIND) and TYPE(C_PTR) callers build."""
+    L = []
+    for fn in fns:
+        if any(n in raw_void and n != "location" for _, n, _ in fn.params):
+            continue
+        args = [n for _, n, _ in fn.params] + ["ierror"]
+        L += wrap(f"    subroutine {fn.name}({', '.join(args)})", "    ")
+        L.append("      import")
+        decls = []
+        for ctype, name, arr in fn.params:
+            base = ctype.replace("const ", "").strip()
+            if base == "void *":
+                L.append(f"      !GCC$ ATTRIBUTES NO_ARG_CHECK :: {name}")
+                decls.append(f"type(*), dimension(*) :: {name}")
+            elif base.rstrip(" *") in HANDLE_TYPES:
+                decls.append(f"integer :: {name}{'(*)' if arr else ''}")
+            elif base == "MPI_Status *":
+                decls.append(f"integer :: {name}(MPI_STATUS_SIZE)")
+            elif base == "MPI_Status":
+                decls.append(f"integer :: {name}(MPI_STATUS_SIZE, *)")
+            elif base in ("char *", "char"):
+                decls.append(f"character(len=*) :: {name}")
+            else:
+                t, dim = number_decl(base, name, arr)
+                decls.append(f"{t} :: {name}{dim}")
+        L += ["      " + d for d in decls]
+        L.append("      integer :: ierror")
+        L.append(f"    end subroutine {fn.name}")
+    return L
