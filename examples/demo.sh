@@ -41,4 +41,9 @@ step "One-sided work counter: $NP ranks claim tasks with MPI_Fetch_and_op, each 
 step "One-sided halo exchange: MPI_Put + MPI_Win_fence on $NP ranks, checked against serial" \
     "$RUN" -n "$NP" "$BIN/rma_halo"
 
+step "OpenSHMEM pi: $NP PEs put their parts into PE 0's symmetric array, then a sum reduction" \
+    "$BIN/oshrun" -n "$NP" "$BIN/shmem_pi"
+step "OpenSHMEM 2-D stencil: halo rows by put-with-signal on $NP PEs, checked bit for bit against serial" \
+    "$BIN/oshrun" -n "$NP" "$BIN/shmem_stencil"
+
 printf '\ndemo: every step passed (%d)\n' "$step_no"

@@ -61,6 +61,8 @@ typedef uint64_t skf_addr_t; /* (rank << 16) | port */
 #define SKF_PORT_USER 16
 
 /* ---- context ------------------------------------------------------------ */
+/* A process joins once: a second skf_init (MPI and OpenSHMEM in one program)
+ * returns the same context; the last skf_finalize leaves the job. */
 int skf_init(skf_ctx_t **ctx);
 int skf_finalize(skf_ctx_t *ctx);
 int skf_rank(const skf_ctx_t *ctx);

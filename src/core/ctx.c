@@ -180,6 +180,11 @@ static void free_ctx(skf_ctx_t *ctx)
     free(ctx);
 }
 
+/* A process joins the job once: MPI and OpenSHMEM in one program (either
+ * initialised first) share this context; the last skf_finalize leaves. */
+static skf_ctx_t *process_ctx;
+static int process_ctx_refs;
+
 int skf_init(skf_ctx_t **ctxp)
 {
     boot_info_t *b;
@@ -187,6 +192,11 @@ int skf_init(skf_ctx_t **ctxp)
     if (!ctxp) {
         skf_error("skf_init: ctx pointer is NULL");
         return -EINVAL;
+    }
+    if (process_ctx) {
+        process_ctx_refs++;
+        *ctxp = process_ctx;
+        return 0;
     }
     *ctxp = NULL;
     if ((rc = skf_config_check("skf_init")) || (rc = boot_init(&b)))
@@ -229,7 +239,8 @@ int skf_init(skf_ctx_t **ctxp)
                 ctx->asym_fence ? "without fence (membarrier)" : "fenced",
                 ctx->cma_usable ? "usable" : (ctx->cma_forced_off ? "off (SKIFF_CMA=0)" : "forbidden"),
                 ctx->fallback_needed ? "; one-sided copies go through the rings" : "");
-    *ctxp = ctx;
+    *ctxp = process_ctx = ctx;
+    process_ctx_refs = 1;
     return 0;
 }
 
@@ -239,6 +250,9 @@ int skf_finalize(skf_ctx_t *ctx)
         skf_error("skf_finalize: ctx is NULL");
         return -EINVAL;
     }
+    if (ctx == process_ctx && --process_ctx_refs > 0)
+        return 0; /* another layer of this process still uses it */
+    process_ctx = NULL;
     int rc = 0;
     while (ctx->open_chans) { /* channels the user left open, in opening order */
         skf_chan_t *c = ctx->open_chans;

@@ -45,6 +45,12 @@ int skf_node_shm_attach(const char *name, size_t size, void **base)
     return rc;
 }
 
+int skf_node_shm_attach_at(const char *name, size_t size, void *at)
+{
+    struct skf_shm_obj o;
+    return skf_shm_obj_attach_at(name, size, at, "node shared region", &o);
+}
+
 int skf_node_shm_unlink(const char *name) { return skf_shm_obj_unname_by_name(name); }
 
 void skf_node_shm_detach(void *base, size_t size)

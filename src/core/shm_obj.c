@@ -77,9 +77,9 @@ uint64_t skf_shm_room(int kind)
     return (uint64_t)sv.f_bavail * sv.f_frsize;
 }
 
-static int map(int fd, size_t size, void **base)
+static int map(int fd, size_t size, void *fixed, void **base)
 {
-    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    void *p = mmap(fixed, size, PROT_READ | PROT_WRITE, MAP_SHARED | (fixed ? MAP_FIXED : 0), fd, 0);
     if (p == MAP_FAILED)
         return -errno;
     *base = p;
@@ -130,7 +130,7 @@ int skf_shm_obj_create(const skf_ctx_t *ctx, const char *label, size_t size, int
     }
     if (!rc) {
         step = "mmap";
-        rc = map(fd, size, &o->base);
+        rc = map(fd, size, NULL, &o->base);
     }
     if (rc) {
         char hint[256] = "";
@@ -184,6 +184,12 @@ static int parse_memfd_name(const char *name, int *pid, int *fd, const char **la
 
 int skf_shm_obj_attach(const char *name, size_t size, const char *who, struct skf_shm_obj *o)
 {
+    return skf_shm_obj_attach_at(name, size, NULL, who, o);
+}
+
+int skf_shm_obj_attach_at(const char *name, size_t size, void *at, const char *who,
+                          struct skf_shm_obj *o)
+{
     reset(o);
     int fd, rc = 0;
     char path[64];
@@ -222,7 +228,7 @@ int skf_shm_obj_attach(const char *name, size_t size, const char *who, struct sk
     else if (size && (size_t)st.st_size != size)
         rc = -EINVAL;
     else
-        rc = map(fd, (size_t)st.st_size, &o->base);
+        rc = map(fd, (size_t)st.st_size, at, &o->base);
     close(fd);
     if (rc) {
         skf_error("%s: attach %s (%lld bytes, %zu expected): %s", who, name, (long long)st.st_size,

@@ -59,6 +59,10 @@ int skf_shm_obj_create(const skf_ctx_t *ctx, const char *label, size_t size, int
 /* Map the object another process created and named; size 0 takes its size,
  * otherwise it must be exactly size bytes.  Errors are printed with who. */
 int skf_shm_obj_attach(const char *name, size_t size, const char *who, struct skf_shm_obj *o);
+/* The same at the fixed, page-aligned address at, replacing whatever was
+ * mapped there (MAP_FIXED): OpenSHMEM moves its data segment into one. */
+int skf_shm_obj_attach_at(const char *name, size_t size, void *at, const char *who,
+                          struct skf_shm_obj *o);
 /* Creator, once every peer attached: drop the name (close the memfd /
  * shm_unlink), leaving the memory to the mappings.  Harmless twice. */
 void skf_shm_obj_unname(struct skf_shm_obj *o);

@@ -5,7 +5,7 @@
 # started with --launch-agent 'ip netns exec {host}'.
 #
 # Cases (all by default):
-#   mpi       the MPI (one-sided too) and channel programs at 2 hosts x 2 ranks
+#   mpi       the MPI (one-sided too), OpenSHMEM and channel programs at 2 hosts x 2 ranks
 #             (shm + tcp) and 3 hosts x 1 rank; bytes must really cross the veth;
 #             remote atomics, and an owner busy outside Skiff while others get/put/atomic
 #   kill      a "host" whose ranks are SIGKILLed mid-job: the job ends, status != 0
@@ -44,7 +44,8 @@ case_mpi() {
     # rank 0 computes outside Skiff >= 2 s: the others' ops complete by its RMA service thread
     skiffrun --hosts "$H1,$H2,$H3" "$BIN/atomic_test" busy || fail "atomic_test busy 3x1"
     for prog in p2p_sizes p2p_flood p2p_probe p2p_requests coll_basic coll_ops coll_nbasic \
-                rma_ops rma_accops rma_locks rma_progress rma_shared; do
+                rma_ops rma_accops rma_locks rma_progress rma_shared \
+                shmem_rma shmem_amo shmem_wait shmem_coll shmem_generic shmem_stencil; do
         [[ -x $BIN/$prog ]] || continue
         skiffrun --hosts "$H1:2,$H2:2" "$BIN/$prog" || fail "$prog 2x2"
         skiffrun --hosts "$H1,$H2,$H3" "$BIN/$prog" || fail "$prog 3x1"

@@ -35,6 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/relax.h"
 #include "core/core.h"
 #include "transports/shm/ring.h"
 #include "transports/shm/shm.h"
@@ -574,14 +575,6 @@ static long elapsed_ms(const struct timespec *t0)
     return (now.tv_sec - t0->tv_sec) * 1000 + (now.tv_nsec - t0->tv_nsec) / 1000000;
 }
 
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#endif
-}
 
 /* Poll (spin, then yield when oversubscribed), then sleep on my doorbell in
  * slices, checking for dead peers between slices. */
@@ -592,7 +585,7 @@ static int shm_wait(void *tpv, int events, int timeout_ms)
     for (long i = 0; i < t->spin; i++) {
         if ((r = shm_ready(t, events)))
             return r;
-        cpu_relax();
+        skf_cpu_relax();
     }
     for (int i = 0; i < t->yields; i++) {
         if ((r = shm_ready(t, events)))

@@ -1,0 +1,219 @@
+/*
+ * shmemi.h — OpenSHMEM's private state and the few internal calls its modules
+ * share (docs/shmem.md).
+ *
+ * Symmetric memory is two segments: the symmetric heap and the program's
+ * data+bss.  Every PE's copy of a segment is reached one of two ways:
+ *   mapped  — same node over shared memory: the copy is mapped in this
+ *             process (seg.peer[pe]); put/get are memcpy, AMOs CPU atomics;
+ *   channel — other nodes (or SKIFF_TRANSPORTS=tcp): skf_put/skf_get/
+ *             skf_atomic on the PE's exposure (seg.key[pe]), answered by its
+ *             tcp RMA service thread without the PE calling SHMEM.
+ * Every operation has completed (at origin and target) when its call returns,
+ * so the _nbi forms are the blocking ones and fence/quiet are memory fences.
+ *
+ * The fast path (8-byte put/p/g/AMO on the heap of a mapped PE) is inline
+ * here: a range compare, one table load, the access.
+ */
+#ifndef SHMEMI_H
+#define SHMEMI_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "shmem.h"
+#include "skiff.h"
+
+/* Every PE's heap starts on this boundary: shmem_align up to it is symmetric. */
+#define SHMEMI_HEAP_ALIGN ((size_t)256 << 20)
+#define SHMEMI_LIKELY(x) __builtin_expect(!!(x), 1)
+
+struct shmemi_seg {
+    char *base;         /* my copy */
+    size_t size;
+    char **peer;        /* [npes]: where that PE's copy is mapped here, or NULL */
+    skf_mr_key_t *key;  /* [npes]: its exposure (PEs reached over the channel) */
+    skf_mr_key_t mine;  /* my exposure (when some PE reaches me over the channel) */
+    int exposed;
+    char name[96];      /* node shared-memory object holding my copy ("" = none) */
+};
+
+struct shmemi_state {
+    int me, npes;
+    int initialized, finalized;
+    int thread_level;
+    skf_ctx_t *ctx;
+    skf_chan_t *ch;
+    struct shmemi_seg heap, data;
+    /* The heap's first bytes are the library's (symmetric like the rest):
+     * sync_in[j] counts the barrier signals PE j has sent me;
+     * coll_word is one word a collective publishes to its team. */
+    uint64_t *sync_in;
+    uint64_t *coll_word;
+    uint64_t *sync_expect; /* [npes] private: signals from PE j waited for so far */
+    size_t heap_reserved;  /* bytes of the heap before the user's part */
+    size_t heap_user;      /* SHMEM_SYMMETRIC_SIZE */
+    int channel_peers;     /* PEs reached over the channel (not mapped) */
+    pthread_mutex_t chan_lock; /* SHMEM_THREAD_MULTIPLE: one thread in the channel at a time */
+};
+/* hidden: the fast paths reach it without a GOT load */
+extern struct shmemi_state shmemi __attribute__((visibility("hidden")));
+
+/* A team: members are start + i*stride in PE numbers of TEAM_WORLD, or list[i]. */
+struct shmemi_team {
+    int n, my;   /* size, my index (-1: not a member) */
+    int start, stride;
+    int *list;   /* NULL: strided */
+    shmem_team_config_t config;
+    int nctx;    /* contexts created on it */
+    int predefined;
+};
+static inline int shmemi_member(const struct shmemi_team *t, int i)
+{
+    return t->list ? t->list[i] : t->start + i * t->stride;
+}
+
+struct shmemi_ctx {
+    uint32_t magic;
+    long options;
+    shmem_team_t team;
+};
+#define SHMEMI_CTX_MAGIC 0x73686d63u
+
+/* ---- errors (init.c) ---- */
+/* "shmem: PE 3: <call>: <what>" on stderr, then the job ends. */
+void shmemi_fatal(const char *call, const char *fmt, ...)
+    __attribute__((noreturn, format(printf, 2, 3)));
+void shmemi_check_init(const char *call);
+static inline void shmemi_check_ctx(shmem_ctx_t ctx, const char *call)
+{
+    if (!ctx || ctx->magic != SHMEMI_CTX_MAGIC)
+        shmemi_fatal(call, "invalid context %p", (void *)ctx);
+}
+void shmemi_check_team(shmem_team_t team, const char *call);
+
+/* The channel is one thread at a time (skiff.h): under SHMEM_THREAD_MULTIPLE
+ * every channel call of SHMEM holds chan_lock.  Mapped paths need no lock. */
+static inline void shmemi_chan_enter(void)
+{
+    if (shmemi.thread_level == SHMEM_THREAD_MULTIPLE)
+        pthread_mutex_lock(&shmemi.chan_lock);
+}
+static inline void shmemi_chan_leave(void)
+{
+    if (shmemi.thread_level == SHMEM_THREAD_MULTIPLE)
+        pthread_mutex_unlock(&shmemi.chan_lock);
+}
+
+/* ---- segments (symm.c) ---- */
+int shmemi_symm_init(void);
+void shmemi_symm_finalize(void);
+/* After the first barrier (every node mate has mapped them): drop the objects' names. */
+void shmemi_symm_names_done(void);
+/* Where the bytes [addr, addr+len) of PE pe live: a pointer here (mapped), or
+ * NULL and then *key and *off for the channel.  Stops the job with an error
+ * naming call for a bad PE or an address outside symmetric memory. */
+char *shmemi_resolve(const char *call, const void *addr, size_t len, int pe,
+                     const skf_mr_key_t **key, size_t *off);
+/* The mapped address of addr on pe, or NULL (any segment; no error). */
+char *shmemi_ptr(const void *addr, int pe);
+
+/* Heap fast path: addr..addr+len on a PE whose heap is mapped here. */
+static inline char *shmemi_mapped(const void *addr, size_t len, int pe)
+{
+    size_t off = (size_t)((const char *)addr - shmemi.heap.base);
+    if ((unsigned)pe < (unsigned)shmemi.npes && off < shmemi.heap.size &&
+        len <= shmemi.heap.size - off) {
+        char *b = shmemi.heap.peer[pe];
+        if (SHMEMI_LIKELY(b != NULL))
+            return b + off;
+    }
+    return NULL;
+}
+
+/* ---- RMA (rma.c) ---- */
+void shmemi_put_slow(const char *call, void *dest, const void *src, size_t len, int pe);
+void shmemi_get_slow(const char *call, void *dest, const void *src, size_t len, int pe);
+static inline void shmemi_put(const char *call, void *dest, const void *src, size_t len, int pe)
+{
+    char *p = shmemi_mapped(dest, len, pe);
+    if (SHMEMI_LIKELY(p != NULL))
+        memcpy(p, src, len);
+    else
+        shmemi_put_slow(call, dest, src, len, pe);
+}
+static inline void shmemi_get(const char *call, void *dest, const void *src, size_t len, int pe)
+{
+    const char *p = shmemi_mapped(src, len, pe);
+    if (SHMEMI_LIKELY(p != NULL))
+        memcpy(dest, p, len);
+    else
+        shmemi_get_slow(call, dest, src, len, pe);
+}
+/* Strided: nelems elements of size bytes, dest every dst, source every sst elements. */
+void shmemi_iput(const char *call, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,
+                 size_t nelems, size_t size, int pe);
+void shmemi_iget(const char *call, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,
+                 size_t nelems, size_t size, int pe);
+void shmemi_signal(const char *call, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+
+/* ---- atomics (amo.c) ---- */
+/* One atomic on a word mapped here; op is an enum skf_aop, size 4 or 8.  With
+ * constant op and size (every caller) it compiles to the one instruction. */
+static inline uint64_t shmemi_amo_local(void *p, int op, int size, uint64_t v, uint64_t cmp)
+{
+#define SHMEMI_AMO_CASE(W)                                                                     \
+    {                                                                                          \
+        W *w = (W *)p, x = (W)v, c = (W)cmp;                                                   \
+        switch (op) {                                                                          \
+        case SKF_AOP_FETCH: return __atomic_load_n(w, __ATOMIC_SEQ_CST);                       \
+        case SKF_AOP_SET:                                                                      \
+        case SKF_AOP_SWAP: return __atomic_exchange_n(w, x, __ATOMIC_SEQ_CST);                 \
+        case SKF_AOP_CSWAP:                                                                    \
+            __atomic_compare_exchange_n(w, &c, x, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);      \
+            return c;                                                                          \
+        case SKF_AOP_ADD: return __atomic_fetch_add(w, x, __ATOMIC_SEQ_CST);                   \
+        case SKF_AOP_AND: return __atomic_fetch_and(w, x, __ATOMIC_SEQ_CST);                   \
+        case SKF_AOP_OR: return __atomic_fetch_or(w, x, __ATOMIC_SEQ_CST);                     \
+        case SKF_AOP_XOR: return __atomic_fetch_xor(w, x, __ATOMIC_SEQ_CST);                   \
+        default: return 0;                                                                     \
+        }                                                                                      \
+    }
+    if (size == 8)
+        SHMEMI_AMO_CASE(uint64_t)
+    else
+        SHMEMI_AMO_CASE(uint32_t)
+#undef SHMEMI_AMO_CASE
+}
+uint64_t shmemi_amo_slow(const char *call, void *dest, int op, int size, uint64_t v,
+                         uint64_t cmp, int pe);
+static inline uint64_t shmemi_amo(const char *call, void *dest, int op, int size, uint64_t v,
+                                  uint64_t cmp, int pe)
+{
+    char *p = shmemi_mapped(dest, (size_t)size, pe);
+    if (SHMEMI_LIKELY(p != NULL && ((uintptr_t)p & (uintptr_t)(size - 1)) == 0))
+        return shmemi_amo_local(p, op, size, v, cmp);
+    return shmemi_amo_slow(call, dest, op, size, v, cmp, pe);
+}
+
+/* ---- waiting (sync.c) ---- */
+/* One round of a polling wait: spin, then yield, then sleep briefly (PEs may
+ * outnumber cores).  *round counts the rounds of this wait, from 0. */
+void shmemi_poll_pause(unsigned *round);
+/* Barrier of a team's members without the quiet (team_sync, sync_all). */
+void shmemi_team_sync(const struct shmemi_team *t);
+extern struct shmemi_team shmemi_team_world, shmemi_team_shared;
+
+/* ---- teams (team.c) ---- */
+int shmemi_teams_init(void);
+void shmemi_teams_finalize(void);
+/* The active set of the deprecated collectives, as a strided team (no list). */
+void shmemi_active_set(struct shmemi_team *t, int start, int log_stride, int size,
+                       const char *call);
+
+/* ---- heap allocator (heap.c) ---- */
+int shmemi_heap_init(size_t user_bytes);
+void shmemi_heap_finalize(void);
+
+#endif
