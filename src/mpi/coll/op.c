@@ -239,6 +239,21 @@ kernel_fn *op_kernel(MPI_Op op, MPI_Datatype basic)
     return o->kernels[type_of[t & 0xff].ct];
 }
 
+_Static_assert((int)I8 == SKF_T_I8 && (int)U8 == SKF_T_U8 && (int)I16 == SKF_T_I16 &&
+                   (int)U16 == SKF_T_U16 && (int)I32 == SKF_T_I32 && (int)U32 == SKF_T_U32 &&
+                   (int)I64 == SKF_T_I64 && (int)U64 == SKF_T_U64 && (int)F32 == SKF_T_F32 &&
+                   (int)F64 == SKF_T_F64,
+               "the C types of op.c and the channel's element types agree");
+
+int op_skf_type(MPI_Datatype basic)
+{
+    uintptr_t t = (uintptr_t)basic;
+    if (t - 0x200 >= 0x100)
+        return -1;
+    uint8_t cls = type_of[t & 0xff].cls, ct = type_of[t & 0xff].ct;
+    return (cls == T_INT || cls == T_BYTE || cls == T_FLOAT) && ct <= F64 ? ct : -1;
+}
+
 int op_type_class(MPI_Datatype basic, int *is_signed)
 {
     uintptr_t t = (uintptr_t)basic;

@@ -109,6 +109,8 @@ struct rma_state {
     struct tcp_rma_req req; /* owner: the request being served */
     struct tcp_rma_atomic atomic; /* owner: an ATOMIC request's payload */
     uint64_t old;           /* owner: an ATOMIC's answer */
+    uint8_t *acc_buf;       /* owner: an ACC's payload, then its answer (TCP_ACC_REQ_MAX +
+                               SKF_ACC_MAX_BYTES bytes, allocated at the first ACC) */
     /* requester: head (answer being read) ... tail; wr: first request not
      * wholly written (its header is in hdr_out) */
     skf_get_op_t *q_head, *q_tail, *q_wr;
@@ -414,6 +416,7 @@ static void free_conn(struct tcp_conn *c)
     unqueue(c->tp, c);
     free(c->rx.buf);
     free(c->tx.buf);
+    free(c->rma.acc_buf);
     free(c);
 }
 
@@ -1277,13 +1280,30 @@ static struct tcp_conn *connect_peer(struct tcp_tp *t, int rank, int kind)
 
 /* ---- one-sided (RMA) -------------------------------------------------------- */
 
-/* A queued operation's kind: op->write is 0 (get), 1 (put) or RMA_OP_ATOMIC,
- * whose dst is a struct atomic_io (the payload sent, then the answer). */
+/* A queued operation's kind: op->write is 0 (get), 1 (put), RMA_OP_ATOMIC,
+ * whose dst is a struct atomic_io (the payload sent, then the answer), or
+ * RMA_OP_ACC, whose dst is the payload of a struct acc_io. */
 #define RMA_OP_ATOMIC 2
+#define RMA_OP_ACC 3
+_Static_assert(TCP_ACC_ELEMS_MAX == SKF_ACC_MAX_BYTES && TCP_ACC_OP_NOOP == SKF_ACC_NOOP &&
+                   TCP_ACC_OP_CSWAP == SKF_ACC_CSWAP,
+               "frame.h's accumulate constants are skiff.h's");
 struct atomic_io {
     struct tcp_rma_atomic req;
     uint64_t old;
 };
+struct acc_io {
+    void *old;         /* where the answer's old elements go (NULL: none wanted) */
+    uint64_t old_len;
+    union {
+        struct tcp_rma_acc hdr;
+        uint8_t bytes[sizeof(struct tcp_rma_acc)];
+    } payload;         /* the request's payload: header, elements, compare */
+};
+static struct acc_io *acc_io_of(const skf_get_op_t *op)
+{
+    return (struct acc_io *)((char *)op->dst - offsetof(struct acc_io, payload));
+}
 
 /* An RMA connection broke.  The main thread's (my requests) takes its peer
  * for gone; an owner's side (the service's) just ends: the requester learns
@@ -1404,6 +1424,33 @@ static int rma_read(struct tcp_conn *c)
     return 1;
 }
 
+/* Owner side of an ACC whose payload has arrived: execute it, fill the
+ * answer (resp, s->out).  -1 when the payload was malformed (dropped). */
+static int acc_serve(struct tcp_conn *c, struct tcp_rma_resp *resp)
+{
+    struct rma_state *s = &c->rma;
+    struct tcp_rma_acc a;
+    memcpy(&a, s->acc_buf, sizeof a);
+    size_t es = skf_acc_type_size((int)a.type);
+    const char *bad = tcp_rma_acc_check(&a, s->req.len, es);
+    if (bad) {
+        drop(c, bad);
+        return -1;
+    }
+    const uint8_t *elems = s->acc_buf + sizeof a;
+    size_t n = (size_t)a.count * es;
+    uint8_t *old = s->acc_buf + TCP_ACC_REQ_MAX; /* 8-byte aligned: TCP_ACC_REQ_MAX is */
+    int fetch = (a.flags & TCP_ACC_FETCH) != 0;
+    resp->status = skf_acc_exec(c->tp->ctx, s->req.cookie, s->req.addr, (int)a.op, (int)a.type,
+                                a.count, a.op == SKF_ACC_NOOP ? NULL : elems,
+                                a.op == SKF_ACC_CSWAP ? elems + n : NULL, fetch ? old : NULL,
+                                a.lock_cookie, a.lock_addr, a.lock_val);
+    resp->op = TCP_RMA_ACC_RESP;
+    resp->len = resp->status == 0 && fetch ? n : 0;
+    s->out = old;
+    return 0;
+}
+
 /* Owner side: read requests and answer them. */
 static void rma_serve(struct tcp_conn *c)
 {
@@ -1435,6 +1482,16 @@ static void rma_serve(struct tcp_conn *c)
                 s->busy = 1;
                 continue;
             }
+            if (s->req.op == TCP_RMA_ACC) { /* header and elements follow */
+                if (!s->acc_buf && !(s->acc_buf = malloc(TCP_ACC_REQ_MAX + SKF_ACC_MAX_BYTES))) {
+                    drop(c, "out of memory for an accumulate");
+                    return;
+                }
+                s->in = s->acc_buf;
+                s->in_left = s->req.len;
+                s->busy = 1;
+                continue;
+            }
             int ok = skf_mr_range_ok(t->ctx, s->req.cookie, s->req.addr, s->req.len);
             s->status = ok ? 0 : -EINVAL;
             if (s->req.op == TCP_RMA_PUT) { /* the data follows: into place, or discarded */
@@ -1454,6 +1511,9 @@ static void rma_serve(struct tcp_conn *c)
             resp.op = TCP_RMA_ATOMIC_RESP;
             resp.len = resp.status == 0 ? TCP_ATOMIC_RESP_LEN : 0;
             s->out = (const uint8_t *)&s->old;
+        } else if (s->req.op == TCP_RMA_ACC) {
+            if (acc_serve(c, &resp) < 0)
+                return;
         } else {
             resp.op = s->req.op == TCP_RMA_GET ? TCP_RMA_GET_RESP : TCP_RMA_PUT_RESP;
             resp.len = s->req.op == TCP_RMA_GET && s->status == 0 ? s->req.len : 0;
@@ -1474,9 +1534,10 @@ static void rmaq_load(struct tcp_conn *c)
 {
     struct rma_state *s = &c->rma;
     const skf_get_op_t *op = s->q_wr;
-    struct tcp_rma_req req = {.op = op->write == RMA_OP_ATOMIC ? TCP_RMA_ATOMIC
-                                    : op->write               ? TCP_RMA_PUT
-                                                              : TCP_RMA_GET,
+    struct tcp_rma_req req = {.op = op->write == RMA_OP_ACC      ? TCP_RMA_ACC
+                                    : op->write == RMA_OP_ATOMIC ? TCP_RMA_ATOMIC
+                                    : op->write                  ? TCP_RMA_PUT
+                                                                 : TCP_RMA_GET,
                               .id = op->id,
                               .cookie = op->cookie, .addr = op->addr, .len = op->len};
     memcpy(s->hdr_out, &req, sizeof req);
@@ -1551,12 +1612,14 @@ static int rma_request_progress(struct tcp_conn *c)
         if (r == 2) {
             struct tcp_rma_resp resp;
             memcpy(&resp, s->hdr_in, sizeof resp);
-            int atomic = op->write == RMA_OP_ATOMIC;
+            int atomic = op->write == RMA_OP_ATOMIC, acc = op->write == RMA_OP_ACC;
             const char *bad = tcp_rma_resp_check(&resp, op->id,
-                                                 atomic      ? TCP_RMA_ATOMIC_RESP
+                                                 acc         ? TCP_RMA_ACC_RESP
+                                                 : atomic    ? TCP_RMA_ATOMIC_RESP
                                                  : op->write ? TCP_RMA_PUT_RESP
                                                              : TCP_RMA_GET_RESP,
-                                                 atomic      ? TCP_ATOMIC_RESP_LEN
+                                                 acc         ? acc_io_of(op)->old_len
+                                                 : atomic    ? TCP_ATOMIC_RESP_LEN
                                                  : op->write ? 0
                                                              : op->len);
             if (bad) {
@@ -1565,7 +1628,8 @@ static int rma_request_progress(struct tcp_conn *c)
             }
             s->status = resp.status;
             /* GET data straight into the caller's buffer; an atomic's old value into its io */
-            s->in = atomic ? (uint8_t *)&((struct atomic_io *)op->dst)->old
+            s->in = acc        ? acc_io_of(op)->old
+                    : atomic    ? (uint8_t *)&((struct atomic_io *)op->dst)->old
                     : op->write ? NULL
                                 : op->dst;
             s->in_left = resp.len;
@@ -1659,10 +1723,10 @@ static int rmaq_start(struct tcp_tp *t, int peer, skf_get_op_t *op)
     return 0;
 }
 
-static int tcp_get_start(void *tpv, int peer, const skf_mr_key_t *key, uint64_t addr, void *buf,
-                         size_t len, skf_get_op_t *op)
+static int tcp_rma_start(void *tpv, int peer, int write, const skf_mr_key_t *key, uint64_t addr,
+                         void *buf, size_t len, skf_get_op_t *op)
 {
-    op->write = 0;
+    op->write = (int8_t)(write != 0);
     op->cookie = key->cookie;
     op->addr = addr;
     op->dst = buf;
@@ -1704,6 +1768,40 @@ static int tcp_atomic(void *tpv, int peer, const skf_mr_key_t *key, uint64_t add
     int rc = rma_blocking(tpv, peer, RMA_OP_ATOMIC, key, addr, &io, sizeof io.req);
     if (rc == 0)
         *old = io.old;
+    return rc;
+}
+
+/* One accumulate request (skf_accumulate): the payload built in one block,
+ * queued like an atomic, waited for. */
+static int tcp_acc(void *tpv, int peer, const skf_mr_key_t *key, uint64_t addr, int op, int type,
+                   size_t count, const void *operand, const void *compare, void *old,
+                   uint64_t lock_cookie, uint64_t lock_addr, uint64_t lock_val)
+{
+    size_t es = skf_acc_type_size(type), n = count * es;
+    size_t len = sizeof(struct tcp_rma_acc) + (op == SKF_ACC_NOOP ? 0 : n) +
+                 (op == SKF_ACC_CSWAP ? es : 0);
+    union {
+        struct acc_io io;
+        uint8_t room[sizeof(struct acc_io) + 256];
+    } small;
+    struct acc_io *io = len <= sizeof small.room - offsetof(struct acc_io, payload)
+                            ? &small.io
+                            : malloc(offsetof(struct acc_io, payload) + len);
+    if (!io)
+        return -ENOMEM;
+    io->old = old;
+    io->old_len = old ? n : 0;
+    io->payload.hdr = (struct tcp_rma_acc){(uint32_t)op, (uint32_t)type, (uint32_t)count,
+                                           old ? TCP_ACC_FETCH : 0, lock_cookie, lock_addr,
+                                           lock_val};
+    uint8_t *at = io->payload.bytes + sizeof(struct tcp_rma_acc);
+    if (op != SKF_ACC_NOOP)
+        memcpy(at, operand, n);
+    if (op == SKF_ACC_CSWAP)
+        memcpy(at + n, compare, es);
+    int rc = rma_blocking(tpv, peer, RMA_OP_ACC, key, addr, io->payload.bytes, len);
+    if (io != &small.io)
+        free(io);
     return rc;
 }
 
@@ -1920,6 +2018,7 @@ static void svc_free_dead(struct tcp_svc *v)
         v->dead = c->next_dead;
         free(c->rx.buf);
         free(c->tx.buf);
+        free(c->rma.acc_buf);
         free(c);
     }
 }
@@ -2309,7 +2408,8 @@ const struct skf_transport_ops skf_tcp_ops = {
     .ready = tcp_ready,
     .wait = tcp_wait,
     .rma = tcp_rma,
-    .get_start = tcp_get_start,
+    .rma_start = tcp_rma_start,
+    .acc = tcp_acc,
     .lost_peer = tcp_lost_peer,
     .atomic = tcp_atomic,
     .poll = tcp_poll,
