@@ -111,6 +111,14 @@ struct rma_state {
     uint64_t old;           /* owner: an ATOMIC's answer */
     uint8_t *acc_buf;       /* owner: an ACC's payload, then its answer (TCP_ACC_REQ_MAX +
                                SKF_ACC_MAX_BYTES bytes, allocated at the first ACC) */
+    /* Bytes read ahead (RMA_IBUF, allocated at the first read): a run of small
+     * requests or answers costs one recv, not two each (header, payload). */
+    uint8_t *ib;
+    size_t ib_len, ib_pos;
+    /* owner: small answers collected while more requests are readable, sent
+     * in one go (RMA_OBUF) when none is left or before a large answer */
+    uint8_t *ob;
+    size_t ob_len, ob_off;
     /* requester: head (answer being read) ... tail; wr: first request not
      * wholly written (its header is in hdr_out) */
     skf_get_op_t *q_head, *q_tail, *q_wr;
@@ -216,6 +224,7 @@ struct tcp_svc {
     struct tcp_conn *hs_list; /* accepted connections still in the handshake */
     struct tcp_conn *dead;    /* freed once no event of the batch can name them */
     char cc[16];              /* SKIFF_TCP_CC for its sockets (tcp_tp.cc is the main thread's) */
+    long long spin_ns;        /* SKIFF_TCP_SERVE_SPIN: poll this long after a request */
 };
 static struct tcp_engine *engines;
 
@@ -417,6 +426,8 @@ static void free_conn(struct tcp_conn *c)
     free(c->rx.buf);
     free(c->tx.buf);
     free(c->rma.acc_buf);
+    free(c->rma.ib);
+    free(c->rma.ob);
     free(c);
 }
 
@@ -1374,13 +1385,42 @@ static int rma_write(struct tcp_conn *c)
     return 1;
 }
 
+#define RMA_IBUF 16384
+#define RMA_OBUF 16384
+#define RMA_SMALL_ANSWER 512 /* answers up to this size (header included) are collected */
+
+/* recv for an RMA connection: from the bytes read ahead first; a large read
+ * with nothing ahead goes straight to its destination (a get's data, a put's
+ * payload: no copy through the buffer). */
+static ssize_t rma_recv(struct tcp_conn *c, void *to, size_t n)
+{
+    struct rma_state *s = &c->rma;
+    if (s->ib_pos == s->ib_len) {
+        if (n >= RMA_IBUF / 2)
+            return recv(c->fd, to, n, 0);
+        if (!s->ib && !(s->ib = malloc(RMA_IBUF))) {
+            errno = ENOMEM;
+            return -1;
+        }
+        ssize_t r = recv(c->fd, s->ib, RMA_IBUF, 0);
+        if (r <= 0)
+            return r;
+        s->ib_len = (size_t)r;
+        s->ib_pos = 0;
+    }
+    size_t k = s->ib_len - s->ib_pos < n ? s->ib_len - s->ib_pos : n;
+    memcpy(to, s->ib + s->ib_pos, k);
+    s->ib_pos += k;
+    return (ssize_t)k;
+}
+
 /* Read the header (exactly), then the payload into s->in (or discard it).
  * 1 when both are complete, 0 to wait, -1 when the connection died. */
 static int rma_read(struct tcp_conn *c)
 {
     struct rma_state *s = &c->rma;
     while (s->hdr_in_len < s->hdr_in_need) {
-        ssize_t r = recv(c->fd, s->hdr_in + s->hdr_in_len, s->hdr_in_need - s->hdr_in_len, 0);
+        ssize_t r = rma_recv(c, s->hdr_in + s->hdr_in_len, s->hdr_in_need - s->hdr_in_len);
         if (r > 0) {
             s->hdr_in_len += (size_t)r;
             if (s->hdr_in_len == s->hdr_in_need)
@@ -1407,7 +1447,7 @@ static int rma_read(struct tcp_conn *c)
         uint8_t sink[4096];
         uint8_t *to = s->in ? s->in : sink;
         size_t n = s->in ? s->in_left : (s->in_left < sizeof sink ? s->in_left : sizeof sink);
-        ssize_t r = recv(c->fd, to, n, 0);
+        ssize_t r = rma_recv(c, to, n);
         if (r > 0) {
             if (s->in)
                 s->in += r;
@@ -1451,20 +1491,76 @@ static int acc_serve(struct tcp_conn *c, struct tcp_rma_resp *resp)
     return 0;
 }
 
-/* Owner side: read requests and answer them. */
+/* Owner: send the collected answers.  1 all out, 0 to wait (EPOLLOUT), -1 dead. */
+static int ob_flush(struct tcp_conn *c)
+{
+    struct rma_state *s = &c->rma;
+    while (s->ob_off < s->ob_len) {
+        ssize_t w = send(c->fd, s->ob + s->ob_off, s->ob_len - s->ob_off, MSG_NOSIGNAL);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            set_interest(c, EPOLLIN | EPOLLRDHUP | EPOLLOUT);
+            return 0;
+        }
+        if (w < 0) {
+            rma_broken(c, strerror(errno));
+            return -1;
+        }
+        s->ob_off += (size_t)w;
+    }
+    if (s->ob_len)
+        set_interest(c, EPOLLIN | EPOLLRDHUP);
+    s->ob_len = s->ob_off = 0;
+    return 1;
+}
+
+/* Owner: a small answer (in hdr_out + out) joins the collected ones; a get's
+ * data is copied while its exposure is held (zeros when it went, as
+ * rma_write does).  0 when it does not fit: send it the ordinary way. */
+static int ob_add(struct tcp_conn *c)
+{
+    struct rma_state *s = &c->rma;
+    size_t n = s->hdr_out_len + s->out_left;
+    if (n > RMA_SMALL_ANSWER || s->ob_off || s->ob_len + n > RMA_OBUF ||
+        (!s->ob && !(s->ob = malloc(RMA_OBUF))))
+        return 0;
+    uint8_t *at = s->ob + s->ob_len;
+    memcpy(at, s->hdr_out, s->hdr_out_len);
+    at += s->hdr_out_len;
+    if (s->out_left && s->out_exposed) {
+        skf_ctx_t *ctx = c->tp->ctx;
+        pthread_mutex_lock(&ctx->mr_lock);
+        if (skf_mr_range_ok_locked(ctx, s->req.cookie, (uint64_t)(uintptr_t)s->out, s->out_left))
+            memcpy(at, s->out, s->out_left);
+        else
+            memset(at, 0, s->out_left);
+        pthread_mutex_unlock(&ctx->mr_lock);
+    } else if (s->out_left) {
+        memcpy(at, s->out, s->out_left);
+    }
+    s->ob_len += n;
+    return 1;
+}
+
+/* Owner side: read requests and answer them.  Small answers are collected
+ * while more requests are readable and leave together once none is: a run
+ * of queued puts (or gets, atomics) costs one send, not one each. */
 static void rma_serve(struct tcp_conn *c)
 {
     struct tcp_tp *t = c->tp;
     struct rma_state *s = &c->rma;
     for (;;) {
         if (s->busy == 2) { /* answering */
-            if (rma_write(c) != 1)
+            if (!ob_add(c) && (ob_flush(c) != 1 || rma_write(c) != 1))
                 return;
             s->busy = 0;
             s->hdr_in_len = 0;
             s->hdr_in_need = sizeof(struct tcp_rma_req);
         }
         int r = rma_read(c);
+        if (r == 0 && s->ob_len)
+            ob_flush(c); /* nothing more to read now: what was collected leaves */
         if (r <= 0)
             return;
         if (r == 2) { /* a request header */
@@ -2019,6 +2115,8 @@ static void svc_free_dead(struct tcp_svc *v)
         free(c->rx.buf);
         free(c->tx.buf);
         free(c->rma.acc_buf);
+        free(c->rma.ib);
+        free(c->rma.ob);
         free(c);
     }
 }
@@ -2026,13 +2124,37 @@ static void svc_free_dead(struct tcp_svc *v)
 /* The thread: sleep in epoll_wait, handle a batch under the lock.  Accepts
  * and handshakes on every channel's RMA listener, answers requests
  * (rma_serve), expires handshakes that take too long. */
+static long long now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* epoll_wait, but after a batch that had work first poll for spin_ns: the
+ * next request of a requester in a loop (lock, op, flush, ...) usually
+ * comes one round trip later, and a sleeping thread pays a wake-up -- on a
+ * loaded machine a scheduler delay -- on the critical path of each one. */
+static int svc_wait(struct tcp_svc *v, struct epoll_event *ev, int timeout, int was_busy)
+{
+    if (was_busy && v->spin_ns > 0) {
+        long long until = now_ns() + v->spin_ns;
+        do {
+            int n = epoll_wait(v->epfd, ev, TCP_EVENTS, 0);
+            if (n != 0)
+                return n;
+        } while (now_ns() < until);
+    }
+    return epoll_wait(v->epfd, ev, TCP_EVENTS, timeout);
+}
+
 static void *svc_main(void *arg)
 {
     struct tcp_svc *v = arg;
-    int timeout = -1;
+    int timeout = -1, n = 0;
     for (;;) {
         struct epoll_event ev[TCP_EVENTS];
-        int n = epoll_wait(v->epfd, ev, TCP_EVENTS, timeout);
+        n = svc_wait(v, ev, timeout, n > 0);
         pthread_mutex_lock(&v->lock);
         if (v->stop) {
             pthread_mutex_unlock(&v->lock);
@@ -2065,6 +2187,7 @@ static struct tcp_svc *svc_start(skf_ctx_t *ctx, const char *cc)
     if (!v)
         return NULL;
     v->ctx = ctx;
+    v->spin_ns = skf_param_ll("SKIFF_TCP_SERVE_SPIN") * 1000;
     snprintf(v->cc, sizeof v->cc, "%s", cc);
     v->epfd = epoll_create1(EPOLL_CLOEXEC);
     v->wake = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
