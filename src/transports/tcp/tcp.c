@@ -1625,17 +1625,22 @@ static void rma_serve(struct tcp_conn *c)
 
 /* ---- requester queue ---- */
 
+static struct tcp_rma_req req_of(const skf_get_op_t *op)
+{
+    return (struct tcp_rma_req){.op = op->write == RMA_OP_ACC      ? TCP_RMA_ACC
+                                      : op->write == RMA_OP_ATOMIC ? TCP_RMA_ATOMIC
+                                      : op->write                  ? TCP_RMA_PUT
+                                                                   : TCP_RMA_GET,
+                                .id = op->id,
+                                .cookie = op->cookie, .addr = op->addr, .len = op->len};
+}
+
 /* The request of c's first unwritten operation into hdr_out (+ a put's data). */
 static void rmaq_load(struct tcp_conn *c)
 {
     struct rma_state *s = &c->rma;
     const skf_get_op_t *op = s->q_wr;
-    struct tcp_rma_req req = {.op = op->write == RMA_OP_ACC      ? TCP_RMA_ACC
-                                    : op->write == RMA_OP_ATOMIC ? TCP_RMA_ATOMIC
-                                    : op->write                  ? TCP_RMA_PUT
-                                                                 : TCP_RMA_GET,
-                              .id = op->id,
-                              .cookie = op->cookie, .addr = op->addr, .len = op->len};
+    struct tcp_rma_req req = req_of(op);
     memcpy(s->hdr_out, &req, sizeof req);
     s->hdr_out_len = sizeof req;
     s->hdr_out_off = 0;
@@ -1676,6 +1681,67 @@ static void rmaq_fail_all(struct tcp_conn *c, int status)
     rmaq_unlist(c);
 }
 
+#define RMA_BATCH 32                /* requests per sendmsg */
+#define RMA_BATCH_BYTES (256 << 10) /* ... and bytes */
+
+/* Requester: the unwritten requests from q_wr on (none of the first written
+ * yet) in one sendmsg, as many as RMA_BATCH / RMA_BATCH_BYTES allow: a run
+ * of queued puts leaves together, and the owner reads them with one recv.
+ * q_wr ends at the first request not wholly written, loaded, with what of
+ * it went out.  1 all out, 0 to wait (EPOLLOUT), -1 dead. */
+static int rmaq_write_batch(struct tcp_conn *c)
+{
+    struct rma_state *s = &c->rma;
+    struct tcp_rma_req h[RMA_BATCH];
+    struct iovec v[2 * RMA_BATCH];
+    skf_get_op_t *ops[RMA_BATCH];
+    int n = 0, nv = 0;
+    size_t total = 0;
+    for (skf_get_op_t *op = s->q_wr; op && n < RMA_BATCH; op = op->next) {
+        size_t pay = op->write ? op->len : 0;
+        if (n && total + sizeof h[0] + pay > RMA_BATCH_BYTES)
+            break;
+        h[n] = req_of(op);
+        v[nv++] = (struct iovec){&h[n], sizeof h[n]};
+        if (pay)
+            v[nv++] = (struct iovec){op->dst, pay};
+        ops[n++] = op;
+        total += sizeof h[0] + pay;
+    }
+    ssize_t w;
+    do
+        w = sock_writev(c->fd, v, nv);
+    while (w < 0 && errno == EINTR);
+    if (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+        rma_broken(c, strerror(errno));
+        return -1;
+    }
+    size_t left = w < 0 ? 0 : (size_t)w;
+    int i = 0;
+    for (; i < n; i++) {
+        size_t sz = sizeof h[0] + (ops[i]->write ? ops[i]->len : 0);
+        if (left < sz)
+            break;
+        left -= sz;
+    }
+    s->q_wr = i < n ? ops[i] : ops[n - 1]->next;
+    if (s->q_wr)
+        rmaq_load(c);
+    if (i == n) {
+        set_interest(c, EPOLLIN | EPOLLRDHUP);
+        return 1;
+    }
+    if (left <= s->hdr_out_len) { /* the part of ops[i] that went */
+        s->hdr_out_off = left;
+    } else {
+        s->hdr_out_off = s->hdr_out_len;
+        s->out += left - s->hdr_out_len;
+        s->out_left -= left - s->hdr_out_len;
+    }
+    set_interest(c, EPOLLIN | EPOLLRDHUP | EPOLLOUT);
+    return 0;
+}
+
 /* Requester: push queued requests, take the answers in order.  Returns how
  * many operations finished. */
 static int rma_request_progress(struct tcp_conn *c)
@@ -1685,6 +1751,16 @@ static int rma_request_progress(struct tcp_conn *c)
     if (!s->q_head || c->state != C_OPEN)
         return 0;
     while (s->q_wr) {
+        if (s->hdr_out_off == 0 && s->q_wr->next) { /* several waiting: together */
+            int b = rmaq_write_batch(c);
+            if (b < 0) {
+                rmaq_fail_all(c, -EPIPE);
+                return 1;
+            }
+            if (b == 0)
+                break;
+            continue;
+        }
         int w = rma_write(c);
         if (w < 0) {
             rmaq_fail_all(c, -EPIPE);
@@ -1815,7 +1891,12 @@ static int rmaq_start(struct tcp_tp *t, int peer, skf_get_op_t *op)
         s->q_wr = op;
         rmaq_load(c);
     }
-    rma_request_progress(c); /* the request leaves now when the connection is open */
+    /* The request leaves now when the connection is open and idle; a started
+     * get or put behind others in flight waits for the next progress pass
+     * (the flush that completes it, at the latest), so a run of them leaves
+     * in one sendmsg (rmaq_write_batch) and the owner reads it with one recv. */
+    if (!op->async || s->q_head == op)
+        rma_request_progress(c);
     return 0;
 }
 
