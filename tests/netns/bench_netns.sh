@@ -17,7 +17,7 @@
 # PROG=mpi_rma runs the one-sided benchmarks (bench/mpi_rma.c + the suite's
 # driver) instead: MODES are its modes (put_lat get_lat put_bw acc_lat
 # fop_lat cas_lat fence_lat ...), every mode with the sizes RMA_SIZES
-# (default 8; fop/cas ignore it), IMPLS without raw.
+# (default 8; fop/cas ignore it), IMPLS without raw.  TIMEOUT=s bounds each run (300).
 # IMPLS="skiff mpich openmpi raw rawcc" and MODES="latency bw msgrate" choose what
 # runs (raw has no msgrate).  Prints "impl,bench,size,value,unit" lines and the
 # medians; raw output in $OUT.
@@ -58,21 +58,21 @@ LAT=${LAT:-8,1024,65536,1048576,4194304}
 BW=${BW:-1024,65536,1048576,4194304}
 run() { # impl mode sizes
     case $1 in
-    base) timeout 300 "$BASE/bin/skiffrun" --hosts "$H1,$H2" --launch-agent 'ip netns exec {host}' \
+    base) timeout ${TIMEOUT:-300} "$BASE/bin/skiffrun" --hosts "$H1,$H2" --launch-agent 'ip netns exec {host}' \
                --launcher-addr "$(netns_launcher_addr)" -x BENCH_PIN=1 "$OUT/pt_base" "$2" --sizes "$3" ;;
-    skiff) timeout 300 "$B/bin/skiffrun" --hosts "$H1,$H2" --launch-agent 'ip netns exec {host}' \
+    skiff) timeout ${TIMEOUT:-300} "$B/bin/skiffrun" --hosts "$H1,$H2" --launch-agent 'ip netns exec {host}' \
                --launcher-addr "$(netns_launcher_addr)" -x BENCH_PIN=1 "$OUT/pt_skiff" "$2" --sizes "$3" ;;
-    mpich) timeout 300 ip netns exec "$H1" mpiexec.mpich -launcher ssh -launcher-exec "$OUT/agent" \
+    mpich) timeout ${TIMEOUT:-300} ip netns exec "$H1" mpiexec.mpich -launcher ssh -launcher-exec "$OUT/agent" \
                -hosts "$A1,$A2" -ppn 1 -n 2 -genv UCX_TLS tcp,self -genv BENCH_PIN 1 \
                "$OUT/pt_mpich" "$2" --sizes "$3" ;;
-    openmpi) timeout 300 ip netns exec "$H1" env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+    openmpi) timeout ${TIMEOUT:-300} ip netns exec "$H1" env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
                mpirun.openmpi -H "$A1,$A2" --map-by node --bind-to none --mca plm_rsh_agent "$OUT/agent" \
                --mca btl self,tcp --mca pml ob1 -x BENCH_PIN=1 -n 2 "$OUT/pt_openmpi" "$2" --sizes "$3" ;;
     raw|rawcc) [ "$2" != msgrate ] || return 0
          local cc=; [ "$1" = raw ] || cc=${SKIFF_TCP_CC:-reno}
-         ip netns exec "$H2" env RAW_TCP_CC="$cc" taskset -c 1 timeout 300 "$OUT/raw_tcp_probe" server 47011 &
+         ip netns exec "$H2" env RAW_TCP_CC="$cc" taskset -c 1 timeout ${TIMEOUT:-300} "$OUT/raw_tcp_probe" server 47011 &
          local srv=$!
-         ip netns exec "$H1" env RAW_TCP_CC="$cc" taskset -c 0 timeout 300 "$OUT/raw_tcp_probe" client "$A2" 47011 "$2" "$3"
+         ip netns exec "$H1" env RAW_TCP_CC="$cc" taskset -c 0 timeout ${TIMEOUT:-300} "$OUT/raw_tcp_probe" client "$A2" 47011 "$2" "$3"
          local rc=$?
          wait $srv
          return $rc ;;

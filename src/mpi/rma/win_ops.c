@@ -23,6 +23,9 @@
  *     (in place with the op's vector kernel when the memory is mapped here:
  *     512 doubles summed in a fraction of a microsecond, where one
  *     compare-and-swap per element took 7 us).
+ * To another node both run at the target, in one skf_accumulate request its
+ * tcp service thread executes (accumulate_remote): atomics per element, or
+ * the mutex word taken by that thread itself.
  */
 #include <errno.h>
 #include <stdatomic.h>
