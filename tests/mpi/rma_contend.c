@@ -22,7 +22,7 @@
  */
 #include "rmatest.h"
 
-#define ITERS 24
+#define ITERS 12
 #define NV 7
 #define NI 5
 #define BIG 10000 /* doubles: 80000 bytes, more than one accumulate request (64 KiB) */
