@@ -18,7 +18,11 @@
  *   - a critical section under an MPI_Compare_and_swap spin lock: get a
  *     word, put it + 1, flush, release with MPI_Accumulate REPLACE 0;
  * then once: MPI_Accumulate SUM of 1.0 on BIG doubles (more than one
- * request's worth: split by the channel) and on a strided vector type.
+ * request's worth: split by the channel) and on a strided vector type;
+ * and runs of queued operations (over tcp: batched requests, collected
+ * answers, large answers between small ones): RUN gets of 4 KiB of a
+ * pattern the target wrote, RUN 8-byte puts into my own slots at the
+ * target, then one flush; every byte checked (the puts read back).
  */
 #include "rmatest.h"
 
@@ -27,6 +31,8 @@
 #define NI 5
 #define BIG 10000 /* doubles: 80000 bytes, more than one accumulate request (64 KiB) */
 #define STRIDED 40
+#define RUN 64
+#define PATTERN 65536
 
 /* Byte offsets in a window (8-byte aligned). */
 enum {
@@ -39,16 +45,66 @@ enum {
     OFF_INTS = OFF_VEC + NV * 8, /* NI ints up to 140 */
     OFF_STRIDED = 256,
     OFF_BIG = OFF_STRIDED + 2 * STRIDED * 8,
-    WBYTES = OFF_BIG + BIG * 8
+    OFF_PATTERN = OFF_BIG + BIG * 8,
+    OFF_SLOTS = OFF_PATTERN + PATTERN, /* RUN words per rank */
+    WBYTES = OFF_SLOTS                 /* + RUN * 8 per rank */
 };
+
+static unsigned char pattern_of(int owner, size_t i) { return (unsigned char)(i * 13 + (size_t)owner * 7); }
+
+static void fill_pattern(struct twin *w, void *arg)
+{
+    (void)arg;
+    for (size_t i = 0; i < PATTERN; i++)
+        ((unsigned char *)w->base)[OFF_PATTERN + i] = pattern_of(w->rank, i);
+}
+
+/* RUN gets of 4 KiB and RUN 8-byte puts to target t, one flush, then checks. */
+static void queued_runs(struct twin *w, int t, unsigned char *got)
+{
+    long long val[RUN], back[RUN];
+    for (int i = 0; i < RUN; i++) {
+        size_t at = (size_t)(i * 5 % (PATTERN / 4096)) * 4096;
+        CHECK_EQ_INT(MPI_Get(got + (size_t)i * 4096, 4096, MPI_BYTE, t,
+                             tdisp(w, t, OFF_PATTERN + at), 4096, MPI_BYTE, w->win),
+                     MPI_SUCCESS);
+        val[i] = (long long)w->rank * 1000000 + t * 1000 + i;
+        CHECK_EQ_INT(MPI_Put(&val[i], 1, MPI_LONG_LONG, t,
+                             tdisp(w, t, OFF_SLOTS + ((size_t)w->rank * RUN + i) * 8), 1,
+                             MPI_LONG_LONG, w->win),
+                     MPI_SUCCESS);
+    }
+    CHECK_EQ_INT(MPI_Win_flush(t, w->win), MPI_SUCCESS);
+    for (int i = 0; i < RUN; i++) {
+        size_t at = (size_t)(i * 5 % (PATTERN / 4096)) * 4096;
+        for (size_t k = 0; k < 4096; k++)
+            if (got[(size_t)i * 4096 + k] != pattern_of(t, at + k)) {
+                fprintf(stderr, "rank %d: get %d from rank %d: byte %zu is %d, want %d\n", w->rank,
+                        i, t, k, got[(size_t)i * 4096 + k], pattern_of(t, at + k));
+                CHECK(!"queued get data");
+            }
+    }
+    CHECK_EQ_INT(MPI_Get(back, RUN, MPI_LONG_LONG, t,
+                         tdisp(w, t, OFF_SLOTS + (size_t)w->rank * RUN * 8), RUN, MPI_LONG_LONG,
+                         w->win),
+                 MPI_SUCCESS);
+    CHECK_EQ_INT(MPI_Win_flush(t, w->win), MPI_SUCCESS);
+    for (int i = 0; i < RUN; i++)
+        CHECK_EQ_INT((int)(back[i] - val[i]), 0);
+}
 
 static long long *fetched; /* [size * ITERS] my fetch_and_op results per target */
 
 static void run(int f)
 {
     struct twin w;
-    twin_create(&w, f, WBYTES, 1, MPI_INFO_NULL, MPI_COMM_WORLD);
+    int world;
+    MPI_Comm_size(MPI_COMM_WORLD, &world);
+    twin_create(&w, f, WBYTES + (size_t)world * RUN * 8, 1, MPI_INFO_NULL, MPI_COMM_WORLD);
+    twin_local_write(&w, fill_pattern, NULL);
     const int me = w.rank, n = w.size;
+    unsigned char *got = malloc((size_t)RUN * 4096);
+    CHECK(got != NULL);
     double vec[NV], ones[BIG];
     for (int i = 0; i < NV; i++)
         vec[i] = me + 1;
@@ -61,6 +117,8 @@ static void run(int f)
     CHECK_EQ_INT(MPI_Type_commit(&every_other), MPI_SUCCESS);
 
     CHECK_EQ_INT(MPI_Win_lock_all(0, w.win), MPI_SUCCESS);
+    for (int d = 0; d < n; d++)
+        queued_runs(&w, (me + d) % n, got);
     for (int i = 0; i < ITERS; i++)
         for (int d = 0; d < n; d++) {
             int t = (me + d) % n; /* everyone on every target, starting at different ones */
@@ -172,6 +230,7 @@ static void run(int f)
     free(seen);
     free(all);
     MPI_Type_free(&every_other);
+    free(got);
     twin_free(&w);
 }
 

@@ -1515,14 +1515,15 @@ static int ob_flush(struct tcp_conn *c)
     return 1;
 }
 
-/* Owner: a small answer (in hdr_out + out) joins the collected ones; a get's
- * data is copied while its exposure is held (zeros when it went, as
- * rma_write does).  0 when it does not fit: send it the ordinary way. */
+/* Owner: a small answer (in hdr_out + out, none of it sent yet) joins the
+ * collected ones; a get's data is copied while its exposure is held (zeros
+ * when it went, as rma_write does).  0 when it does not fit or is partly
+ * sent already (rma_write goes on with it): send it the ordinary way. */
 static int ob_add(struct tcp_conn *c)
 {
     struct rma_state *s = &c->rma;
     size_t n = s->hdr_out_len + s->out_left;
-    if (n > RMA_SMALL_ANSWER || s->ob_off || s->ob_len + n > RMA_OBUF ||
+    if (s->hdr_out_off || n > RMA_SMALL_ANSWER || s->ob_off || s->ob_len + n > RMA_OBUF ||
         (!s->ob && !(s->ob = malloc(RMA_OBUF))))
         return 0;
     uint8_t *at = s->ob + s->ob_len;
