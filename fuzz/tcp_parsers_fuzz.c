@@ -75,11 +75,27 @@ static void rma(const uint8_t *d, size_t n)
     if (n >= sizeof q) {
         memcpy(&q, d, sizeof q);
         if (!tcp_rma_req_check(&q, UINT64_MAX / 2)) {
-            must((q.op == TCP_RMA_GET || q.op == TCP_RMA_PUT || q.op == TCP_RMA_ATOMIC) &&
+            must((q.op == TCP_RMA_GET || q.op == TCP_RMA_PUT || q.op == TCP_RMA_ATOMIC ||
+                  q.op == TCP_RMA_ACC) &&
                  q.addr + q.len >= q.addr);
             /* an atomic's payload is exactly its operands: the owner reads no more */
             must(q.op != TCP_RMA_ATOMIC || q.len == sizeof(struct tcp_rma_atomic));
+            /* an accumulate's fits the owner's buffer */
+            must(q.op != TCP_RMA_ACC ||
+                 (q.len >= sizeof(struct tcp_rma_acc) && q.len <= TCP_ACC_REQ_MAX));
         }
+    }
+    struct tcp_rma_acc a;
+    if (n >= sizeof a + 2) {
+        memcpy(&a, d, sizeof a);
+        size_t es = (size_t)1 << (d[sizeof a] & 3); /* 1, 2, 4, 8: the element sizes */
+        uint64_t len = sizeof a + d[sizeof a + 1] * 8u;
+        if (!tcp_rma_acc_check(&a, len, es)) /* the elements the owner reads lie in the payload */
+            must(a.count >= 1 && (uint64_t)a.count * es <= TCP_ACC_ELEMS_MAX &&
+                 sizeof a + (a.op == TCP_ACC_OP_NOOP ? 0 : (uint64_t)a.count * es) +
+                         (a.op == TCP_ACC_OP_CSWAP ? es : 0) ==
+                     len &&
+                 len <= TCP_ACC_REQ_MAX);
     }
     if (n >= sizeof r) {
         memcpy(&r, d, sizeof r);
@@ -91,6 +107,10 @@ static void rma(const uint8_t *d, size_t n)
         if (!tcp_rma_resp_check(&r, 7, TCP_RMA_ATOMIC_RESP, TCP_ATOMIC_RESP_LEN))
             must(r.id == 7 && r.op == TCP_RMA_ATOMIC_RESP &&
                  (r.status < 0 ? r.len == 0 : r.status == 0 && r.len == TCP_ATOMIC_RESP_LEN));
+        /* an accumulate's answer: the old elements asked for, or nothing with an error */
+        if (!tcp_rma_resp_check(&r, 7, TCP_RMA_ACC_RESP, 40))
+            must(r.id == 7 && r.op == TCP_RMA_ACC_RESP &&
+                 (r.status < 0 ? r.len == 0 : r.status == 0 && r.len == 40));
     }
 }
 

@@ -170,6 +170,14 @@ enum { SKF_GET_OP_IDLE, SKF_GET_OP_QUEUED, SKF_GET_OP_DONE };
  * returns when one of them has finished. */
 int skf_get_start(skf_chan_t *ch, const skf_mr_key_t *key, size_t off, void *dst, size_t len,
                   skf_get_op_t *op);
+/* The same for a put: src must stay in place, unchanged, until skf_get_test
+ * reports the end (then the bytes are in the owner's memory).  Returns 1 when
+ * they are already there (same node, every path without a queue), 0 when the
+ * put is in flight, or a negative errno as skf_put.  Gets and puts to one
+ * owner are carried out and finish in the order started (tcp: one queue per
+ * owner), so a run of small puts costs one round trip, not one each. */
+int skf_put_start(skf_chan_t *ch, const skf_mr_key_t *key, size_t off, const void *src,
+                  size_t len, skf_get_op_t *op);
 /* 1 when op's bytes are in place, 0 while it is in flight, a negative errno
  * when it failed (-EPIPE: owner gone; -EINVAL: range outside its exposure).
  * Only looks: progress comes from skf_recv and skf_wait. */
@@ -197,6 +205,45 @@ enum skf_aop {
  * same-node atomics need memory both map, as MPI windows and SHMEM set up themselves). */
 int skf_atomic(skf_chan_t *ch, const skf_mr_key_t *key, size_t off, int op, int size,
                uint64_t operand, uint64_t compare, uint64_t *old);
+
+/* ---- accumulates executed by the owner ---- */
+enum skf_acc_op {
+    SKF_ACC_SUM, SKF_ACC_PROD, SKF_ACC_MIN, SKF_ACC_MAX,
+    SKF_ACC_BAND, SKF_ACC_BOR, SKF_ACC_BXOR, SKF_ACC_LAND, SKF_ACC_LOR, SKF_ACC_LXOR,
+    SKF_ACC_REPLACE, SKF_ACC_NOOP, SKF_ACC_CSWAP, SKF_ACC_NOPS
+};
+enum skf_acc_type { /* element types (host byte order) */
+    SKF_T_I8, SKF_T_U8, SKF_T_I16, SKF_T_U16, SKF_T_I32, SKF_T_U32, SKF_T_I64, SKF_T_U64,
+    SKF_T_F32, SKF_T_F64, SKF_T_NTYPES
+};
+#define SKF_ACC_MAX_BYTES 65536 /* bytes of elements per request (longer calls are split) */
+typedef struct skf_acc {
+    int op;               /* enum skf_acc_op; floats: sum, prod, min, max, replace, no-op */
+    int type;             /* enum skf_acc_type */
+    size_t count;         /* elements (compare-and-swap: 1) */
+    const void *operand;  /* count elements (unused by no-op) */
+    const void *compare;  /* compare-and-swap: the value to find */
+    void *old;            /* NULL, or count elements: the values before */
+    /* NULL: every element is one atomic instruction (4/8-byte integers with sum,
+     * band, bor, bxor, min, max, replace, no-op, compare-and-swap only).  Else
+     * an 8-byte word of the same owner taken as a lock around all elements:
+     * compare-and-swap 0 -> lock_val (non-zero), the op, store 0. */
+    const skf_mr_key_t *lock;
+    size_t lock_off;
+    uint64_t lock_val;
+} skf_acc_t;
+/* target[i] = operand[i] op target[i] for count elements of type at offset off
+ * of the peer's region (naturally aligned), executed by the owner: one request
+ * and its answer over tcp, whether or not the owner is inside Skiff (its RMA
+ * service thread answers); in my own process at once.  Atomic per element with
+ * respect to every other skf_accumulate / skf_atomic on the same elements using
+ * the same mode (no lock: atomic instructions, which the owner's own __atomic
+ * builtins match; a lock word: whoever holds the same word).  A held lock is
+ * waited for (asked again), never returned.  Returns 0 or a negative errno:
+ * -EINVAL (bad op/type/count, misaligned, outside the exposure), -EPIPE (owner
+ * gone), -EOPNOTSUPP (a node mate over shm: there the caller uses memory both
+ * map).  Same progress rule as skf_get. */
+int skf_accumulate(skf_chan_t *ch, const skf_mr_key_t *key, size_t off, const skf_acc_t *a);
 
 const char *skf_strerror(int err);
 

@@ -122,6 +122,19 @@ int skf_mr_range_ok_locked(skf_ctx_t *ctx, uint64_t cookie, uint64_t addr, uint6
  * builtin (seq_cst) runs and *old gets the value before.  0 or -EINVAL. */
 int skf_atomic_exec(skf_ctx_t *ctx, uint64_t cookie, uint64_t addr, int op, int size,
                     uint64_t operand, uint64_t compare, uint64_t *old);
+/* One atomic read-modify-write (enum skf_aop, size 4 or 8, aligned) of the
+ * word at p, seq_cst: the value before. */
+uint64_t skf_aop_word(void *p, int op, int size, uint64_t operand, uint64_t compare);
+/* acc.c: bytes of an element of enum skf_acc_type (0: none); whether op on
+ * count elements of type is defined (locked: under a lock word, else one
+ * atomic instruction per element); the owner's part of skf_accumulate (range
+ * checks under ctx->mr_lock, lock_addr 0: no lock word): 0, -EINVAL, or
+ * -EAGAIN when the lock word is held by someone else (ask again). */
+size_t skf_acc_type_size(int type);
+int skf_acc_valid(int op, int type, size_t count, int locked);
+int skf_acc_exec(skf_ctx_t *ctx, uint64_t cookie, uint64_t addr, int op, int type, size_t count,
+                 const void *operand, const void *compare, void *old, uint64_t lock_cookie,
+                 uint64_t lock_addr, uint64_t lock_val);
 /* SKIFF_TRANSPORTS=tcp: tcp serves every peer of user and MPI ports. */
 int skf_tcp_for_all(void);
 

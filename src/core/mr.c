@@ -642,6 +642,12 @@ int skf_put(skf_chan_t *ch, const skf_mr_key_t *key, size_t off, const void *src
 DEFINE_AOP(aop32, uint32_t, int32_t)
 DEFINE_AOP(aop64, uint64_t, int64_t)
 
+uint64_t skf_aop_word(void *p, int op, int size, uint64_t operand, uint64_t compare)
+{
+    return size == 4 ? aop32(p, op, (uint32_t)operand, (uint32_t)compare)
+                     : aop64(p, op, operand, compare);
+}
+
 static int aop_valid(int op, int size)
 {
     return op >= SKF_AOP_FETCH && op <= SKF_AOP_UMAX && (size == 4 || size == 8);
@@ -710,28 +716,41 @@ int skf_atomic(skf_chan_t *ch, const skf_mr_key_t *key, size_t off, int op, int 
     return fb_atomic(ctx, key, addr, op, size, operand, compare, old);
 }
 
-int skf_get_start(skf_chan_t *ch, const skf_mr_key_t *key, size_t off, void *dst, size_t len,
-                  skf_get_op_t *op)
+/* skf_get_start / skf_put_start: queued on a transport that has a queue
+ * (tcp), else done here and now (CMA, my own memory, the copy pipeline). */
+static int rma_start(skf_chan_t *ch, const char *call, int write, const skf_mr_key_t *key,
+                     size_t off, void *buf, size_t len, skf_get_op_t *op)
 {
     if (!op) {
-        skf_error("skf_get_start: invalid arguments (channel %p, key %p, op NULL)", (void *)ch,
+        skf_error("%s: invalid arguments (channel %p, key %p, op NULL)", call, (void *)ch,
                   (const void *)key);
         return -EINVAL;
     }
-    int rc = check_rma(ch, "skf_get_start", key, off, dst, len);
+    int rc = check_rma(ch, call, key, off, buf, len);
     if (rc)
         return rc;
     *op = (skf_get_op_t){.async = 1};
     const struct skf_peer *via = &ch->peer[key->owner];
-    if (key->owner != ch->ctx->rank && via->ops && via->ops->get_start) {
-        rc = via->ops->get_start(via->tp, via->id, key, key->base + off, dst, len, op);
+    if (key->owner != ch->ctx->rank && via->ops && via->ops->rma_start) {
+        rc = via->ops->rma_start(via->tp, via->id, write, key, key->base + off, buf, len, op);
         return rc < 0 ? rc : 0;
     }
-    /* CMA, my own memory, the copy pipeline: done here and now */
-    rc = rma(ch, "skf_get_start", 0, key, off, dst, len);
+    rc = rma(ch, call, write, key, off, buf, len);
     op->state = SKF_GET_OP_DONE;
     op->status = rc;
     return rc < 0 ? rc : 1;
+}
+
+int skf_get_start(skf_chan_t *ch, const skf_mr_key_t *key, size_t off, void *dst, size_t len,
+                  skf_get_op_t *op)
+{
+    return rma_start(ch, "skf_get_start", 0, key, off, dst, len, op);
+}
+
+int skf_put_start(skf_chan_t *ch, const skf_mr_key_t *key, size_t off, const void *src,
+                  size_t len, skf_get_op_t *op)
+{
+    return rma_start(ch, "skf_put_start", 1, key, off, (void *)src, len, op);
 }
 
 int skf_get_test(skf_chan_t *ch, skf_get_op_t *op)

@@ -67,13 +67,14 @@ struct skf_transport_ops {
      * pipeline instead. */
     int (*rma)(void *tp, int peer, int write, const skf_mr_key_t *key, uint64_t addr, void *buf,
                size_t len);
-    /* Start a one-sided get like rma (write 0) without waiting: op is the
-     * caller's and stays in place until this transport's progress sets its
-     * state to SKF_GET_OP_DONE (status 0, -EINVAL or -EPIPE).  Gets to one
-     * peer finish in the order started.  Returns 0 when queued or a negative
-     * errno when it cannot start.  NULL where rma is NULL. */
-    int (*get_start)(void *tp, int peer, const skf_mr_key_t *key, uint64_t addr, void *buf,
-                     size_t len, skf_get_op_t *op);
+    /* Start a one-sided get or put like rma without waiting: op (and buf)
+     * are the caller's and stay in place until this transport's progress
+     * sets its state to SKF_GET_OP_DONE (status 0, -EINVAL or -EPIPE).
+     * Operations to one peer finish in the order started.  Returns 0 when
+     * queued or a negative errno when it cannot start.  NULL where rma is
+     * NULL. */
+    int (*rma_start)(void *tp, int peer, int write, const skf_mr_key_t *key, uint64_t addr,
+                     void *buf, size_t len, skf_get_op_t *op);
     /* After -EPIPE: the world rank of a peer this transport has lost, with a
      * few words about it in desc ("pid 4242"); -1 when it lost none. */
     int (*lost_peer)(void *tp, char *desc, size_t cap);
@@ -83,6 +84,13 @@ struct skf_transport_ops {
      * rma is NULL. */
     int (*atomic)(void *tp, int peer, const skf_mr_key_t *key, uint64_t addr, int op, int size,
                   uint64_t operand, uint64_t compare, uint64_t *old);
+    /* One skf_accumulate request (count elements, at most SKF_ACC_MAX_BYTES)
+     * executed by the owner (skf_acc_exec there): blocks like rma; 0 with
+     * old filled (when not NULL), -EINVAL, -EAGAIN (the lock word is held:
+     * the caller asks again), -EPIPE.  NULL: not offered. */
+    int (*acc)(void *tp, int peer, const skf_mr_key_t *key, uint64_t addr, int op, int type,
+               size_t count, const void *operand, const void *compare, void *old,
+               uint64_t lock_cookie, uint64_t lock_addr, uint64_t lock_val);
     /* One pass of progress for a rank blocked elsewhere (in a same-node
      * one-sided op): handshakes of peers dialling me, answers to my own
      * requests; never blocks, delivers nothing and reports nothing.  NULL:

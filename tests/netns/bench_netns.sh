@@ -14,6 +14,10 @@
 #   base:     Skiff of another build, BASE=<builddir> (before/after in one run)
 # NS_CC=name sets both namespaces' default congestion control (every MPI then
 # uses it: the fair check of what SKIFF_TCP_CC buys).
+# PROG=mpi_rma runs the one-sided benchmarks (bench/mpi_rma.c + the suite's
+# driver) instead: MODES are its modes (put_lat get_lat put_bw acc_lat
+# fop_lat cas_lat fence_lat ...), every mode with the sizes RMA_SIZES
+# (default 8; fop/cas ignore it), IMPLS without raw.  TIMEOUT=s bounds each run (300).
 # IMPLS="skiff mpich openmpi raw rawcc" and MODES="latency bw msgrate" choose what
 # runs (raw has no msgrate).  Prints "impl,bench,size,value,unit" lines and the
 # medians; raw output in $OUT.
@@ -30,10 +34,14 @@ if [ -n "${NS_CC:-}" ]; then
     ip netns exec "$H2" sysctl -qw net.ipv4.tcp_congestion_control="$NS_CC"
 fi
 OUT=${OUT:-$(mktemp -d /tmp/skiff-netns-bench.XXXXXX)}
-"$B/bin/mpicc" -O2 -o "$OUT/pt_skiff" "$SRC/mpi_pt2pt.c"
-mpicc.mpich -O2 -w -o "$OUT/pt_mpich" "$SRC/mpi_pt2pt.c"
-mpicc.openmpi -O2 -w -o "$OUT/pt_openmpi" "$SRC/mpi_pt2pt.c"
-[ -z "${BASE:-}" ] || "$BASE/bin/mpicc" -O2 -o "$OUT/pt_base" "$SRC/mpi_pt2pt.c"
+PROG=${PROG:-mpi_pt2pt}
+SRCS="$SRC/mpi_pt2pt.c"
+[ "$PROG" != mpi_rma ] || SRCS="-I$SRC/suite $SRC/mpi_rma.c $SRC/suite/suite.c"
+"$B/bin/mpicc" -O2 -o "$OUT/pt_skiff" $SRCS
+mpicc.mpich -O2 -w -o "$OUT/pt_mpich" $SRCS
+IMPLS=${IMPLS:-skiff mpich openmpi raw rawcc}
+case " $IMPLS " in *" openmpi "*) mpicc.openmpi -O2 -w -o "$OUT/pt_openmpi" $SRCS ;; esac
+[ -z "${BASE:-}" ] || "$BASE/bin/mpicc" -O2 -o "$OUT/pt_base" $SRCS
 cc -O2 -o "$OUT/raw_tcp_probe" "$(dirname "$0")/raw_tcp_probe.c"
 IMPLS=${IMPLS:-skiff mpich openmpi raw rawcc}
 MODES=${MODES:-latency bw msgrate}
@@ -50,21 +58,21 @@ LAT=${LAT:-8,1024,65536,1048576,4194304}
 BW=${BW:-1024,65536,1048576,4194304}
 run() { # impl mode sizes
     case $1 in
-    base) timeout 300 "$BASE/bin/skiffrun" --hosts "$H1,$H2" --launch-agent 'ip netns exec {host}' \
+    base) timeout ${TIMEOUT:-300} "$BASE/bin/skiffrun" --hosts "$H1,$H2" --launch-agent 'ip netns exec {host}' \
                --launcher-addr "$(netns_launcher_addr)" -x BENCH_PIN=1 "$OUT/pt_base" "$2" --sizes "$3" ;;
-    skiff) timeout 300 "$B/bin/skiffrun" --hosts "$H1,$H2" --launch-agent 'ip netns exec {host}' \
+    skiff) timeout ${TIMEOUT:-300} "$B/bin/skiffrun" --hosts "$H1,$H2" --launch-agent 'ip netns exec {host}' \
                --launcher-addr "$(netns_launcher_addr)" -x BENCH_PIN=1 "$OUT/pt_skiff" "$2" --sizes "$3" ;;
-    mpich) timeout 300 ip netns exec "$H1" mpiexec.mpich -launcher ssh -launcher-exec "$OUT/agent" \
+    mpich) timeout ${TIMEOUT:-300} ip netns exec "$H1" mpiexec.mpich -launcher ssh -launcher-exec "$OUT/agent" \
                -hosts "$A1,$A2" -ppn 1 -n 2 -genv UCX_TLS tcp,self -genv BENCH_PIN 1 \
                "$OUT/pt_mpich" "$2" --sizes "$3" ;;
-    openmpi) timeout 300 ip netns exec "$H1" env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+    openmpi) timeout ${TIMEOUT:-300} ip netns exec "$H1" env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
                mpirun.openmpi -H "$A1,$A2" --map-by node --bind-to none --mca plm_rsh_agent "$OUT/agent" \
                --mca btl self,tcp --mca pml ob1 -x BENCH_PIN=1 -n 2 "$OUT/pt_openmpi" "$2" --sizes "$3" ;;
     raw|rawcc) [ "$2" != msgrate ] || return 0
          local cc=; [ "$1" = raw ] || cc=${SKIFF_TCP_CC:-reno}
-         ip netns exec "$H2" env RAW_TCP_CC="$cc" taskset -c 1 timeout 300 "$OUT/raw_tcp_probe" server 47011 &
+         ip netns exec "$H2" env RAW_TCP_CC="$cc" taskset -c 1 timeout ${TIMEOUT:-300} "$OUT/raw_tcp_probe" server 47011 &
          local srv=$!
-         ip netns exec "$H1" env RAW_TCP_CC="$cc" taskset -c 0 timeout 300 "$OUT/raw_tcp_probe" client "$A2" 47011 "$2" "$3"
+         ip netns exec "$H1" env RAW_TCP_CC="$cc" taskset -c 0 timeout ${TIMEOUT:-300} "$OUT/raw_tcp_probe" client "$A2" 47011 "$2" "$3"
          local rc=$?
          wait $srv
          return $rc ;;
@@ -74,8 +82,12 @@ run() { # impl mode sizes
 for rep in $(seq "$REPS"); do
     for mode in $MODES; do
         sizes=$([ $mode = latency ] && echo $LAT || { [ $mode = bw ] && echo $BW || echo 8; })
+        [ "$PROG" != mpi_rma ] || sizes=${RMA_SIZES:-8}
         for impl in $IMPLS; do
-            run $impl $mode "$sizes" 2>>"$OUT/err" | sed "s/^/$impl,/" >>"$OUT/raw" || echo "$impl $mode failed" >>"$OUT/err"
+            # mpi_rma (the suite's driver) prints "@ bench size ranks metric value"
+            run $impl $mode "$sizes" 2>>"$OUT/err" |
+                sed -E 's/^@ ([^ ]+) ([0-9]+) [0-9]+ ([^ ]+) ([^ ]+)$/\1,\2,\4,\3/' |
+                sed "s/^/$impl,/" >>"$OUT/raw" || echo "$impl $mode failed" >>"$OUT/err"
         done
     done
 done

@@ -21,6 +21,13 @@
  *  4. lock: a CSWAP spin lock at the last rank guards a plain counter that
  *     each holder moves by get + put; a holder word swapped on entry and
  *     exit must show nobody else inside, and the counter ends exact.
+ *  5. skf_accumulate (executed by the owner): on rank 0, every rank at once
+ *     adds to two int64 words per element with atomics (old values fetched:
+ *     below the final count), sums doubles and takes the maximum of int32s
+ *     under a lock word at rank 0; the results are exact.  Its own op table
+ *     on the right neighbour (every op x type on small values, old values
+ *     and values left against plain C); bad arguments -EINVAL.  A node mate
+ *     reached over shm: -EOPNOTSUPP (checked, nothing else).
  *
  *   atomic_test busy      (over tcp: the owner's RMA service thread)
  * Rank 0 exposes a region, sends its key (a barrier: it arrived) and computes outside Skiff
@@ -244,6 +251,150 @@ static void lock_test(skf_ctx_t *ctx, const skf_mr_key_t *kl, int rounds)
 #define B_PATTERN 4096 /* bytes of pattern at the end (get) */
 #define B_ADDS 100
 
+/* ---- 5. skf_accumulate ---- */
+
+/* after the slots: [0,1] int64 sums, [2] lock, [3..6] doubles, [7] int32 max x 2,
+ * [8] unused, then one word per rank for its op table */
+#define ACC_WORDS (9 + size)
+
+static int acc_reaches(skf_ctx_t *ctx, int owner)
+{
+    const char *tr = getenv("SKIFF_TRANSPORTS");
+    return owner == me || (tr && strcmp(tr, "tcp") == 0) ||
+           skf_node_id(ctx, owner) != skf_node_id(ctx, me);
+}
+
+/* Every op on every type, one element at a time, against plain C. */
+static void acc_table(const skf_mr_key_t *k, size_t at)
+{
+    static const size_t es[SKF_T_NTYPES] = {1, 1, 2, 2, 4, 4, 8, 8, 4, 8};
+    for (int ty = 0; ty < SKF_T_NTYPES; ty++)
+        for (int op = 0; op < SKF_ACC_NOPS; op++) {
+            int fl = ty >= SKF_T_F32;
+            if (fl && ((op >= SKF_ACC_BAND && op <= SKF_ACC_LXOR) || op == SKF_ACC_CSWAP))
+                continue;
+            /* start value 6, operand 3 (compare 6: the swap happens) */
+            union { int64_t i; double d; float f; uint8_t b[8]; } start = {0}, in = {0}, cmp = {0},
+                                                               old = {0}, left = {0};
+            if (ty == SKF_T_F32) start.f = 6, in.f = 3, cmp.f = 6;
+            else if (ty == SKF_T_F64) start.d = 6, in.d = 3, cmp.d = 6;
+            else start.i = 6, in.i = 3, cmp.i = 6; /* little-endian: the low bytes */
+            skf_acc_t put = {.op = SKF_ACC_REPLACE, .type = ty, .count = 1, .operand = &start};
+            skf_mr_key_t lock = *k;
+            skf_acc_t a = {.op = op, .type = ty, .count = 1, .operand = &in, .compare = &cmp,
+                           .old = &old, .lock = &lock, .lock_off = (W_SLOTS + 2 * size + 2) * 8,
+                           .lock_val = (uint64_t)me + 1};
+            put.lock = a.lock, put.lock_off = a.lock_off, put.lock_val = a.lock_val;
+            CHECK_EQ_INT(skf_accumulate(ch, k, at, &put), 0);
+            CHECK_EQ_INT(skf_accumulate(ch, k, at, &a), 0);
+            CHECK_EQ_INT(skf_get(ch, k, at, &left, es[ty]), 0);
+            double want = op == SKF_ACC_SUM ? 9 : op == SKF_ACC_PROD ? 18 : op == SKF_ACC_MIN ? 3
+                        : op == SKF_ACC_MAX ? 6 : op == SKF_ACC_BAND ? (6 & 3)
+                        : op == SKF_ACC_BOR ? (6 | 3) : op == SKF_ACC_BXOR ? (6 ^ 3)
+                        : op == SKF_ACC_LAND || op == SKF_ACC_LOR ? 1 : op == SKF_ACC_LXOR ? 0
+                        : op == SKF_ACC_REPLACE || op == SKF_ACC_CSWAP ? 3 : 6;
+            double got = ty == SKF_T_F32 ? left.f : ty == SKF_T_F64 ? left.d : (double)left.i;
+            double was = ty == SKF_T_F32 ? old.f : ty == SKF_T_F64 ? old.d : (double)old.i;
+            if (got != want || was != 6) {
+                fprintf(stderr, "rank %d: skf_accumulate type %d op %d: left %g (want %g), old %g\n",
+                        me, ty, op, got, want, was);
+                CHECK(!"accumulate result");
+            }
+        }
+}
+
+static void acc_errors(const skf_mr_key_t *k, size_t at)
+{
+    int64_t v = 1;
+    skf_acc_t a = {.op = SKF_ACC_SUM, .type = SKF_T_I64, .count = 1, .operand = &v};
+    CHECK_EQ_INT(skf_accumulate(ch, k, at + 4, &a), -EINVAL); /* misaligned */
+    CHECK_EQ_INT(skf_accumulate(ch, k, k->len, &a), -EINVAL); /* outside */
+    a.count = k->len / 8 + 1;
+    CHECK_EQ_INT(skf_accumulate(ch, k, 0, &a), -EINVAL);
+    a.count = 1;
+    a.type = SKF_T_NTYPES;
+    CHECK_EQ_INT(skf_accumulate(ch, k, at, &a), -EINVAL);
+    a.type = SKF_T_F64;
+    a.op = SKF_ACC_BAND; /* no bitwise op on doubles, locked or not */
+    skf_mr_key_t lock = *k;
+    a.lock = &lock, a.lock_off = (W_SLOTS + 2 * size + 2) * 8, a.lock_val = 1;
+    CHECK_EQ_INT(skf_accumulate(ch, k, at, &a), -EINVAL);
+    a.op = SKF_ACC_SUM;
+    a.lock = NULL; /* a double sum has no atomic instruction: needs the lock word */
+    CHECK_EQ_INT(skf_accumulate(ch, k, at, &a), -EINVAL);
+    a.type = SKF_T_I64, a.op = SKF_ACC_CSWAP; /* no compare value */
+    CHECK_EQ_INT(skf_accumulate(ch, k, at, &a), -EINVAL);
+    a.op = SKF_ACC_NOPS;
+    CHECK_EQ_INT(skf_accumulate(ch, k, at, &a), -EINVAL);
+    a.op = SKF_ACC_SUM, a.lock = &lock, a.lock_off = 4; /* a misaligned lock word */
+    CHECK_EQ_INT(skf_accumulate(ch, k, at, &a), -EINVAL);
+    skf_mr_key_t forged = *k;
+    forged.cookie ^= 0x5a5a; /* the owner refuses a key it never made */
+    a.lock = NULL;
+    CHECK_EQ_INT(skf_accumulate(ch, &forged, at, &a), -EINVAL);
+    CHECK_EQ_INT(skf_accumulate(NULL, k, at, &a), -EINVAL);
+    CHECK_EQ_INT(skf_accumulate(ch, k, at, NULL), -EINVAL);
+}
+
+static void acc_test(skf_ctx_t *ctx, const skf_mr_key_t *keys, int rounds)
+{
+    const size_t base = (size_t)(W_SLOTS + 2 * size) * 8;
+    const skf_mr_key_t *k0 = &keys[0], *right = &keys[(me + 1) % size];
+    int64_t two[2] = {1, 2}, olds[2];
+    double dv[4] = {me + 1, me + 1, me + 1, me + 1};
+    int32_t mx[2];
+    skf_mr_key_t lock = *k0;
+    if (!acc_reaches(ctx, 0)) {
+        skf_acc_t a = {.op = SKF_ACC_SUM, .type = SKF_T_I64, .count = 2, .operand = two};
+        CHECK_EQ_INT(skf_accumulate(ch, k0, base, &a), -EOPNOTSUPP);
+    } else {
+        for (int i = 0; i < rounds; i++) {
+            skf_acc_t a = {.op = SKF_ACC_SUM, .type = SKF_T_I64, .count = 2, .operand = two,
+                           .old = olds};
+            CHECK_EQ_INT(skf_accumulate(ch, k0, base, &a), 0);
+            /* atomic per element, not across the two: each old value in range */
+            CHECK(olds[0] >= 0 && olds[0] < size * rounds);
+            CHECK(olds[1] >= 0 && olds[1] < 2 * size * rounds && olds[1] % 2 == 0);
+            skf_acc_t d = {.op = SKF_ACC_SUM, .type = SKF_T_F64, .count = 4, .operand = dv,
+                           .lock = &lock, .lock_off = base + 16, .lock_val = (uint64_t)me + 1};
+            CHECK_EQ_INT(skf_accumulate(ch, k0, base + 24, &d), 0);
+            mx[0] = me * rounds + i, mx[1] = -mx[0];
+            skf_acc_t m = {.op = SKF_ACC_MAX, .type = SKF_T_I32, .count = 2, .operand = mx,
+                           .lock = &lock, .lock_off = base + 16, .lock_val = (uint64_t)me + 1};
+            CHECK_EQ_INT(skf_accumulate(ch, k0, base + 56, &m), 0);
+        }
+    }
+    if (acc_reaches(ctx, right->owner)) {
+        acc_table(right, base + 72 + 8 * (size_t)me);
+        acc_errors(right, base + 72);
+    }
+    barrier(ctx);
+    if (me == 0) {
+        int n = 0; /* the ranks that reach rank 0 */
+        for (int r = 0; r < size; r++)
+            n += acc_reaches(ctx, r);
+        int64_t w[2];
+        double d[4];
+        int32_t m[2];
+        CHECK_EQ_INT(skf_get(ch, k0, base, w, sizeof w), 0);
+        CHECK_EQ_INT(skf_get(ch, k0, base + 24, d, sizeof d), 0);
+        CHECK_EQ_INT(skf_get(ch, k0, base + 56, m, sizeof m), 0);
+        CHECK_EQ_INT(w[0], n * rounds);
+        CHECK_EQ_INT(w[1], 2 * n * rounds);
+        double dsum = 0;
+        int top = -1;
+        for (int r = 0; r < size; r++)
+            if (acc_reaches(ctx, r)) {
+                dsum += (double)(r + 1) * rounds;
+                top = r;
+            }
+        for (int i = 0; i < 4; i++)
+            CHECK(d[i] == dsum);
+        CHECK_EQ_INT(m[0], top * rounds + rounds - 1);
+        CHECK_EQ_INT(m[1], 0); /* the max of 0 and the negatives */
+    }
+}
+
 static double seconds(void)
 {
     struct timespec ts;
@@ -340,7 +491,7 @@ int main(int argc, char **argv)
         return 0;
     }
 
-    size_t words = (size_t)(W_SLOTS + 2 * size);
+    size_t words = (size_t)(W_SLOTS + 2 * size + ACC_WORDS);
     uint64_t *region = calloc(words, 8);
     skf_mr_key_t mine, *keys = calloc((size_t)size, sizeof *keys);
     CHECK(region && keys);
@@ -365,6 +516,8 @@ int main(int argc, char **argv)
     barrier(ctx);
     counter(ctx, &keys[0], rounds);
     lock_test(ctx, &keys[size - 1], rounds / 4 + 1);
+    barrier(ctx);
+    acc_test(ctx, keys, rounds / 4 + 1);
     barrier(ctx);
 
     CHECK_EQ_INT(skf_mr_release(ctx, &mine), 0);

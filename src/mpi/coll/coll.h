@@ -75,6 +75,9 @@ kernel_fn *op_kernel(MPI_Op op, MPI_Datatype basic);
  * *is_signed), logical or byte, another type, or 0 (not a predefined type). */
 enum { OPC_INT = 1, OPC_BITS, OPC_OTHER };
 int op_type_class(MPI_Datatype basic, int *is_signed);
+/* The channel's element type (enum skf_acc_type) of a predefined integer,
+ * byte or float/double type, else -1. */
+int op_skf_type(MPI_Datatype basic);
 void op_release(struct MPI_ABI_Op *op);
 
 /* ---- per-communicator state --------------------------------------------- */

@@ -280,6 +280,24 @@ kernel_fn *op_kernel(MPI_Op op, MPI_Datatype basic)
     return o->kernels[type_of[t & 0xff].ct];
 }
 
+/* op.c's C types as the channel's accumulate element types (-1: none). */
+static const signed char skf_type_of[] = {
+    [I8] = SKF_T_I8,   [U8] = SKF_T_U8,   [I16] = SKF_T_I16, [U16] = SKF_T_U16,
+    [I32] = SKF_T_I32, [U32] = SKF_T_U32, [I64] = SKF_T_I64, [U64] = SKF_T_U64,
+    [I128] = -1,       [F32] = SKF_T_F32, [F64] = SKF_T_F64,
+};
+
+int op_skf_type(MPI_Datatype basic)
+{
+    uintptr_t t = (uintptr_t)basic;
+    if (t - 0x200 >= 0x100)
+        return -1;
+    uint8_t cls = type_of[t & 0xff].cls, ct = type_of[t & 0xff].ct;
+    if (!(cls == T_INT || cls == T_BYTE || cls == T_FLOAT) || ct > F64)
+        return -1;
+    return skf_type_of[ct];
+}
+
 int op_type_class(MPI_Datatype basic, int *is_signed)
 {
     uintptr_t t = (uintptr_t)basic;

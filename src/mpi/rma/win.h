@@ -69,7 +69,7 @@ struct win_target {
     uint64_t map_len;
 };
 
-/* A get to another node still in flight (completed by win_settle). */
+/* A get or put to another node still in flight (completed by win_settle). */
 struct win_pending {
     struct win_pending *next;
     int target;
@@ -113,7 +113,7 @@ struct MPI_ABI_Win {
     void *alloc_private; /* Win_allocate fallback memory (not shared) */
     struct win_attached *att; /* dynamic: my attached regions */
     int natt;
-    struct win_pending *pending; /* gets in flight to other nodes */
+    struct win_pending *pending; /* gets and puts in flight to other nodes */
     /* epochs (win_sync.c) */
     int fence_open;  /* a fence opened an epoch that no NOSUCCEED fence closed */
     int lock_all;    /* MPI_Win_lock_all held */
@@ -166,14 +166,14 @@ typedef struct rma_op {
     int blocking;                 /* complete before returning (request-based calls) */
 } rma_op_t;
 enum { RMA_PUT = 1, RMA_GET, RMA_ACC, RMA_GET_ACC, RMA_CAS };
-/* Carry out op: done when it returns, except contiguous gets from other
- * nodes, which stay in flight until win_settle; MPI error class. */
+/* Carry out op: done when it returns, except contiguous gets and puts to
+ * other nodes, which stay in flight until win_settle; MPI error class. */
 int win_rma(struct MPI_ABI_Win *w, const rma_op_t *op);
 /* Accumulate of count predefined elements to target's memory mapped here at
  * p (the window's rule: CPU atomics or the mutex): 1 done, 0 take the general path. */
 int win_acc_fast(struct MPI_ABI_Win *w, int target, char *p, const void *in, int count,
                  MPI_Datatype dt, MPI_Op op);
-/* Finish the gets in flight to target (-1: to every target); MPI error class. */
+/* Finish the gets and puts in flight to target (-1: to every target); MPI error class. */
 int win_settle(struct MPI_ABI_Win *w, const char *fn, int target);
 
 /* ---- synchronisation (win_sync.c) -------------------------------------------- */

@@ -7,7 +7,9 @@
  *   exposure same node, private memory: CMA through skf_get/skf_put (no help
  *            from the target), or another node: the channel over tcp.
  * Every call completes before it returns, so flush and unlock only need a
- * memory fence (docs/rma.md: what this costs and why it is still right).
+ * memory fence (docs/rma.md: what this costs and why it is still right) --
+ * except contiguous puts and gets to other nodes, which are queued on the
+ * channel and finished by win_settle (flush, unlock, fence, complete).
  *
  * Accumulates are atomic per element with respect to each other.  Which
  * mechanism a (window, type, op) uses is fixed, so two origins never mix
@@ -21,6 +23,9 @@
  *     (in place with the op's vector kernel when the memory is mapped here:
  *     512 doubles summed in a fraction of a microsecond, where one
  *     compare-and-swap per element took 7 us).
+ * To another node both run at the target, in one skf_accumulate request its
+ * tcp service thread executes (accumulate_remote): atomics per element, or
+ * the mutex word taken by that thread itself.
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -427,15 +432,18 @@ static void *packed_view(const void *buf, int count, const struct MPI_ABI_Dataty
     return p;
 }
 
-/* A contiguous get from another node: start it, and let win_settle finish
- * it, so a run of gets keeps the link busy instead of waiting a round trip
- * each (the channel queues them per connection). */
-static int get_start(struct MPI_ABI_Win *w, const rma_op_t *op, const tloc_t *loc, size_t n)
+/* A contiguous get or put to another node: start it, and let win_settle
+ * finish it, so a run of them keeps the link busy instead of waiting a
+ * round trip each (the channel queues them per connection, in order; the
+ * origin buffer of a put stays untouched until the flush, as MPI says). */
+static int rma_start(struct MPI_ABI_Win *w, const rma_op_t *op, const tloc_t *loc, size_t n,
+                     int write)
 {
     struct win_pending *p = malloc(sizeof *p);
     if (!p)
         return mpir_win_error(w, MPI_ERR_NO_MEM, "%s: out of memory", op->fn);
-    int rc = skf_get_start(mpid.ch, &loc->key, loc->off, op->result, n, &p->op);
+    int rc = write ? skf_put_start(mpid.ch, &loc->key, loc->off, op->origin, n, &p->op)
+                   : skf_get_start(mpid.ch, &loc->key, loc->off, op->result, n, &p->op);
     if (rc != 0) { /* done already (1) or failed */
         free(p);
         return rc < 0 ? chan_error(w, op->fn, op->target, rc) : MPI_SUCCESS;
@@ -477,9 +485,9 @@ int win_settle(struct MPI_ABI_Win *w, const char *fn, int target)
 static int put_get(struct MPI_ABI_Win *w, const rma_op_t *op, const tloc_t *loc, size_t n)
 {
     int write = op->kind == RMA_PUT;
-    if (!write && !loc->ptr && !op->blocking && op->otype->contiguous && op->ttype->contiguous &&
+    if (!loc->ptr && !op->blocking && op->otype->contiguous && op->ttype->contiguous &&
         mpid.remote[w->t[op->target].world])
-        return get_start(w, op, loc, n);
+        return rma_start(w, op, loc, n, write);
     if (loc->ptr && op->otype->contiguous && op->ttype->contiguous) {
         /* the common case: one copy, nothing else */
         write ? memcpy(loc->ptr, op->origin, n) : memcpy(op->result, loc->ptr, n);
@@ -524,6 +532,116 @@ static int combine(const struct MPI_ABI_Datatype *b, kernel_fn *k, const void *i
     return a && c;
 }
 
+/* An accumulate's operand, packed (NULL for the no-op), and where the old
+ * values go: the result buffer, or a temporary unpacked into it at the end. */
+struct acc_bufs {
+    const void *in;
+    char *out;
+    void *tmp_in, *tmp_out;
+};
+
+/* 0 when out of memory (nothing to free then). */
+static int acc_bufs_get(const rma_op_t *op, size_t n, int mode, struct acc_bufs *b)
+{
+    *b = (struct acc_bufs){0};
+    b->in = mode == A_NOOP ? NULL
+            : op->kind == RMA_CAS ? op->origin
+                                  : packed_view(op->origin, op->ocount, op->otype, n, &b->tmp_in);
+    b->out = !op->result ? NULL
+             : op->rtype->contiguous ? op->result
+                                     : (b->tmp_out = malloc(n ? n : 1));
+    if ((mode != A_NOOP && !b->in) || (op->result && !b->out)) {
+        free(b->tmp_in);
+        free(b->tmp_out);
+        return 0;
+    }
+    return 1;
+}
+
+static void acc_bufs_done(const rma_op_t *op, size_t n, struct acc_bufs *b, int ok)
+{
+    if (b->tmp_out && ok)
+        dt_copy(op->rtype, op->result, op->rcount, 0, b->tmp_out, n, 1);
+    free(b->tmp_in);
+    free(b->tmp_out);
+}
+
+/* The channel's accumulate op for an MPI op (mode), or -1. */
+static int skf_acc_op_of(MPI_Op op, int mode)
+{
+    static const struct { MPI_Op mpi; int skf; } map[] = {
+        {MPI_SUM, SKF_ACC_SUM},   {MPI_PROD, SKF_ACC_PROD}, {MPI_MIN, SKF_ACC_MIN},
+        {MPI_MAX, SKF_ACC_MAX},   {MPI_BAND, SKF_ACC_BAND}, {MPI_BOR, SKF_ACC_BOR},
+        {MPI_BXOR, SKF_ACC_BXOR}, {MPI_LAND, SKF_ACC_LAND}, {MPI_LOR, SKF_ACC_LOR},
+        {MPI_LXOR, SKF_ACC_LXOR}};
+    if (mode != A_KERNEL)
+        return mode == A_CAS ? SKF_ACC_CSWAP : mode == A_REPLACE ? SKF_ACC_REPLACE : SKF_ACC_NOOP;
+    for (size_t i = 0; i < sizeof map / sizeof *map; i++)
+        if (map[i].mpi == op)
+            return map[i].skf;
+    return -1;
+}
+
+/* Accumulates to another node: one skf_accumulate per contiguous piece of
+ * the target, executed by the target's tcp service thread in one request
+ * (instead of mutex, get, put, release: four round trips).  The rule of
+ * the top of the file holds there too: integer atomics per element, or
+ * the target's accumulate mutex word, taken by the owner itself. */
+struct remote_acc {
+    struct MPI_ABI_Win *w;
+    const tloc_t *loc;
+    skf_acc_t a;
+    size_t es;
+    const char *in;
+    char *old;
+    int err;
+};
+
+static int remote_acc_piece(void *arg, int64_t off, size_t len)
+{
+    struct remote_acc *r = arg;
+    r->a.count = len / r->es;
+    r->a.operand = r->in;
+    r->a.old = r->old;
+    int rc = skf_accumulate(mpid.ch, &r->loc->key, r->loc->off + (uint64_t)off, &r->a);
+    if (rc) {
+        r->err = rc;
+        return rc;
+    }
+    if (r->in && r->a.op != SKF_ACC_CSWAP)
+        r->in += len;
+    if (r->old)
+        r->old += len;
+    return 0;
+}
+
+/* 1 when done here (result in *rc, an MPI error class), 0: not a case for it. */
+static int accumulate_remote(struct MPI_ABI_Win *w, const rma_op_t *op, const tloc_t *loc,
+                             size_t n, const struct MPI_ABI_Datatype *tb, int mode, int atomics,
+                             int *rc)
+{
+    int type = op_skf_type(ops_type(handle_of(tb))), aop = skf_acc_op_of(op->op, mode);
+    if (loc->ptr || !mpid.remote[w->t[op->target].world] || type < 0 || aop < 0 ||
+        (int64_t)tb->size != tb->extent)
+        return 0;
+    struct acc_bufs b;
+    if (!acc_bufs_get(op, n, mode, &b)) {
+        *rc = mpir_win_error(w, MPI_ERR_NO_MEM, "%s: out of memory (%zu bytes)", op->fn, n);
+        return 1;
+    }
+    struct remote_acc r = {.w = w, .loc = loc, .es = tb->size, .in = b.in, .old = b.out};
+    r.a = (skf_acc_t){.op = aop, .type = type, .compare = op->compare};
+    if (!atomics) { /* the target's accumulate mutex, as its node mates take it */
+        r.a.lock = &w->t[op->target].ctl_key;
+        r.a.lock_off = offsetof(struct win_ctl, acc_mutex);
+        r.a.lock_val = (uint64_t)mpid.rank + 1;
+    }
+    for_pieces(op->ttype, op->tcount, remote_acc_piece, &r);
+    acc_bufs_done(op, n, &b, !r.err);
+    *rc = r.err ? chan_error(w, op->fn, op->target, r.err) : MPI_SUCCESS;
+    return 1;
+}
+
 static int accumulate(struct MPI_ABI_Win *w, const rma_op_t *op, const tloc_t *loc, size_t n)
 {
     const struct MPI_ABI_Datatype *tb = basic_of(op->ttype);
@@ -555,21 +673,16 @@ static int accumulate(struct MPI_ABI_Win *w, const rma_op_t *op, const tloc_t *l
     int skf_op = (cls == OPC_INT || (mode == A_CAS && cls == OPC_BITS)) && (es == 4 || es == 8)
                      ? skf_op_of(op->op, is_signed, mode)
                      : -1;
+    int rc;
+    if (accumulate_remote(w, op, loc, n, tb, mode, w->mem_shared_all && skf_op >= 0, &rc))
+        return rc;
     if (w->mem_shared_all && skf_op >= 0) { /* mapped: CPU; elsewhere: skf_atomic */
-        void *tmp_in = NULL, *tmp_out = NULL;
-        const void *in = mode == A_NOOP ? NULL
-                         : op->kind == RMA_CAS ? op->origin
-                                               : packed_view(op->origin, op->ocount, op->otype, n,
-                                                             &tmp_in);
-        char *out = !op->result ? NULL
-                    : op->rtype->contiguous ? op->result
-                                            : (tmp_out = malloc(n ? n : 1));
-        struct elem_walk e = {w, loc, es, in, op->compare, out, k, mode, skf_op, 0};
+        struct acc_bufs b;
+        if (!acc_bufs_get(op, n, mode, &b))
+            return mpir_win_error(w, MPI_ERR_NO_MEM, "%s: out of memory (%zu bytes)", op->fn, n);
+        struct elem_walk e = {w, loc, es, b.in, op->compare, b.out, k, mode, skf_op, 0};
         for_pieces(op->ttype, op->tcount, elem_piece, &e);
-        if (tmp_out && !e.err)
-            dt_copy(op->rtype, op->result, op->rcount, 0, tmp_out, n, 1);
-        free(tmp_in);
-        free(tmp_out);
+        acc_bufs_done(op, n, &b, !e.err);
         return e.err ? chan_error(w, op->fn, op->target, e.err) : MPI_SUCCESS;
     }
     /* the accumulate mutex: read, combine, write */
@@ -598,7 +711,7 @@ static int accumulate(struct MPI_ABI_Win *w, const rma_op_t *op, const tloc_t *l
         return mpir_win_error(w, MPI_ERR_NO_MEM, "%s: out of memory (%zu bytes)", op->fn, n);
     }
     win_acc_lock(w, op->target);
-    int rc = target_move(w, loc, op->ttype, op->tcount, cur, n, 0);
+    rc = target_move(w, loc, op->ttype, op->tcount, cur, n, 0);
     if (!rc && op->result)
         dt_copy(op->rtype, op->result, op->rcount, 0, cur, n, 1);
     if (!rc && mode != A_NOOP) {

@@ -8,6 +8,7 @@ _Static_assert(sizeof(struct tcp_frame_hdr) == 8, "frame header is 8 bytes");
 _Static_assert(sizeof(struct tcp_rma_req) == 32, "request header is 32 bytes");
 _Static_assert(sizeof(struct tcp_rma_resp) == 24, "response header is 24 bytes");
 _Static_assert(sizeof(struct tcp_rma_atomic) == 24, "atomic payload is 24 bytes");
+_Static_assert(sizeof(struct tcp_rma_acc) == 40, "accumulate payload header is 40 bytes");
 
 const char *tcp_hello_check(const struct tcp_hello *h, uint16_t port, int me, int size,
                             uint32_t max_frame)
@@ -63,13 +64,26 @@ const char *tcp_credit_check(uint64_t pos, uint64_t released, uint64_t sent)
 
 const char *tcp_rma_req_check(const struct tcp_rma_req *r, uint64_t max_len)
 {
-    if (r->op != TCP_RMA_GET && r->op != TCP_RMA_PUT && r->op != TCP_RMA_ATOMIC)
+    if (r->op != TCP_RMA_GET && r->op != TCP_RMA_PUT && r->op != TCP_RMA_ATOMIC &&
+        r->op != TCP_RMA_ACC)
         return "unknown one-sided request";
     if (r->op == TCP_RMA_ATOMIC && r->len != sizeof(struct tcp_rma_atomic))
         return "atomic request of the wrong length";
+    if (r->op == TCP_RMA_ACC && (r->len < sizeof(struct tcp_rma_acc) || r->len > TCP_ACC_REQ_MAX))
+        return "accumulate request of an impossible length";
     if (r->len > max_len || r->addr + r->len < r->addr)
         return "one-sided request with an impossible length";
     return NULL;
+}
+
+const char *tcp_rma_acc_check(const struct tcp_rma_acc *a, uint64_t len, size_t elem_size)
+{
+    if (!elem_size || a->count == 0 || a->count > TCP_ACC_ELEMS_MAX / elem_size ||
+        (a->flags & ~TCP_ACC_FETCH))
+        return "accumulate request: bad type, count or flags";
+    uint64_t want = sizeof *a + (a->op == TCP_ACC_OP_NOOP ? 0 : (uint64_t)a->count * elem_size) +
+                    (a->op == TCP_ACC_OP_CSWAP ? elem_size : 0);
+    return len == want ? NULL : "accumulate request: length disagrees with its elements";
 }
 
 const char *tcp_rma_resp_check(const struct tcp_rma_resp *r, uint32_t id, uint32_t op, uint64_t len)

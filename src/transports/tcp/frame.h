@@ -104,8 +104,26 @@ struct tcp_rma_atomic {
     uint32_t size; /* 4 or 8 */
     uint64_t operand, compare;
 };
+/* The payload of an ACC request (skf_accumulate): this, then count
+ * elements of operand (none for the no-op), then one compare element for a
+ * compare-and-swap (req.len says the total).  The owner answers with
+ * ACC_RESP: the count old elements when ACC_FETCH is set and the status is
+ * 0; -EAGAIN when the lock word was held (the requester asks again). */
+struct tcp_rma_acc {
+    uint32_t op;     /* enum skf_acc_op */
+    uint32_t type;   /* enum skf_acc_type */
+    uint32_t count;
+    uint32_t flags;  /* TCP_ACC_FETCH */
+    uint64_t lock_cookie, lock_addr, lock_val; /* lock_addr 0: atomic per element */
+};
+#define TCP_ACC_FETCH 1u
+/* skiff.h's SKF_ACC_MAX_BYTES, SKF_ACC_NOOP, SKF_ACC_CSWAP (this header stays
+ * free of the public one for the fuzz harness; tcp.c checks they agree) */
+#define TCP_ACC_ELEMS_MAX 65536
+#define TCP_ACC_OP_NOOP 11
+#define TCP_ACC_OP_CSWAP 12
 /* RMA response (owner -> requester); a GET's data follows it, an ATOMIC's
- * old value (8 bytes) when its status is 0. */
+ * old value (8 bytes) when its status is 0, an ACC's old elements. */
 struct tcp_rma_resp {
     uint32_t op;
     uint32_t id;
@@ -113,7 +131,9 @@ struct tcp_rma_resp {
     uint64_t len;   /* payload bytes that follow */
 };
 enum { TCP_RMA_GET = 1, TCP_RMA_PUT, TCP_RMA_GET_RESP, TCP_RMA_PUT_RESP, TCP_RMA_ATOMIC,
-       TCP_RMA_ATOMIC_RESP };
+       TCP_RMA_ATOMIC_RESP, TCP_RMA_ACC, TCP_RMA_ACC_RESP };
+/* Largest ACC payload: header, SKF_ACC_MAX_BYTES bytes of elements, a compare element. */
+#define TCP_ACC_REQ_MAX (sizeof(struct tcp_rma_acc) + TCP_ACC_ELEMS_MAX + 8)
 #define TCP_ATOMIC_RESP_LEN 8
 
 /* Each check returns NULL when the header is acceptable, else a short
@@ -126,6 +146,9 @@ const char *tcp_frame_check(const struct tcp_frame_hdr *h, uint16_t port, uint32
 /* A credit's position, given the sender's state: released so far and bytes sent. */
 const char *tcp_credit_check(uint64_t pos, uint64_t released, uint64_t sent);
 const char *tcp_rma_req_check(const struct tcp_rma_req *r, uint64_t max_len);
+/* An ACC payload of len bytes (header included): element bytes that agree
+ * with op, type and count.  Op/type combinations are the owner's to refuse. */
+const char *tcp_rma_acc_check(const struct tcp_rma_acc *a, uint64_t len, size_t elem_size);
 /* An answer to request id: op the response expected, len its payload when
  * the status is 0 (a PUT's: 0; an ATOMIC's: TCP_ATOMIC_RESP_LEN). */
 const char *tcp_rma_resp_check(const struct tcp_rma_resp *r, uint32_t id, uint32_t op, uint64_t len);

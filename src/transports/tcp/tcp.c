@@ -109,6 +109,16 @@ struct rma_state {
     struct tcp_rma_req req; /* owner: the request being served */
     struct tcp_rma_atomic atomic; /* owner: an ATOMIC request's payload */
     uint64_t old;           /* owner: an ATOMIC's answer */
+    uint8_t *acc_buf;       /* owner: an ACC's payload, then its answer (TCP_ACC_REQ_MAX +
+                               SKF_ACC_MAX_BYTES bytes, allocated at the first ACC) */
+    /* Bytes read ahead (RMA_IBUF, allocated at the first read): a run of small
+     * requests or answers costs one recv, not two each (header, payload). */
+    uint8_t *ib;
+    size_t ib_len, ib_pos;
+    /* owner: small answers collected while more requests are readable, sent
+     * in one go (RMA_OBUF) when none is left or before a large answer */
+    uint8_t *ob;
+    size_t ob_len, ob_off;
     /* requester: head (answer being read) ... tail; wr: first request not
      * wholly written (its header is in hdr_out) */
     skf_get_op_t *q_head, *q_tail, *q_wr;
@@ -214,6 +224,7 @@ struct tcp_svc {
     struct tcp_conn *hs_list; /* accepted connections still in the handshake */
     struct tcp_conn *dead;    /* freed once no event of the batch can name them */
     char cc[16];              /* SKIFF_TCP_CC for its sockets (tcp_tp.cc is the main thread's) */
+    long long spin_ns;        /* SKIFF_TCP_SERVE_SPIN: poll this long after a request */
 };
 static struct tcp_engine *engines;
 
@@ -414,6 +425,9 @@ static void free_conn(struct tcp_conn *c)
     unqueue(c->tp, c);
     free(c->rx.buf);
     free(c->tx.buf);
+    free(c->rma.acc_buf);
+    free(c->rma.ib);
+    free(c->rma.ob);
     free(c);
 }
 
@@ -1277,13 +1291,30 @@ static struct tcp_conn *connect_peer(struct tcp_tp *t, int rank, int kind)
 
 /* ---- one-sided (RMA) -------------------------------------------------------- */
 
-/* A queued operation's kind: op->write is 0 (get), 1 (put) or RMA_OP_ATOMIC,
- * whose dst is a struct atomic_io (the payload sent, then the answer). */
+/* A queued operation's kind: op->write is 0 (get), 1 (put), RMA_OP_ATOMIC,
+ * whose dst is a struct atomic_io (the payload sent, then the answer), or
+ * RMA_OP_ACC, whose dst is the payload of a struct acc_io. */
 #define RMA_OP_ATOMIC 2
+#define RMA_OP_ACC 3
+_Static_assert(TCP_ACC_ELEMS_MAX == SKF_ACC_MAX_BYTES && TCP_ACC_OP_NOOP == SKF_ACC_NOOP &&
+                   TCP_ACC_OP_CSWAP == SKF_ACC_CSWAP,
+               "frame.h's accumulate constants are skiff.h's");
 struct atomic_io {
     struct tcp_rma_atomic req;
     uint64_t old;
 };
+struct acc_io {
+    void *old;         /* where the answer's old elements go (NULL: none wanted) */
+    uint64_t old_len;
+    union {
+        struct tcp_rma_acc hdr;
+        uint8_t bytes[sizeof(struct tcp_rma_acc)];
+    } payload;         /* the request's payload: header, elements, compare */
+};
+static struct acc_io *acc_io_of(const skf_get_op_t *op)
+{
+    return (struct acc_io *)((char *)op->dst - offsetof(struct acc_io, payload));
+}
 
 /* An RMA connection broke.  The main thread's (my requests) takes its peer
  * for gone; an owner's side (the service's) just ends: the requester learns
@@ -1354,13 +1385,42 @@ static int rma_write(struct tcp_conn *c)
     return 1;
 }
 
+#define RMA_IBUF 16384
+#define RMA_OBUF 16384
+#define RMA_SMALL_ANSWER 512 /* answers up to this size (header included) are collected */
+
+/* recv for an RMA connection: from the bytes read ahead first; a large read
+ * with nothing ahead goes straight to its destination (a get's data, a put's
+ * payload: no copy through the buffer). */
+static ssize_t rma_recv(struct tcp_conn *c, void *to, size_t n)
+{
+    struct rma_state *s = &c->rma;
+    if (s->ib_pos == s->ib_len) {
+        if (n >= RMA_IBUF / 2)
+            return recv(c->fd, to, n, 0);
+        if (!s->ib && !(s->ib = malloc(RMA_IBUF))) {
+            errno = ENOMEM;
+            return -1;
+        }
+        ssize_t r = recv(c->fd, s->ib, RMA_IBUF, 0);
+        if (r <= 0)
+            return r;
+        s->ib_len = (size_t)r;
+        s->ib_pos = 0;
+    }
+    size_t k = s->ib_len - s->ib_pos < n ? s->ib_len - s->ib_pos : n;
+    memcpy(to, s->ib + s->ib_pos, k);
+    s->ib_pos += k;
+    return (ssize_t)k;
+}
+
 /* Read the header (exactly), then the payload into s->in (or discard it).
  * 1 when both are complete, 0 to wait, -1 when the connection died. */
 static int rma_read(struct tcp_conn *c)
 {
     struct rma_state *s = &c->rma;
     while (s->hdr_in_len < s->hdr_in_need) {
-        ssize_t r = recv(c->fd, s->hdr_in + s->hdr_in_len, s->hdr_in_need - s->hdr_in_len, 0);
+        ssize_t r = rma_recv(c, s->hdr_in + s->hdr_in_len, s->hdr_in_need - s->hdr_in_len);
         if (r > 0) {
             s->hdr_in_len += (size_t)r;
             if (s->hdr_in_len == s->hdr_in_need)
@@ -1387,7 +1447,7 @@ static int rma_read(struct tcp_conn *c)
         uint8_t sink[4096];
         uint8_t *to = s->in ? s->in : sink;
         size_t n = s->in ? s->in_left : (s->in_left < sizeof sink ? s->in_left : sizeof sink);
-        ssize_t r = recv(c->fd, to, n, 0);
+        ssize_t r = rma_recv(c, to, n);
         if (r > 0) {
             if (s->in)
                 s->in += r;
@@ -1404,20 +1464,104 @@ static int rma_read(struct tcp_conn *c)
     return 1;
 }
 
-/* Owner side: read requests and answer them. */
+/* Owner side of an ACC whose payload has arrived: execute it, fill the
+ * answer (resp, s->out).  -1 when the payload was malformed (dropped). */
+static int acc_serve(struct tcp_conn *c, struct tcp_rma_resp *resp)
+{
+    struct rma_state *s = &c->rma;
+    struct tcp_rma_acc a;
+    memcpy(&a, s->acc_buf, sizeof a);
+    size_t es = skf_acc_type_size((int)a.type);
+    const char *bad = tcp_rma_acc_check(&a, s->req.len, es);
+    if (bad) {
+        drop(c, bad);
+        return -1;
+    }
+    const uint8_t *elems = s->acc_buf + sizeof a;
+    size_t n = (size_t)a.count * es;
+    uint8_t *old = s->acc_buf + TCP_ACC_REQ_MAX; /* 8-byte aligned: TCP_ACC_REQ_MAX is */
+    int fetch = (a.flags & TCP_ACC_FETCH) != 0;
+    resp->status = skf_acc_exec(c->tp->ctx, s->req.cookie, s->req.addr, (int)a.op, (int)a.type,
+                                a.count, a.op == SKF_ACC_NOOP ? NULL : elems,
+                                a.op == SKF_ACC_CSWAP ? elems + n : NULL, fetch ? old : NULL,
+                                a.lock_cookie, a.lock_addr, a.lock_val);
+    resp->op = TCP_RMA_ACC_RESP;
+    resp->len = resp->status == 0 && fetch ? n : 0;
+    s->out = old;
+    return 0;
+}
+
+/* Owner: send the collected answers.  1 all out, 0 to wait (EPOLLOUT), -1 dead. */
+static int ob_flush(struct tcp_conn *c)
+{
+    struct rma_state *s = &c->rma;
+    while (s->ob_off < s->ob_len) {
+        ssize_t w = send(c->fd, s->ob + s->ob_off, s->ob_len - s->ob_off, MSG_NOSIGNAL);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            set_interest(c, EPOLLIN | EPOLLRDHUP | EPOLLOUT);
+            return 0;
+        }
+        if (w < 0) {
+            rma_broken(c, strerror(errno));
+            return -1;
+        }
+        s->ob_off += (size_t)w;
+    }
+    if (s->ob_len)
+        set_interest(c, EPOLLIN | EPOLLRDHUP);
+    s->ob_len = s->ob_off = 0;
+    return 1;
+}
+
+/* Owner: a small answer (in hdr_out + out, none of it sent yet) joins the
+ * collected ones; a get's data is copied while its exposure is held (zeros
+ * when it went, as rma_write does).  0 when it does not fit or is partly
+ * sent already (rma_write goes on with it): send it the ordinary way. */
+static int ob_add(struct tcp_conn *c)
+{
+    struct rma_state *s = &c->rma;
+    size_t n = s->hdr_out_len + s->out_left;
+    if (s->hdr_out_off || n > RMA_SMALL_ANSWER || s->ob_off || s->ob_len + n > RMA_OBUF ||
+        (!s->ob && !(s->ob = malloc(RMA_OBUF))))
+        return 0;
+    uint8_t *at = s->ob + s->ob_len;
+    memcpy(at, s->hdr_out, s->hdr_out_len);
+    at += s->hdr_out_len;
+    if (s->out_left && s->out_exposed) {
+        skf_ctx_t *ctx = c->tp->ctx;
+        pthread_mutex_lock(&ctx->mr_lock);
+        if (skf_mr_range_ok_locked(ctx, s->req.cookie, (uint64_t)(uintptr_t)s->out, s->out_left))
+            memcpy(at, s->out, s->out_left);
+        else
+            memset(at, 0, s->out_left);
+        pthread_mutex_unlock(&ctx->mr_lock);
+    } else if (s->out_left) {
+        memcpy(at, s->out, s->out_left);
+    }
+    s->ob_len += n;
+    return 1;
+}
+
+/* Owner side: read requests and answer them.  Small answers are collected
+ * while more requests are readable and leave together once none is: a run
+ * of queued puts (or gets, atomics) costs one send, not one each. */
 static void rma_serve(struct tcp_conn *c)
 {
     struct tcp_tp *t = c->tp;
     struct rma_state *s = &c->rma;
     for (;;) {
         if (s->busy == 2) { /* answering */
-            if (rma_write(c) != 1)
+            if (!ob_add(c) && (ob_flush(c) != 1 || rma_write(c) != 1))
                 return;
             s->busy = 0;
             s->hdr_in_len = 0;
             s->hdr_in_need = sizeof(struct tcp_rma_req);
         }
         int r = rma_read(c);
+        if (r == 0 && s->ob_len)
+            ob_flush(c); /* nothing more to read now: what was collected leaves */
         if (r <= 0)
             return;
         if (r == 2) { /* a request header */
@@ -1432,6 +1576,16 @@ static void rma_serve(struct tcp_conn *c)
             if (s->req.op == TCP_RMA_ATOMIC) { /* its operands follow */
                 s->in = (uint8_t *)&s->atomic;
                 s->in_left = sizeof s->atomic;
+                s->busy = 1;
+                continue;
+            }
+            if (s->req.op == TCP_RMA_ACC) { /* header and elements follow */
+                if (!s->acc_buf && !(s->acc_buf = malloc(TCP_ACC_REQ_MAX + SKF_ACC_MAX_BYTES))) {
+                    drop(c, "out of memory for an accumulate");
+                    return;
+                }
+                s->in = s->acc_buf;
+                s->in_left = s->req.len;
                 s->busy = 1;
                 continue;
             }
@@ -1454,6 +1608,9 @@ static void rma_serve(struct tcp_conn *c)
             resp.op = TCP_RMA_ATOMIC_RESP;
             resp.len = resp.status == 0 ? TCP_ATOMIC_RESP_LEN : 0;
             s->out = (const uint8_t *)&s->old;
+        } else if (s->req.op == TCP_RMA_ACC) {
+            if (acc_serve(c, &resp) < 0)
+                return;
         } else {
             resp.op = s->req.op == TCP_RMA_GET ? TCP_RMA_GET_RESP : TCP_RMA_PUT_RESP;
             resp.len = s->req.op == TCP_RMA_GET && s->status == 0 ? s->req.len : 0;
@@ -1469,16 +1626,22 @@ static void rma_serve(struct tcp_conn *c)
 
 /* ---- requester queue ---- */
 
+static struct tcp_rma_req req_of(const skf_get_op_t *op)
+{
+    return (struct tcp_rma_req){.op = op->write == RMA_OP_ACC      ? TCP_RMA_ACC
+                                      : op->write == RMA_OP_ATOMIC ? TCP_RMA_ATOMIC
+                                      : op->write                  ? TCP_RMA_PUT
+                                                                   : TCP_RMA_GET,
+                                .id = op->id,
+                                .cookie = op->cookie, .addr = op->addr, .len = op->len};
+}
+
 /* The request of c's first unwritten operation into hdr_out (+ a put's data). */
 static void rmaq_load(struct tcp_conn *c)
 {
     struct rma_state *s = &c->rma;
     const skf_get_op_t *op = s->q_wr;
-    struct tcp_rma_req req = {.op = op->write == RMA_OP_ATOMIC ? TCP_RMA_ATOMIC
-                                    : op->write               ? TCP_RMA_PUT
-                                                              : TCP_RMA_GET,
-                              .id = op->id,
-                              .cookie = op->cookie, .addr = op->addr, .len = op->len};
+    struct tcp_rma_req req = req_of(op);
     memcpy(s->hdr_out, &req, sizeof req);
     s->hdr_out_len = sizeof req;
     s->hdr_out_off = 0;
@@ -1519,6 +1682,67 @@ static void rmaq_fail_all(struct tcp_conn *c, int status)
     rmaq_unlist(c);
 }
 
+#define RMA_BATCH 32                /* requests per sendmsg */
+#define RMA_BATCH_BYTES (256 << 10) /* ... and bytes */
+
+/* Requester: the unwritten requests from q_wr on (none of the first written
+ * yet) in one sendmsg, as many as RMA_BATCH / RMA_BATCH_BYTES allow: a run
+ * of queued puts leaves together, and the owner reads them with one recv.
+ * q_wr ends at the first request not wholly written, loaded, with what of
+ * it went out.  1 all out, 0 to wait (EPOLLOUT), -1 dead. */
+static int rmaq_write_batch(struct tcp_conn *c)
+{
+    struct rma_state *s = &c->rma;
+    struct tcp_rma_req h[RMA_BATCH];
+    struct iovec v[2 * RMA_BATCH];
+    skf_get_op_t *ops[RMA_BATCH];
+    int n = 0, nv = 0;
+    size_t total = 0;
+    for (skf_get_op_t *op = s->q_wr; op && n < RMA_BATCH; op = op->next) {
+        size_t pay = op->write ? op->len : 0;
+        if (n && total + sizeof h[0] + pay > RMA_BATCH_BYTES)
+            break;
+        h[n] = req_of(op);
+        v[nv++] = (struct iovec){&h[n], sizeof h[n]};
+        if (pay)
+            v[nv++] = (struct iovec){op->dst, pay};
+        ops[n++] = op;
+        total += sizeof h[0] + pay;
+    }
+    ssize_t w;
+    do
+        w = sock_writev(c->fd, v, nv);
+    while (w < 0 && errno == EINTR);
+    if (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+        rma_broken(c, strerror(errno));
+        return -1;
+    }
+    size_t left = w < 0 ? 0 : (size_t)w;
+    int i = 0;
+    for (; i < n; i++) {
+        size_t sz = sizeof h[0] + (ops[i]->write ? ops[i]->len : 0);
+        if (left < sz)
+            break;
+        left -= sz;
+    }
+    s->q_wr = i < n ? ops[i] : ops[n - 1]->next;
+    if (s->q_wr)
+        rmaq_load(c);
+    if (i == n) {
+        set_interest(c, EPOLLIN | EPOLLRDHUP);
+        return 1;
+    }
+    if (left <= s->hdr_out_len) { /* the part of ops[i] that went */
+        s->hdr_out_off = left;
+    } else {
+        s->hdr_out_off = s->hdr_out_len;
+        s->out += left - s->hdr_out_len;
+        s->out_left -= left - s->hdr_out_len;
+    }
+    set_interest(c, EPOLLIN | EPOLLRDHUP | EPOLLOUT);
+    return 0;
+}
+
 /* Requester: push queued requests, take the answers in order.  Returns how
  * many operations finished. */
 static int rma_request_progress(struct tcp_conn *c)
@@ -1528,6 +1752,16 @@ static int rma_request_progress(struct tcp_conn *c)
     if (!s->q_head || c->state != C_OPEN)
         return 0;
     while (s->q_wr) {
+        if (s->hdr_out_off == 0 && s->q_wr->next) { /* several waiting: together */
+            int b = rmaq_write_batch(c);
+            if (b < 0) {
+                rmaq_fail_all(c, -EPIPE);
+                return 1;
+            }
+            if (b == 0)
+                break;
+            continue;
+        }
         int w = rma_write(c);
         if (w < 0) {
             rmaq_fail_all(c, -EPIPE);
@@ -1551,12 +1785,14 @@ static int rma_request_progress(struct tcp_conn *c)
         if (r == 2) {
             struct tcp_rma_resp resp;
             memcpy(&resp, s->hdr_in, sizeof resp);
-            int atomic = op->write == RMA_OP_ATOMIC;
+            int atomic = op->write == RMA_OP_ATOMIC, acc = op->write == RMA_OP_ACC;
             const char *bad = tcp_rma_resp_check(&resp, op->id,
-                                                 atomic      ? TCP_RMA_ATOMIC_RESP
+                                                 acc         ? TCP_RMA_ACC_RESP
+                                                 : atomic    ? TCP_RMA_ATOMIC_RESP
                                                  : op->write ? TCP_RMA_PUT_RESP
                                                              : TCP_RMA_GET_RESP,
-                                                 atomic      ? TCP_ATOMIC_RESP_LEN
+                                                 acc         ? acc_io_of(op)->old_len
+                                                 : atomic    ? TCP_ATOMIC_RESP_LEN
                                                  : op->write ? 0
                                                              : op->len);
             if (bad) {
@@ -1565,7 +1801,8 @@ static int rma_request_progress(struct tcp_conn *c)
             }
             s->status = resp.status;
             /* GET data straight into the caller's buffer; an atomic's old value into its io */
-            s->in = atomic ? (uint8_t *)&((struct atomic_io *)op->dst)->old
+            s->in = acc        ? acc_io_of(op)->old
+                    : atomic    ? (uint8_t *)&((struct atomic_io *)op->dst)->old
                     : op->write ? NULL
                                 : op->dst;
             s->in_left = resp.len;
@@ -1655,14 +1892,19 @@ static int rmaq_start(struct tcp_tp *t, int peer, skf_get_op_t *op)
         s->q_wr = op;
         rmaq_load(c);
     }
-    rma_request_progress(c); /* the request leaves now when the connection is open */
+    /* The request leaves now when the connection is open and idle; a started
+     * get or put behind others in flight waits for the next progress pass
+     * (the flush that completes it, at the latest), so a run of them leaves
+     * in one sendmsg (rmaq_write_batch) and the owner reads it with one recv. */
+    if (!op->async || s->q_head == op)
+        rma_request_progress(c);
     return 0;
 }
 
-static int tcp_get_start(void *tpv, int peer, const skf_mr_key_t *key, uint64_t addr, void *buf,
-                         size_t len, skf_get_op_t *op)
+static int tcp_rma_start(void *tpv, int peer, int write, const skf_mr_key_t *key, uint64_t addr,
+                         void *buf, size_t len, skf_get_op_t *op)
 {
-    op->write = 0;
+    op->write = (int8_t)(write != 0);
     op->cookie = key->cookie;
     op->addr = addr;
     op->dst = buf;
@@ -1704,6 +1946,40 @@ static int tcp_atomic(void *tpv, int peer, const skf_mr_key_t *key, uint64_t add
     int rc = rma_blocking(tpv, peer, RMA_OP_ATOMIC, key, addr, &io, sizeof io.req);
     if (rc == 0)
         *old = io.old;
+    return rc;
+}
+
+/* One accumulate request (skf_accumulate): the payload built in one block,
+ * queued like an atomic, waited for. */
+static int tcp_acc(void *tpv, int peer, const skf_mr_key_t *key, uint64_t addr, int op, int type,
+                   size_t count, const void *operand, const void *compare, void *old,
+                   uint64_t lock_cookie, uint64_t lock_addr, uint64_t lock_val)
+{
+    size_t es = skf_acc_type_size(type), n = count * es;
+    size_t len = sizeof(struct tcp_rma_acc) + (op == SKF_ACC_NOOP ? 0 : n) +
+                 (op == SKF_ACC_CSWAP ? es : 0);
+    union {
+        struct acc_io io;
+        uint8_t room[sizeof(struct acc_io) + 256];
+    } small;
+    struct acc_io *io = len <= sizeof small.room - offsetof(struct acc_io, payload)
+                            ? &small.io
+                            : malloc(offsetof(struct acc_io, payload) + len);
+    if (!io)
+        return -ENOMEM;
+    io->old = old;
+    io->old_len = old ? n : 0;
+    io->payload.hdr = (struct tcp_rma_acc){(uint32_t)op, (uint32_t)type, (uint32_t)count,
+                                           old ? TCP_ACC_FETCH : 0, lock_cookie, lock_addr,
+                                           lock_val};
+    uint8_t *at = io->payload.bytes + sizeof(struct tcp_rma_acc);
+    if (op != SKF_ACC_NOOP)
+        memcpy(at, operand, n);
+    if (op == SKF_ACC_CSWAP)
+        memcpy(at + n, compare, es);
+    int rc = rma_blocking(tpv, peer, RMA_OP_ACC, key, addr, io->payload.bytes, len);
+    if (io != &small.io)
+        free(io);
     return rc;
 }
 
@@ -1920,6 +2196,9 @@ static void svc_free_dead(struct tcp_svc *v)
         v->dead = c->next_dead;
         free(c->rx.buf);
         free(c->tx.buf);
+        free(c->rma.acc_buf);
+        free(c->rma.ib);
+        free(c->rma.ob);
         free(c);
     }
 }
@@ -1927,13 +2206,37 @@ static void svc_free_dead(struct tcp_svc *v)
 /* The thread: sleep in epoll_wait, handle a batch under the lock.  Accepts
  * and handshakes on every channel's RMA listener, answers requests
  * (rma_serve), expires handshakes that take too long. */
+static long long now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* epoll_wait, but after a batch that had work first poll for spin_ns: the
+ * next request of a requester in a loop (lock, op, flush, ...) usually
+ * comes one round trip later, and a sleeping thread pays a wake-up -- on a
+ * loaded machine a scheduler delay -- on the critical path of each one. */
+static int svc_wait(struct tcp_svc *v, struct epoll_event *ev, int timeout, int was_busy)
+{
+    if (was_busy && v->spin_ns > 0) {
+        long long until = now_ns() + v->spin_ns;
+        do {
+            int n = epoll_wait(v->epfd, ev, TCP_EVENTS, 0);
+            if (n != 0)
+                return n;
+        } while (now_ns() < until);
+    }
+    return epoll_wait(v->epfd, ev, TCP_EVENTS, timeout);
+}
+
 static void *svc_main(void *arg)
 {
     struct tcp_svc *v = arg;
-    int timeout = -1;
+    int timeout = -1, n = 0;
     for (;;) {
         struct epoll_event ev[TCP_EVENTS];
-        int n = epoll_wait(v->epfd, ev, TCP_EVENTS, timeout);
+        n = svc_wait(v, ev, timeout, n > 0);
         pthread_mutex_lock(&v->lock);
         if (v->stop) {
             pthread_mutex_unlock(&v->lock);
@@ -1966,6 +2269,7 @@ static struct tcp_svc *svc_start(skf_ctx_t *ctx, const char *cc)
     if (!v)
         return NULL;
     v->ctx = ctx;
+    v->spin_ns = skf_param_ll("SKIFF_TCP_SERVE_SPIN") * 1000;
     snprintf(v->cc, sizeof v->cc, "%s", cc);
     v->epfd = epoll_create1(EPOLL_CLOEXEC);
     v->wake = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -2309,7 +2613,8 @@ const struct skf_transport_ops skf_tcp_ops = {
     .ready = tcp_ready,
     .wait = tcp_wait,
     .rma = tcp_rma,
-    .get_start = tcp_get_start,
+    .rma_start = tcp_rma_start,
+    .acc = tcp_acc,
     .lost_peer = tcp_lost_peer,
     .atomic = tcp_atomic,
     .poll = tcp_poll,
