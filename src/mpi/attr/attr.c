@@ -16,12 +16,17 @@
 
 typedef int(copy_fn_t)(void *obj, int key, void *extra, void *in, void *out, int *flag);
 typedef int(delete_fn_t)(void *obj, int key, void *val, void *extra);
+/* Fortran's forms (attr.h: enum attr_lang) */
+typedef void(fcopy_fn_t)(MPI_Fint *obj, MPI_Fint *key, void *extra, void *in, void *out,
+                         MPI_Fint *flag, MPI_Fint *ierror);
+typedef void(fdelete_fn_t)(MPI_Fint *obj, MPI_Fint *key, void *val, void *extra, MPI_Fint *ierror);
 
 typedef struct keyval {
     int kind;
     copy_fn_t *copy;
     delete_fn_t *del;
     void *extra;
+    int lang;  /* enum attr_lang */
     int uses;  /* attributes holding it */
     int freed; /* the user's handle is gone */
 } keyval_t;
@@ -55,7 +60,7 @@ int attr_keyval_create(const char *fn, int kind, void (*copy)(void), void (*del)
         keys = k;
         capkeys = cap;
     }
-    keys[nkeys] = (keyval_t){kind, (copy_fn_t *)copy, (delete_fn_t *)del, extra, 0, 0};
+    keys[nkeys] = (keyval_t){kind, (copy_fn_t *)copy, (delete_fn_t *)del, extra, ATTR_LANG_C, 0, 0};
     *keyval = KEY_BASE + nkeys++;
     return MPI_SUCCESS;
 }
@@ -68,6 +73,61 @@ int attr_keyval_free(const char *fn, int kind, int *keyval)
     k->freed = 1;
     *keyval = MPI_KEYVAL_INVALID;
     return MPI_SUCCESS;
+}
+
+void attr_keyval_set_lang(int keyval, int lang) { keys[keyval - KEY_BASE].lang = lang; }
+
+/* The Fortran handle of an object a callback gets. */
+static MPI_Fint fortran_handle(int kind, void *obj)
+{
+    return kind == ATTR_COMM   ? MPI_Comm_c2f((MPI_Comm)obj)
+           : kind == ATTR_TYPE ? MPI_Type_c2f((MPI_Datatype)obj)
+                               : MPI_Win_c2f((MPI_Win)obj);
+}
+
+/* A value (attribute or extra state) as its Fortran callback sees it: an
+ * INTEGER(KIND=MPI_ADDRESS_KIND), or an INTEGER for MPI-1's callbacks. */
+typedef union {
+    MPI_Aint aint;
+    MPI_Fint fint;
+} fvalue_t;
+
+static fvalue_t to_fortran(const keyval_t *k, void *v)
+{
+    fvalue_t f;
+    if (k->lang == ATTR_LANG_FORTRAN_MPI1)
+        f.fint = (MPI_Fint)(MPI_Aint)v;
+    else
+        f.aint = (MPI_Aint)v;
+    return f;
+}
+
+static void *from_fortran(const keyval_t *k, fvalue_t f)
+{
+    return (void *)(k->lang == ATTR_LANG_FORTRAN_MPI1 ? (MPI_Aint)f.fint : f.aint);
+}
+
+static int call_delete(const keyval_t *k, int kind, void *obj, int key, void *val)
+{
+    if (k->lang == ATTR_LANG_C)
+        return k->del(obj, key, val, k->extra);
+    MPI_Fint h = fortran_handle(kind, obj), fkey = key, ierror = MPI_SUCCESS;
+    fvalue_t fval = to_fortran(k, val), fextra = to_fortran(k, k->extra);
+    ((fdelete_fn_t *)(void (*)(void))k->del)(&h, &fkey, &fval, &fextra, &ierror);
+    return ierror;
+}
+
+static int call_copy(const keyval_t *k, int kind, void *obj, int key, void *in, void **out,
+                     int *flag)
+{
+    if (k->lang == ATTR_LANG_C)
+        return k->copy(obj, key, k->extra, in, out, flag);
+    MPI_Fint h = fortran_handle(kind, obj), fkey = key, fflag = 0, ierror = MPI_SUCCESS;
+    fvalue_t fin = to_fortran(k, in), fextra = to_fortran(k, k->extra), fout = {0};
+    ((fcopy_fn_t *)(void (*)(void))k->copy)(&h, &fkey, &fextra, &fin, &fout, &fflag, &ierror);
+    *flag = fflag != 0; /* LOGICAL */
+    *out = from_fortran(k, fout);
+    return ierror;
 }
 
 /* A callback's error goes to the handler of the object (communicator or
@@ -87,7 +147,7 @@ static int run_delete(const char *fn, int kind, void *obj, const attr_t *a)
     keyval_t *k = &keys[a->key - KEY_BASE];
     int rc = MPI_SUCCESS;
     if (k->del)
-        rc = k->del(obj, a->key, a->val, k->extra);
+        rc = call_delete(k, kind, obj, a->key, a->val);
     if (rc != MPI_SUCCESS)
         return callback_error(fn, kind, obj, "delete", a->key, rc);
     k->uses--;
@@ -181,7 +241,7 @@ int attr_copy_all(const char *fn, int kind, void *old_obj, attr_t *from, attr_t 
             out = v[i]->val;
             flag = 1;
         } else if (k->copy) {
-            rc = k->copy(old_obj, v[i]->key, k->extra, v[i]->val, &out, &flag);
+            rc = call_copy(k, kind, old_obj, v[i]->key, v[i]->val, &out, &flag);
             if (rc != MPI_SUCCESS) {
                 rc = callback_error(fn, kind, old_obj, "copy", v[i]->key, rc);
                 break;

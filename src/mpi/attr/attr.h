@@ -26,6 +26,13 @@ typedef struct attr {
 int attr_keyval_create(const char *fn, int kind, void (*copy)(void), void (*del)(void),
                        void *extra, int *keyval);
 int attr_keyval_free(const char *fn, int kind, int *keyval);
+/* The language a keyval's callbacks are written in (fortran/fbind.c marks
+ * the keyvals it creates): C's take handles and values, Fortran's take
+ * everything by reference, the handle as an MPI_Fint, the values as
+ * INTEGER(KIND=MPI_ADDRESS_KIND), or as default INTEGERs for MPI-1's
+ * MPI_KEYVAL_CREATE, and return their error in a last ierror argument. */
+enum attr_lang { ATTR_LANG_C = 0, ATTR_LANG_FORTRAN, ATTR_LANG_FORTRAN_MPI1 };
+void attr_keyval_set_lang(int keyval, int lang);
 /* obj is the user's handle (passed to callbacks). */
 int attr_set(const char *fn, int kind, void *obj, attr_t **list, int keyval, void *val);
 int attr_get(const char *fn, int kind, attr_t *list, int keyval, void *val, int *flag);

@@ -8,6 +8,7 @@
  */
 #include <string.h>
 
+#include "attr/attr.h"
 #include "coll/coll.h"
 #include "fortran/fbind.h"
 
@@ -205,3 +206,162 @@ void mpi_attr_get_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *val, MPI_Fint *fl
 ATTR_BINDINGS(comm, Comm, Comm)
 ATTR_BINDINGS(type, Type, Type)
 ATTR_BINDINGS(win, Win, Win)
+
+/* ---- keyvals with callbacks written in Fortran ------------------------------------ */
+/* The predefined callbacks as Fortran calls them (EXTERNAL in mpif.h, procedures
+ * of the abstract interfaces in mpi_f08): every argument by reference.  The
+ * null ones touch no value, so one function serves MPI-1's INTEGER form too. */
+void mpi_comm_null_copy_fn_(MPI_Fint *obj, MPI_Fint *keyval, MPI_Aint *extra, MPI_Aint *in,
+                            MPI_Aint *out, MPI_Fint *flag, MPI_Fint *ierror)
+{
+    (void)obj, (void)keyval, (void)extra, (void)in, (void)out;
+    *flag = 0;
+    *ierror = MPI_SUCCESS;
+}
+
+void mpi_comm_dup_fn_(MPI_Fint *obj, MPI_Fint *keyval, MPI_Aint *extra, MPI_Aint *in,
+                      MPI_Aint *out, MPI_Fint *flag, MPI_Fint *ierror)
+{
+    (void)obj, (void)keyval, (void)extra;
+    *out = *in;
+    *flag = 1;
+    *ierror = MPI_SUCCESS;
+}
+
+void mpi_comm_null_delete_fn_(MPI_Fint *obj, MPI_Fint *keyval, MPI_Aint *val, MPI_Aint *extra,
+                              MPI_Fint *ierror)
+{
+    (void)obj, (void)keyval, (void)val, (void)extra;
+    *ierror = MPI_SUCCESS;
+}
+
+/* MPI-1's MPI_DUP_FN: the values are default INTEGERs */
+void mpi_dup_fn_(MPI_Fint *obj, MPI_Fint *keyval, MPI_Fint *extra, MPI_Fint *in, MPI_Fint *out,
+                 MPI_Fint *flag, MPI_Fint *ierror)
+{
+    (void)obj, (void)keyval, (void)extra;
+    *out = *in;
+    *flag = 1;
+    *ierror = MPI_SUCCESS;
+}
+
+#define COPY_ARGS MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Aint *, MPI_Aint *, MPI_Fint *, MPI_Fint *
+#define DELETE_ARGS MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Aint *, MPI_Fint *
+#define SAME_AS(f) __attribute__((alias(#f)))
+void mpi_type_null_copy_fn_(COPY_ARGS) SAME_AS(mpi_comm_null_copy_fn_);
+void mpi_win_null_copy_fn_(COPY_ARGS) SAME_AS(mpi_comm_null_copy_fn_);
+void mpi_null_copy_fn_(COPY_ARGS) SAME_AS(mpi_comm_null_copy_fn_);
+void mpi_type_dup_fn_(COPY_ARGS) SAME_AS(mpi_comm_dup_fn_);
+void mpi_win_dup_fn_(COPY_ARGS) SAME_AS(mpi_comm_dup_fn_);
+void mpi_type_null_delete_fn_(DELETE_ARGS) SAME_AS(mpi_comm_null_delete_fn_);
+void mpi_win_null_delete_fn_(DELETE_ARGS) SAME_AS(mpi_comm_null_delete_fn_);
+void mpi_null_delete_fn_(DELETE_ARGS) SAME_AS(mpi_comm_null_delete_fn_);
+
+typedef void(fortran_fn)(void);
+
+/* The predefined Fortran callbacks become C's (no callback: the engine copies
+ * or skips the value itself); the others are marked as Fortran ones. */
+static void keyval_made(int rc, int keyval, int lang, MPI_Fint *fkeyval, MPI_Fint *ierror)
+{
+    if (rc == MPI_SUCCESS) {
+        attr_keyval_set_lang(keyval, lang);
+        *fkeyval = keyval;
+    }
+    *ierror = rc;
+}
+
+static fortran_fn *copy_fn(fortran_fn *f)
+{
+    if (f == (fortran_fn *)mpi_comm_null_copy_fn_)
+        return NULL;                                   /* MPI_*_NULL_COPY_FN */
+    if (f == (fortran_fn *)mpi_comm_dup_fn_ || f == (fortran_fn *)mpi_dup_fn_)
+        return (fortran_fn *)MPI_COMM_DUP_FN;          /* the value itself  */
+    return f;
+}
+
+static fortran_fn *delete_fn(fortran_fn *f)
+{
+    return f == (fortran_fn *)mpi_comm_null_delete_fn_ ? NULL : f;
+}
+
+#define KEYVAL_BINDING(lower, Kind)                                                            \
+    void mpi_##lower##_create_keyval_(fortran_fn *copy, fortran_fn *del, MPI_Fint *keyval,     \
+                                      MPI_Aint *extra_state, MPI_Fint *ierror)                 \
+    {                                                                                          \
+        int k = MPI_KEYVAL_INVALID;                                                            \
+        int rc = MPI_##Kind##_create_keyval((MPI_##Kind##_copy_attr_function *)copy_fn(copy),  \
+                                            (MPI_##Kind##_delete_attr_function *)delete_fn(del), \
+                                            &k, (void *)*extra_state);                         \
+        keyval_made(rc, k, ATTR_LANG_FORTRAN, keyval, ierror);                                 \
+    }
+KEYVAL_BINDING(comm, Comm)
+KEYVAL_BINDING(type, Type)
+KEYVAL_BINDING(win, Win)
+
+void mpi_keyval_create_(fortran_fn *copy, fortran_fn *del, MPI_Fint *keyval, MPI_Fint *extra_state,
+                        MPI_Fint *ierror)
+{
+    int k = MPI_KEYVAL_INVALID;
+    int rc = MPI_Keyval_create((MPI_Copy_function *)copy_fn(copy),
+                               (MPI_Delete_function *)delete_fn(del), &k,
+                               (void *)(MPI_Aint)*extra_state);
+    keyval_made(rc, k, ATTR_LANG_FORTRAN_MPI1, keyval, ierror);
+}
+
+/* ---- generalized requests with callbacks written in Fortran ---------------------- */
+/* SUBROUTINE QUERY(EXTRA_STATE, STATUS, IERROR), FREE(EXTRA_STATE, IERROR),
+ * CANCEL(EXTRA_STATE, COMPLETE, IERROR): the C request gets C callbacks whose
+ * extra state is this record, and they call the Fortran ones. */
+typedef void(fgreq_query_fn)(MPI_Aint *extra, MPI_Fint *status, MPI_Fint *ierror);
+typedef void(fgreq_free_fn)(MPI_Aint *extra, MPI_Fint *ierror);
+typedef void(fgreq_cancel_fn)(MPI_Aint *extra, MPI_Fint *complete, MPI_Fint *ierror);
+
+struct fgreq {
+    fgreq_query_fn *query;
+    fgreq_free_fn *free_fn;
+    fgreq_cancel_fn *cancel;
+    MPI_Aint extra;
+};
+
+static int fgreq_query(void *extra, MPI_Status *status)
+{
+    struct fgreq *g = extra;
+    MPI_Fint ierror = MPI_SUCCESS;
+    g->query(&g->extra, (MPI_Fint *)(void *)status, &ierror); /* the same 8 integers */
+    return ierror;
+}
+
+static int fgreq_free(void *extra)
+{
+    struct fgreq *g = extra;
+    MPI_Fint ierror = MPI_SUCCESS;
+    g->free_fn(&g->extra, &ierror);
+    free(g); /* free_fn runs once, last */
+    return ierror;
+}
+
+static int fgreq_cancel(void *extra, int complete)
+{
+    struct fgreq *g = extra;
+    MPI_Fint ierror = MPI_SUCCESS, fcomplete = complete != 0;
+    g->cancel(&g->extra, &fcomplete, &ierror);
+    return ierror;
+}
+
+void mpi_grequest_start_(fgreq_query_fn *query, fgreq_free_fn *free_fn, fgreq_cancel_fn *cancel,
+                         MPI_Aint *extra_state, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request r = MPI_REQUEST_NULL;
+    struct fgreq *g = NULL;
+    if (query && free_fn && cancel) { /* else MPI_Grequest_start reports the NULL one */
+        g = malloc(sizeof *g);
+        if (!g)
+            mpir_fatal("MPI_Grequest_start (Fortran): out of memory");
+        *g = (struct fgreq){query, free_fn, cancel, *extra_state};
+    }
+    *ierror = MPI_Grequest_start(query ? fgreq_query : NULL, free_fn ? fgreq_free : NULL,
+                                 cancel ? fgreq_cancel : NULL, g, &r);
+    if (*ierror != MPI_SUCCESS)
+        free(g);
+    *request = MPI_Request_c2f(r);
+}

@@ -207,6 +207,18 @@ HAND_F08 = """
     call skiff_c_op_create(c_funloc(user_fn), commute, op, e)
     if (present(ierror)) ierror = e
   end subroutine MPI_Op_create_f08
+  subroutine MPI_Grequest_start_f08(query_fn, free_fn, cancel_fn, extra_state, request, ierror)
+    procedure(MPI_Grequest_query_function) :: query_fn
+    procedure(MPI_Grequest_free_function) :: free_fn
+    procedure(MPI_Grequest_cancel_function) :: cancel_fn
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra_state
+    type(MPI_Request), intent(out) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    call skiff_c_grequest_start(c_funloc(query_fn), c_funloc(free_fn), c_funloc(cancel_fn), &
+        extra_state, request, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Grequest_start_f08
 """
 
 HAND_F08_IFACE = """
@@ -254,6 +266,14 @@ HAND_F08_IFACE = """
       type(MPI_Errhandler) :: errhandler
       integer :: ierror
     end subroutine skiff_c_win_create_errhandler
+    subroutine skiff_c_grequest_start(query, free, cancel, extra_state, request, ierror) &
+        bind(C, name="mpi_grequest_start_")
+      import
+      type(c_funptr), value :: query, free, cancel
+      integer(kind=c_intptr_t) :: extra_state
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_grequest_start
     function skiff_f08_section(buf, count, datatype, made, ierror) bind(C, name="skiff_f08_section")
       import
       type(*), dimension(..) :: buf
@@ -289,6 +309,23 @@ HAND_F08_IFACE = """
       type(MPI_Win) :: win
       integer :: error_code
     end subroutine MPI_Win_errhandler_function
+    subroutine MPI_Grequest_query_function(extra_state, status, ierror)
+      import
+      integer(kind=MPI_ADDRESS_KIND) :: extra_state
+      type(MPI_Status) :: status
+      integer :: ierror
+    end subroutine MPI_Grequest_query_function
+    subroutine MPI_Grequest_free_function(extra_state, ierror)
+      import
+      integer(kind=MPI_ADDRESS_KIND) :: extra_state
+      integer :: ierror
+    end subroutine MPI_Grequest_free_function
+    subroutine MPI_Grequest_cancel_function(extra_state, complete, ierror)
+      import
+      integer(kind=MPI_ADDRESS_KIND) :: extra_state
+      logical :: complete
+      integer :: ierror
+    end subroutine MPI_Grequest_cancel_function
   end interface
 """
 
@@ -348,7 +385,55 @@ def attr_routines():
               "    if (present(ierror)) ierror = e", f"  end subroutine MPI_{kind}_get_attr_f08"]
     I.append("  end interface")
     names = [f"MPI_{k}_{op}_attr" for k, _ in ATTR_KINDS for op in ("set", "get")]
-    return I, P, names
+    ki, kp, knames = keyval_routines()
+    return I + ki, P + kp, names + knames
+
+
+def keyval_routines():
+    """MPI_{Comm,Type,Win}_create_keyval with callbacks written in Fortran:
+    the abstract interfaces of the callbacks, the predefined ones (C
+    functions of fbind.c, linkage names mpi_comm_dup_fn_ ...), and procedures
+    that pass the callbacks' addresses to the C bindings of fbind.c."""
+    I, P = ["  abstract interface"], []
+    for kind, t in ATTR_KINDS:
+        k = kind.lower()
+        old = {"Comm": "oldcomm", "Type": "oldtype", "Win": "oldwin"}[kind]
+        obj = {"Comm": "comm", "Type": "datatype", "Win": "win"}[kind]
+        I += [f"    subroutine MPI_{kind}_copy_attr_function({old}, {k}_keyval, extra_state, &",
+              "        attribute_val_in, attribute_val_out, flag, ierror)",
+              "      import", f"      type({t}) :: {old}", f"      integer :: {k}_keyval, ierror",
+              "      integer(kind=MPI_ADDRESS_KIND) :: extra_state, attribute_val_in, attribute_val_out",
+              "      logical :: flag", f"    end subroutine MPI_{kind}_copy_attr_function",
+              f"    subroutine MPI_{kind}_delete_attr_function({obj}, {k}_keyval, attribute_val, &",
+              "        extra_state, ierror)",
+              "      import", f"      type({t}) :: {obj}", f"      integer :: {k}_keyval, ierror",
+              "      integer(kind=MPI_ADDRESS_KIND) :: attribute_val, extra_state",
+              f"    end subroutine MPI_{kind}_delete_attr_function"]
+    I.append("  end interface")
+    for kind, t in ATTR_KINDS:
+        k, K = kind.lower(), kind.upper()
+        I += [f"  procedure(MPI_{kind}_copy_attr_function) :: MPI_{K}_NULL_COPY_FN, MPI_{K}_DUP_FN",
+              f"  procedure(MPI_{kind}_delete_attr_function) :: MPI_{K}_NULL_DELETE_FN"]
+    I.append("  interface")
+    for kind, t in ATTR_KINDS:
+        k = kind.lower()
+        I += [f"    subroutine skiff_c_{k}_create_keyval(copy, del, keyval, extra_state, ierror) &",
+              f"        bind(C, name=\"mpi_{k}_create_keyval_\")",
+              "      import", "      type(c_funptr), value :: copy, del",
+              "      integer :: keyval, ierror", "      integer(kind=c_intptr_t) :: extra_state",
+              f"    end subroutine skiff_c_{k}_create_keyval"]
+        P += [f"  subroutine MPI_{kind}_create_keyval_f08({k}_copy_attr_fn, {k}_delete_attr_fn, &",
+              f"      {k}_keyval, extra_state, ierror)",
+              f"    procedure(MPI_{kind}_copy_attr_function) :: {k}_copy_attr_fn",
+              f"    procedure(MPI_{kind}_delete_attr_function) :: {k}_delete_attr_fn",
+              f"    integer, intent(out) :: {k}_keyval",
+              "    integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra_state",
+              "    integer, optional, intent(out) :: ierror", "    integer :: e",
+              f"    call skiff_c_{k}_create_keyval(c_funloc({k}_copy_attr_fn), c_funloc({k}_delete_attr_fn), &",
+              f"        {k}_keyval, extra_state, e)",
+              "    if (present(ierror)) ierror = e", f"  end subroutine MPI_{kind}_create_keyval_f08"]
+    I.append("  end interface")
+    return I, P, [f"MPI_{k}_create_keyval" for k, _ in ATTR_KINDS]
 
 
 def emit_f08(fns, typed_consts, int_consts, raw_void):
@@ -391,7 +476,8 @@ def emit_f08(fns, typed_consts, int_consts, raw_void):
         ifaces += i
         procs += p
     generic = [f.name for f in fns] + ["MPI_Init", "MPI_Init_thread", "MPI_Op_create",
-                                       "MPI_Comm_create_errhandler", "MPI_Win_create_errhandler"]
+                                       "MPI_Comm_create_errhandler", "MPI_Win_create_errhandler",
+                                       "MPI_Grequest_start"]
     generic += attr_names
     L += ifaces
     for g in generic:

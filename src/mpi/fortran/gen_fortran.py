@@ -36,7 +36,9 @@ HANDLES = {"MPI_Comm": "Comm", "MPI_Datatype": "Type", "MPI_Group": "Group", "MP
 HAND = {"MPI_Init", "MPI_Init_thread", "MPI_Wtime", "MPI_Wtick", "MPI_Op_create",
         "MPI_Comm_set_attr", "MPI_Comm_get_attr", "MPI_Type_set_attr", "MPI_Type_get_attr",
         "MPI_Win_set_attr", "MPI_Win_get_attr", "MPI_Aint_add", "MPI_Aint_diff",
-        "MPI_Comm_create_errhandler", "MPI_Win_create_errhandler", "MPI_Attr_put", "MPI_Attr_get"}
+        "MPI_Comm_create_errhandler", "MPI_Win_create_errhandler", "MPI_Attr_put", "MPI_Attr_get",
+        "MPI_Comm_create_keyval", "MPI_Type_create_keyval", "MPI_Win_create_keyval",
+        "MPI_Keyval_create", "MPI_Grequest_start"}
 C_ONLY = re.compile(r"MPI_(\w+_(c2f|f2c)|Status_(c2f|f2c|c2f08|f082c|f2f08|f082f)|Pcontrol|T_\w+|Abi_\w+)$")
 # Fortran's form differs from C's and is not written yet (docs/fortran.md):
 # MPI_Info_create_env has no argc/argv in Fortran
@@ -233,6 +235,11 @@ def emit_mpif(consts, nfuncs):
           "      EXTERNAL MPI_WTIME, MPI_WTICK",
           "      INTEGER(KIND=MPI_ADDRESS_KIND) MPI_AINT_ADD, MPI_AINT_DIFF",
           "      EXTERNAL MPI_AINT_ADD, MPI_AINT_DIFF",
+          "! The predefined attribute callbacks"]
+    for k in ("COMM_", "TYPE_", "WIN_", ""):
+        L.append(f"      EXTERNAL MPI_{k}NULL_COPY_FN, MPI_{k}DUP_FN")
+        L.append(f"      EXTERNAL MPI_{k}NULL_DELETE_FN")
+    L += [
           ""]
     for line in L:
         assert len(line) <= 72, line

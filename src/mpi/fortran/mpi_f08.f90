@@ -382,6 +382,14 @@ module mpi_f08
       type(MPI_Errhandler) :: errhandler
       integer :: ierror
     end subroutine skiff_c_win_create_errhandler
+    subroutine skiff_c_grequest_start(query, free, cancel, extra_state, request, ierror) &
+        bind(C, name="mpi_grequest_start_")
+      import
+      type(c_funptr), value :: query, free, cancel
+      integer(kind=c_intptr_t) :: extra_state
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_grequest_start
     function skiff_f08_section(buf, count, datatype, made, ierror) bind(C, name="skiff_f08_section")
       import
       type(*), dimension(..) :: buf
@@ -417,6 +425,23 @@ module mpi_f08
       type(MPI_Win) :: win
       integer :: error_code
     end subroutine MPI_Win_errhandler_function
+    subroutine MPI_Grequest_query_function(extra_state, status, ierror)
+      import
+      integer(kind=MPI_ADDRESS_KIND) :: extra_state
+      type(MPI_Status) :: status
+      integer :: ierror
+    end subroutine MPI_Grequest_query_function
+    subroutine MPI_Grequest_free_function(extra_state, ierror)
+      import
+      integer(kind=MPI_ADDRESS_KIND) :: extra_state
+      integer :: ierror
+    end subroutine MPI_Grequest_free_function
+    subroutine MPI_Grequest_cancel_function(extra_state, complete, ierror)
+      import
+      integer(kind=MPI_ADDRESS_KIND) :: extra_state
+      logical :: complete
+      integer :: ierror
+    end subroutine MPI_Grequest_cancel_function
   end interface
   interface
     subroutine skiff_c_comm_set_attr(obj, keyval, val, ierror) bind(C, name="mpi_comm_set_attr_")
@@ -461,6 +486,82 @@ module mpi_f08
       integer(kind=c_intptr_t) :: val
       logical :: flag
     end subroutine skiff_c_win_get_attr
+  end interface
+  abstract interface
+    subroutine MPI_Comm_copy_attr_function(oldcomm, comm_keyval, extra_state, &
+        attribute_val_in, attribute_val_out, flag, ierror)
+      import
+      type(MPI_Comm) :: oldcomm
+      integer :: comm_keyval, ierror
+      integer(kind=MPI_ADDRESS_KIND) :: extra_state, attribute_val_in, attribute_val_out
+      logical :: flag
+    end subroutine MPI_Comm_copy_attr_function
+    subroutine MPI_Comm_delete_attr_function(comm, comm_keyval, attribute_val, &
+        extra_state, ierror)
+      import
+      type(MPI_Comm) :: comm
+      integer :: comm_keyval, ierror
+      integer(kind=MPI_ADDRESS_KIND) :: attribute_val, extra_state
+    end subroutine MPI_Comm_delete_attr_function
+    subroutine MPI_Type_copy_attr_function(oldtype, type_keyval, extra_state, &
+        attribute_val_in, attribute_val_out, flag, ierror)
+      import
+      type(MPI_Datatype) :: oldtype
+      integer :: type_keyval, ierror
+      integer(kind=MPI_ADDRESS_KIND) :: extra_state, attribute_val_in, attribute_val_out
+      logical :: flag
+    end subroutine MPI_Type_copy_attr_function
+    subroutine MPI_Type_delete_attr_function(datatype, type_keyval, attribute_val, &
+        extra_state, ierror)
+      import
+      type(MPI_Datatype) :: datatype
+      integer :: type_keyval, ierror
+      integer(kind=MPI_ADDRESS_KIND) :: attribute_val, extra_state
+    end subroutine MPI_Type_delete_attr_function
+    subroutine MPI_Win_copy_attr_function(oldwin, win_keyval, extra_state, &
+        attribute_val_in, attribute_val_out, flag, ierror)
+      import
+      type(MPI_Win) :: oldwin
+      integer :: win_keyval, ierror
+      integer(kind=MPI_ADDRESS_KIND) :: extra_state, attribute_val_in, attribute_val_out
+      logical :: flag
+    end subroutine MPI_Win_copy_attr_function
+    subroutine MPI_Win_delete_attr_function(win, win_keyval, attribute_val, &
+        extra_state, ierror)
+      import
+      type(MPI_Win) :: win
+      integer :: win_keyval, ierror
+      integer(kind=MPI_ADDRESS_KIND) :: attribute_val, extra_state
+    end subroutine MPI_Win_delete_attr_function
+  end interface
+  procedure(MPI_Comm_copy_attr_function) :: MPI_COMM_NULL_COPY_FN, MPI_COMM_DUP_FN
+  procedure(MPI_Comm_delete_attr_function) :: MPI_COMM_NULL_DELETE_FN
+  procedure(MPI_Type_copy_attr_function) :: MPI_TYPE_NULL_COPY_FN, MPI_TYPE_DUP_FN
+  procedure(MPI_Type_delete_attr_function) :: MPI_TYPE_NULL_DELETE_FN
+  procedure(MPI_Win_copy_attr_function) :: MPI_WIN_NULL_COPY_FN, MPI_WIN_DUP_FN
+  procedure(MPI_Win_delete_attr_function) :: MPI_WIN_NULL_DELETE_FN
+  interface
+    subroutine skiff_c_comm_create_keyval(copy, del, keyval, extra_state, ierror) &
+        bind(C, name="mpi_comm_create_keyval_")
+      import
+      type(c_funptr), value :: copy, del
+      integer :: keyval, ierror
+      integer(kind=c_intptr_t) :: extra_state
+    end subroutine skiff_c_comm_create_keyval
+    subroutine skiff_c_type_create_keyval(copy, del, keyval, extra_state, ierror) &
+        bind(C, name="mpi_type_create_keyval_")
+      import
+      type(c_funptr), value :: copy, del
+      integer :: keyval, ierror
+      integer(kind=c_intptr_t) :: extra_state
+    end subroutine skiff_c_type_create_keyval
+    subroutine skiff_c_win_create_keyval(copy, del, keyval, extra_state, ierror) &
+        bind(C, name="mpi_win_create_keyval_")
+      import
+      type(c_funptr), value :: copy, del
+      integer :: keyval, ierror
+      integer(kind=c_intptr_t) :: extra_state
+    end subroutine skiff_c_win_create_keyval
   end interface
   interface
     subroutine skiff_c_finalize(ierror) &
@@ -4979,6 +5080,9 @@ module mpi_f08
   interface MPI_Win_create_errhandler
     module procedure MPI_Win_create_errhandler_f08
   end interface MPI_Win_create_errhandler
+  interface MPI_Grequest_start
+    module procedure MPI_Grequest_start_f08
+  end interface MPI_Grequest_start
   interface MPI_Comm_set_attr
     module procedure MPI_Comm_set_attr_f08
   end interface MPI_Comm_set_attr
@@ -4997,6 +5101,15 @@ module mpi_f08
   interface MPI_Win_get_attr
     module procedure MPI_Win_get_attr_f08
   end interface MPI_Win_get_attr
+  interface MPI_Comm_create_keyval
+    module procedure MPI_Comm_create_keyval_f08
+  end interface MPI_Comm_create_keyval
+  interface MPI_Type_create_keyval
+    module procedure MPI_Type_create_keyval_f08
+  end interface MPI_Type_create_keyval
+  interface MPI_Win_create_keyval
+    module procedure MPI_Win_create_keyval_f08
+  end interface MPI_Win_create_keyval
   interface operator(==)
     module procedure skiff_eq_comm
     module procedure skiff_eq_datatype
@@ -5095,6 +5208,18 @@ contains
     call skiff_c_op_create(c_funloc(user_fn), commute, op, e)
     if (present(ierror)) ierror = e
   end subroutine MPI_Op_create_f08
+  subroutine MPI_Grequest_start_f08(query_fn, free_fn, cancel_fn, extra_state, request, ierror)
+    procedure(MPI_Grequest_query_function) :: query_fn
+    procedure(MPI_Grequest_free_function) :: free_fn
+    procedure(MPI_Grequest_cancel_function) :: cancel_fn
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra_state
+    type(MPI_Request), intent(out) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    call skiff_c_grequest_start(c_funloc(query_fn), c_funloc(free_fn), c_funloc(cancel_fn), &
+        extra_state, request, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Grequest_start_f08
   subroutine skiff_sizeof_in1(x, size, ierror)
     integer(kind=1), dimension(..), intent(in) :: x
     integer, intent(out) :: size
@@ -5264,6 +5389,42 @@ contains
     call skiff_c_win_get_attr(obj, keyval, attribute_val, flag, e)
     if (present(ierror)) ierror = e
   end subroutine MPI_Win_get_attr_f08
+  subroutine MPI_Comm_create_keyval_f08(comm_copy_attr_fn, comm_delete_attr_fn, &
+      comm_keyval, extra_state, ierror)
+    procedure(MPI_Comm_copy_attr_function) :: comm_copy_attr_fn
+    procedure(MPI_Comm_delete_attr_function) :: comm_delete_attr_fn
+    integer, intent(out) :: comm_keyval
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra_state
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    call skiff_c_comm_create_keyval(c_funloc(comm_copy_attr_fn), c_funloc(comm_delete_attr_fn), &
+        comm_keyval, extra_state, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Comm_create_keyval_f08
+  subroutine MPI_Type_create_keyval_f08(type_copy_attr_fn, type_delete_attr_fn, &
+      type_keyval, extra_state, ierror)
+    procedure(MPI_Type_copy_attr_function) :: type_copy_attr_fn
+    procedure(MPI_Type_delete_attr_function) :: type_delete_attr_fn
+    integer, intent(out) :: type_keyval
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra_state
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    call skiff_c_type_create_keyval(c_funloc(type_copy_attr_fn), c_funloc(type_delete_attr_fn), &
+        type_keyval, extra_state, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Type_create_keyval_f08
+  subroutine MPI_Win_create_keyval_f08(win_copy_attr_fn, win_delete_attr_fn, &
+      win_keyval, extra_state, ierror)
+    procedure(MPI_Win_copy_attr_function) :: win_copy_attr_fn
+    procedure(MPI_Win_delete_attr_function) :: win_delete_attr_fn
+    integer, intent(out) :: win_keyval
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra_state
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    call skiff_c_win_create_keyval(c_funloc(win_copy_attr_fn), c_funloc(win_delete_attr_fn), &
+        win_keyval, extra_state, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Win_create_keyval_f08
   subroutine MPI_Finalize_f08(ierror)
     integer, optional, intent(out) :: ierror
     integer :: e
