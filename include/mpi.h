@@ -211,6 +211,13 @@ int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
 int MPI_Buffer_attach(void *buffer, int size);
 int MPI_Buffer_detach(void *buffer_addr, int *size);
+#define MPI_BUFFER_AUTOMATIC ((void *)2) /* MPI 4.1: MPI allocates as needed */
+int MPI_Buffer_flush(void);
+int MPI_Buffer_iflush(MPI_Request *request);
+int MPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size);
+int MPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size);
+int MPI_Comm_flush_buffer(MPI_Comm comm);
+int MPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request);
 int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
               MPI_Request *request);
 int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
@@ -680,6 +687,9 @@ int MPI_Attr_delete(MPI_Comm comm, int keyval);
 int MPI_Add_error_class(int *errorclass);
 int MPI_Add_error_code(int errorclass, int *errorcode);
 int MPI_Add_error_string(int errorcode, const char *string);
+int MPI_Remove_error_class(int errorclass); /* MPI 4.1 */
+int MPI_Remove_error_code(int errorcode);
+int MPI_Remove_error_string(int errorcode);
 
 /* generalized requests */
 typedef int(MPI_Grequest_query_function)(void *extra_state, MPI_Status *status);
@@ -1063,6 +1073,10 @@ int MPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errha
 int MPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler);
 int MPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler);
 int MPI_Session_call_errhandler(MPI_Session session, int errorcode);
+int MPI_Session_attach_buffer(MPI_Session session, void *buffer, int size); /* MPI 4.1 */
+int MPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size);
+int MPI_Session_flush_buffer(MPI_Session session);
+int MPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request);
 
 /* point-to-point */
 int MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,

@@ -53,6 +53,12 @@ int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
 int PMPI_Buffer_attach(void *buffer, int size);
 int PMPI_Buffer_detach(void *buffer_addr, int *size);
+int PMPI_Buffer_flush(void);
+int PMPI_Buffer_iflush(MPI_Request *request);
+int PMPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size);
+int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size);
+int PMPI_Comm_flush_buffer(MPI_Comm comm);
+int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request);
 int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                MPI_Request *request);
 int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
@@ -379,6 +385,9 @@ int PMPI_Attr_delete(MPI_Comm comm, int keyval);
 int PMPI_Add_error_class(int *errorclass);
 int PMPI_Add_error_code(int errorclass, int *errorcode);
 int PMPI_Add_error_string(int errorcode, const char *string);
+int PMPI_Remove_error_class(int errorclass); /* MPI 4.1 */
+int PMPI_Remove_error_code(int errorcode);
+int PMPI_Remove_error_string(int errorcode);
 int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn,
                         MPI_Grequest_free_function *free_fn,
                         MPI_Grequest_cancel_function *cancel_fn, void *extra_state,
@@ -541,6 +550,10 @@ int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errh
 int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler);
 int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler);
 int PMPI_Session_call_errhandler(MPI_Session session, int errorcode);
+int PMPI_Session_attach_buffer(MPI_Session session, void *buffer, int size); /* MPI 4.1 */
+int PMPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size);
+int PMPI_Session_flush_buffer(MPI_Session session);
+int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request);
 int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
                    int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source,
                    int recvtag, MPI_Comm comm, MPI_Request *request);

@@ -25,6 +25,8 @@ struct comm_ext {
     struct MPI_ABI_Info *info;
     int owns_world_of; /* world_of was allocated here */
     unsigned idup_seq; /* MPI_Comm_idup calls on this communicator so far */
+    struct bsend_pool *bpool;        /* MPI_Comm_attach_buffer's (binding/bsend.c) */
+    struct MPI_ABI_Session *session; /* created from a session's group, or NULL */
     char name[128];
 };
 

@@ -168,6 +168,17 @@ int mpir_user_error_class(int code, int *cls);
 int mpir_user_error_string(int code, char *string, int *resultlen);
 int mpir_lastusedcode(void); /* the MPI_LASTUSEDCODE attribute */
 void mpir_bsend_release(void *block);
+/* Buffered-send buffers (binding/bsend.c): one for the process, one per
+ * communicator and per session that attached one. */
+struct bsend_pool;
+void mpir_bsend_pool_free(struct bsend_pool *p); /* waits for its messages first */
+/* Sessions (binding/session.c): check a handle (reported on failure), the
+ * slot of its buffered-send buffer, report an error to its handler. */
+struct MPI_ABI_Session;
+int mpir_session_check(const char *fn, MPI_Session h, struct MPI_ABI_Session **out);
+struct bsend_pool **mpir_session_bpool(struct MPI_ABI_Session *s);
+int mpir_session_error(struct MPI_ABI_Session *s, int cls, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 #pragma GCC visibility pop
 

@@ -108,6 +108,8 @@ static int inherit(const char *fn, struct MPI_ABI_Comm *from, MPI_Comm from_h,
         rc = attr_copy_all(fn, ATTR_COMM, from_h, from->ext->attrs, &to->ext->attrs);
     if (!rc && from->ext && from->ext->topo && !(to->ext->topo = topo_dup(from->ext->topo)))
         rc = no_mem(fn, from);
+    if (from->ext)
+        to->ext->session = from->ext->session; /* its session's buffer (bsend.c) */
     if (!rc && copy_info && from->ext && from->ext->info &&
         !(to->ext->info = info_dup(from->ext->info)))
         rc = no_mem(fn, from);
@@ -119,6 +121,8 @@ void mpir_comm_free_ext(struct MPI_ABI_Comm *c)
     if (c->ext) {
         topo_free(c->ext->topo);
         info_free(c->ext->info);
+        mpir_bsend_pool_free(c->ext->bpool);
+        c->ext->bpool = NULL;
         c->ext->topo = NULL;
         c->ext->info = NULL;
     }
@@ -683,6 +687,7 @@ static int split_intra(const char *fn, struct MPI_ABI_Comm *c, int color, int ke
         return no_mem(fn, c);
     }
     *newcomm = comm_build(ctx, me, n, w, g, NULL, c->eh);
+    (*newcomm)->ext->session = c->ext ? c->ext->session : NULL; /* its buffer (bsend.c) */
     return MPI_SUCCESS;
 }
 
@@ -840,6 +845,9 @@ int MPI_Comm_free(MPI_Comm *comm)
         return mpir_error(c, MPI_ERR_COMM, "%s: cannot free %s", fn, c->name);
     if ((rc = attr_delete_all(fn, ATTR_COMM, *comm, &c->ext->attrs)))
         return rc;
+    /* the messages in its buffer leave before the user may reuse the memory */
+    mpir_bsend_pool_free(c->ext->bpool);
+    c->ext->bpool = NULL;
     comm_free_when_idle(c);
     *comm = MPI_COMM_NULL;
     return MPI_SUCCESS;
@@ -1207,6 +1215,7 @@ int MPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info 
         return no_mem(fn, NULL);
     }
     struct MPI_ABI_Comm *n = comm_build(ctx, g->rank, g->size, w, ng, NULL, e);
+    n->ext->session = g->session;
     if (i && !(n->ext->info = info_dup(i))) {
         destroy(n);
         return no_mem(fn, NULL);

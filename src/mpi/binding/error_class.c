@@ -6,9 +6,14 @@
  * Added classes and codes share one numbering that starts just above
  * MPI_ERR_LASTCODE, so a value names at most one of them and every predefined
  * class keeps its standard ABI value; MPI_LASTUSEDCODE is the largest value
- * handed out so far (MPI_ERR_LASTCODE before any).  The table only grows: the
- * standard (3.1) has no way to remove a class or code.  A code without a
- * string reads as "" in MPI_Error_string, as the standard asks.
+ * handed out so far (MPI_ERR_LASTCODE before any).  A code without a string
+ * reads as "" in MPI_Error_string, as the standard asks.
+ *
+ * MPI 4.1's MPI_Remove_error_string/code/class undo them in that order: a
+ * string only if one was added, a code only once its string is gone, a class
+ * only once no code of it is left (its own string goes with it); anything
+ * else is MPI_ERR_ARG.  A removed value is never handed out again (the table
+ * only grows), so a stale value stays invalid rather than naming a new error.
  *
  * The table is guarded by a mutex: an error handler running on one thread may
  * look up a string while another thread adds one.
@@ -24,6 +29,7 @@
 typedef struct user_code {
     int cls;    /* its class; a class is its own class */
     char *text; /* NULL until MPI_Add_error_string */
+    int removed;
 } user_code_t;
 
 static user_code_t *codes; /* [value - USER_BASE] */
@@ -34,7 +40,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static user_code_t *lookup(int value)
 {
     int i = value - USER_BASE;
-    return i >= 0 && i < ncodes ? &codes[i] : NULL;
+    return i >= 0 && i < ncodes && !codes[i].removed ? &codes[i] : NULL;
 }
 
 static int is_class(int value)
@@ -65,7 +71,7 @@ static int add(const char *fn, int cls, int *out)
         capcodes = cap;
     }
     int value = USER_BASE + ncodes;
-    codes[ncodes++] = (user_code_t){cls < 0 ? value : cls, NULL};
+    codes[ncodes++] = (user_code_t){cls < 0 ? value : cls, NULL, 0};
     pthread_mutex_unlock(&lock);
     *out = value;
     return MPI_SUCCESS;
@@ -155,4 +161,64 @@ int MPI_Add_error_string(int errorcode, const char *string)
                           fn, errorcode);
     }
     return MPI_SUCCESS;
+}
+
+/* ---- MPI 4.1: removal ----------------------------------------------------------- */
+/* What is wrong with removing value (NULL: nothing); caller holds lock. */
+static const char *cannot_remove(int value, int want_class)
+{
+    const user_code_t *u = lookup(value);
+    if (!u)
+        return value <= MPI_ERR_LASTCODE ? "is predefined" : "was not added (or is removed)";
+    if ((u->cls == value) != want_class)
+        return want_class ? "is an error code, not a class" : "is an error class, not a code";
+    if (want_class) {
+        for (int i = 0; i < ncodes; i++)
+            if (!codes[i].removed && codes[i].cls == value && USER_BASE + i != value)
+                return "still has error codes (remove them first)";
+    } else if (u->text)
+        return "still has an error string (remove it first)";
+    return NULL;
+}
+
+static int remove_value(const char *fn, int value, int want_class)
+{
+    CHECK_INIT(fn);
+    pthread_mutex_lock(&lock);
+    const char *why = cannot_remove(value, want_class);
+    if (!why) {
+        user_code_t *u = lookup(value);
+        free(u->text);
+        u->text = NULL;
+        u->removed = 1;
+    }
+    pthread_mutex_unlock(&lock);
+    return why ? mpir_error(NULL, MPI_ERR_ARG, "%s: %d %s", fn, value, why) : MPI_SUCCESS;
+}
+
+int MPI_Remove_error_class(int errorclass)
+{
+    return remove_value("MPI_Remove_error_class", errorclass, 1);
+}
+
+int MPI_Remove_error_code(int errorcode)
+{
+    return remove_value("MPI_Remove_error_code", errorcode, 0);
+}
+
+int MPI_Remove_error_string(int errorcode)
+{
+    static const char fn[] = "MPI_Remove_error_string";
+    CHECK_INIT(fn);
+    pthread_mutex_lock(&lock);
+    user_code_t *u = lookup(errorcode);
+    int had = u && u->text;
+    if (had) {
+        free(u->text);
+        u->text = NULL;
+    }
+    pthread_mutex_unlock(&lock);
+    return had ? MPI_SUCCESS
+               : mpir_error(NULL, MPI_ERR_ARG, "%s: %d has no string added by "
+                            "MPI_Add_error_string", fn, errorcode);
 }

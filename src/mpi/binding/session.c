@@ -27,19 +27,28 @@ struct MPI_ABI_Session {
     uint32_t magic;
     struct MPI_ABI_Errhandler *eh;
     struct MPI_ABI_Info *info; /* what the session reports (MPI_Session_get_info) */
+    struct bsend_pool *bpool;  /* MPI_Session_attach_buffer's (bsend.c) */
 };
 
 static const char *const psets[] = {"mpi://WORLD", "mpi://SELF"};
 #define NPSETS 2
 
 /* An error on session s goes to the session's handler. */
-static int session_error(struct MPI_ABI_Session *s, int cls, const char *fmt, ...)
+int mpir_session_error(struct MPI_ABI_Session *s, int cls, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     int rc = mpir_report(s->eh, (void *)s, cls, fmt, ap);
     va_end(ap);
     return rc;
+}
+
+struct bsend_pool **mpir_session_bpool(struct MPI_ABI_Session *s) { return &s->bpool; }
+
+static int check_session(const char *fn, MPI_Session h, struct MPI_ABI_Session **out);
+int mpir_session_check(const char *fn, MPI_Session h, struct MPI_ABI_Session **out)
+{
+    return check_session(fn, h, out);
 }
 
 static int check_session(const char *fn, MPI_Session h, struct MPI_ABI_Session **out)
@@ -107,6 +116,7 @@ int MPI_Session_finalize(MPI_Session *session)
         return mpir_error(NULL, MPI_ERR_ARG, "%s: NULL session", fn);
     if ((rc = check_session(fn, *session, &s)))
         return rc;
+    mpir_bsend_pool_free(s->bpool); /* its buffered messages leave first */
     s->magic = 0;
     mpir_eh_release(s->eh);
     info_free(s->info);
@@ -125,10 +135,10 @@ int MPI_Session_get_info(MPI_Session session, MPI_Info *info_used)
     if ((rc = check_session(fn, session, &s)))
         return rc;
     if (!info_used)
-        return session_error(s, MPI_ERR_ARG, "%s: NULL info_used", fn);
+        return mpir_session_error(s, MPI_ERR_ARG, "%s: NULL info_used", fn);
     struct MPI_ABI_Info *copy = info_dup(s->info);
     if (!copy)
-        return session_error(s, MPI_ERR_NO_MEM, "%s: out of memory", fn);
+        return mpir_session_error(s, MPI_ERR_NO_MEM, "%s: out of memory", fn);
     *info_used = (MPI_Info)copy;
     return MPI_SUCCESS;
 }
@@ -143,7 +153,7 @@ int MPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_nam
     if ((rc = check_session(fn, session, &s)) || (rc = info_check(fn, info, 1, &i)))
         return rc;
     if (!npset_names)
-        return session_error(s, MPI_ERR_ARG, "%s: NULL npset_names", fn);
+        return mpir_session_error(s, MPI_ERR_ARG, "%s: NULL npset_names", fn);
     *npset_names = NPSETS;
     return MPI_SUCCESS;
 }
@@ -158,10 +168,10 @@ int MPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *pse
     if ((rc = check_session(fn, session, &s)) || (rc = info_check(fn, info, 1, &i)))
         return rc;
     if (n < 0 || n >= NPSETS)
-        return session_error(s, MPI_ERR_ARG, "%s: no process set %d (there are %d)", fn, n,
+        return mpir_session_error(s, MPI_ERR_ARG, "%s: no process set %d (there are %d)", fn, n,
                              NPSETS);
     if (!pset_len || *pset_len < 0 || (*pset_len > 0 && !pset_name))
-        return session_error(s, MPI_ERR_ARG, "%s: invalid pset_len or NULL pset_name", fn);
+        return mpir_session_error(s, MPI_ERR_ARG, "%s: invalid pset_len or NULL pset_name", fn);
     int need = (int)strlen(psets[n]) + 1;
     if (*pset_len > 0) { /* as much as fits, always terminated */
         int k = need < *pset_len ? need - 1 : *pset_len - 1;
@@ -190,14 +200,14 @@ int MPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_In
         return rc;
     int k = pset_index(pset_name);
     if (k < 0 || !info)
-        return session_error(s, MPI_ERR_ARG, "%s: %s", fn,
+        return mpir_session_error(s, MPI_ERR_ARG, "%s: %s", fn,
                              info ? "no such process set" : "NULL info");
     struct MPI_ABI_Info *i = info_new();
     char size[16];
     snprintf(size, sizeof size, "%d", k == 0 ? mpid.size : 1);
     if (!i || info_set(i, "mpi_size", size)) {
         info_free(i);
-        return session_error(s, MPI_ERR_NO_MEM, "%s: out of memory", fn);
+        return mpir_session_error(s, MPI_ERR_NO_MEM, "%s: out of memory", fn);
     }
     *info = (MPI_Info)i;
     return MPI_SUCCESS;
@@ -213,7 +223,7 @@ int MPI_Group_from_session_pset(MPI_Session session, const char *pset_name,
         return rc;
     int k = pset_index(pset_name);
     if (k < 0 || !newgroup)
-        return session_error(s, MPI_ERR_ARG, "%s: %s%s%s", fn,
+        return mpir_session_error(s, MPI_ERR_ARG, "%s: %s%s%s", fn,
                              newgroup ? "no process set " : "NULL newgroup",
                              newgroup && pset_name ? pset_name : "", "");
     int n = k == 0 ? mpid.size : 1;
@@ -226,7 +236,8 @@ int MPI_Group_from_session_pset(MPI_Session session, const char *pset_name,
         free(w);
     }
     if (!g)
-        return session_error(s, MPI_ERR_NO_MEM, "%s: out of memory", fn);
+        return mpir_session_error(s, MPI_ERR_NO_MEM, "%s: out of memory", fn);
+    g->session = s; /* communicators made from it use the session's buffer */
     *newgroup = (MPI_Group)g;
     return MPI_SUCCESS;
 }
@@ -260,7 +271,7 @@ int MPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
     if ((rc = check_session(fn, session, &s)) || (rc = mpir_eh_check(fn, errhandler, &e)))
         return rc;
     if (e->kind == EH_USER && !e->session)
-        return session_error(s, MPI_ERR_ARG, "%s: the error handler was made for %s", fn,
+        return mpir_session_error(s, MPI_ERR_ARG, "%s: the error handler was made for %s", fn,
                              e->win ? "windows" : "communicators");
     if (e->kind == EH_USER)
         e->refs++;
@@ -277,7 +288,7 @@ int MPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler)
     if ((rc = check_session(fn, session, &s)))
         return rc;
     if (!errhandler)
-        return session_error(s, MPI_ERR_ARG, "%s: NULL errhandler", fn);
+        return mpir_session_error(s, MPI_ERR_ARG, "%s: NULL errhandler", fn);
     struct MPI_ABI_Errhandler *e = s->eh;
     if (e->kind == EH_USER) {
         e->refs++; /* the returned handle is a new reference */
@@ -295,6 +306,6 @@ int MPI_Session_call_errhandler(MPI_Session session, int errorcode)
     int rc;
     if ((rc = check_session(fn, session, &s)))
         return rc;
-    session_error(s, errorcode, "%s: error code %d raised by the application", fn, errorcode);
+    mpir_session_error(s, errorcode, "%s: error code %d raised by the application", fn, errorcode);
     return MPI_SUCCESS;
 }

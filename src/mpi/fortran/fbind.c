@@ -12,7 +12,7 @@
 #include "coll/coll.h"
 #include "fortran/fbind.h"
 
-MPI_Fint skiff_fc_bottom_, skiff_fc_in_place_;
+MPI_Fint skiff_fc_bottom_, skiff_fc_in_place_, skiff_fc_buffer_automatic_;
 MPI_Fint skiff_fc_unweighted_[1], skiff_fc_weights_empty_[1];
 
 /* ---- helpers of the generated bindings --------------------------------------- */

@@ -12,19 +12,21 @@
 #include "mpi_impl.h"
 
 /* The sentinel common blocks of mpif.h (handles.c defines the status ones). */
-extern MPI_Fint skiff_fc_bottom_, skiff_fc_in_place_;
+extern MPI_Fint skiff_fc_bottom_, skiff_fc_in_place_, skiff_fc_buffer_automatic_;
 extern MPI_Fint skiff_fc_status_ignore_[MPI_F_STATUS_SIZE];
 extern MPI_Fint skiff_fc_statuses_ignore_[MPI_F_STATUS_SIZE];
 extern MPI_Fint skiff_fc_unweighted_[1], skiff_fc_weights_empty_[1];
 
 #pragma GCC visibility push(hidden)
 
-/* Fortran's MPI_BOTTOM / MPI_IN_PLACE to C's; any other buffer as it is. */
+/* Fortran's MPI_BOTTOM / MPI_IN_PLACE / MPI_BUFFER_AUTOMATIC to C's; any
+ * other buffer as it is. */
 static inline void *fb_buf(const void *b)
 {
-    return b == &skiff_fc_bottom_     ? MPI_BOTTOM
-           : b == &skiff_fc_in_place_ ? MPI_IN_PLACE
-                                      : (void *)b;
+    return b == &skiff_fc_bottom_              ? MPI_BOTTOM
+           : b == &skiff_fc_in_place_          ? MPI_IN_PLACE
+           : b == &skiff_fc_buffer_automatic_  ? MPI_BUFFER_AUTOMATIC
+                                               : (void *)b;
 }
 static inline MPI_Status *fb_status(MPI_Fint *s)
 {

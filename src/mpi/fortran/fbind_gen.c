@@ -225,6 +225,46 @@ void mpi_buffer_detach_(void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror)
     *ierror = rc;
 }
 
+void mpi_buffer_flush_(MPI_Fint *ierror)
+{
+    int rc = MPI_Buffer_flush();
+    *ierror = rc;
+}
+
+void mpi_buffer_iflush_(MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Buffer_iflush(&c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+
+void mpi_comm_attach_buffer_(MPI_Fint *comm, void *buffer, MPI_Fint *size, MPI_Fint *ierror)
+{
+    int rc = MPI_Comm_attach_buffer(MPI_Comm_f2c(*comm), fb_buf(buffer), *size);
+    *ierror = rc;
+}
+
+void mpi_comm_detach_buffer_(MPI_Fint *comm, void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror)
+{
+    int rc = MPI_Comm_detach_buffer(MPI_Comm_f2c(*comm), buffer_addr, size);
+    *ierror = rc;
+}
+
+void mpi_comm_flush_buffer_(MPI_Fint *comm, MPI_Fint *ierror)
+{
+    int rc = MPI_Comm_flush_buffer(MPI_Comm_f2c(*comm));
+    *ierror = rc;
+}
+
+void mpi_comm_iflush_buffer_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Comm_iflush_buffer(MPI_Comm_f2c(*comm), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+
 void mpi_isend_(const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request = MPI_Request_f2c(*request);
@@ -1607,6 +1647,24 @@ void mpi_add_error_string_(MPI_Fint *errorcode, const char *string, MPI_Fint *ie
     char *c_string = fb_str_in(string, string_len);
     int rc = MPI_Add_error_string(*errorcode, c_string);
     free(c_string);
+    *ierror = rc;
+}
+
+void mpi_remove_error_class_(MPI_Fint *errorclass, MPI_Fint *ierror)
+{
+    int rc = MPI_Remove_error_class(*errorclass);
+    *ierror = rc;
+}
+
+void mpi_remove_error_code_(MPI_Fint *errorcode, MPI_Fint *ierror)
+{
+    int rc = MPI_Remove_error_code(*errorcode);
+    *ierror = rc;
+}
+
+void mpi_remove_error_string_(MPI_Fint *errorcode, MPI_Fint *ierror)
+{
+    int rc = MPI_Remove_error_string(*errorcode);
     *ierror = rc;
 }
 

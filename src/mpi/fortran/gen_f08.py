@@ -467,6 +467,9 @@ def emit_f08(fns, typed_consts, int_consts, raw_void):
           "  integer :: MPI_UNWEIGHTED(1), MPI_WEIGHTS_EMPTY(1)",
           "  common /skiff_fc_unweighted/ MPI_UNWEIGHTED",
           "  common /skiff_fc_weights_empty/ MPI_WEIGHTS_EMPTY",
+          "  integer :: MPI_BUFFER_AUTOMATIC",
+          "  common /skiff_fc_buffer_automatic/ MPI_BUFFER_AUTOMATIC",
+          "  save /skiff_fc_buffer_automatic/",
           "  save /skiff_fc_bottom/, /skiff_fc_in_place/, /skiff_fc_status_ignore/",
           "  save /skiff_fc_statuses_ignore/, /skiff_fc_unweighted/, /skiff_fc_weights_empty/"]
     L.append(HAND_F08_IFACE.rstrip("\n"))

@@ -335,6 +335,9 @@ module mpi_f08
   integer :: MPI_UNWEIGHTED(1), MPI_WEIGHTS_EMPTY(1)
   common /skiff_fc_unweighted/ MPI_UNWEIGHTED
   common /skiff_fc_weights_empty/ MPI_WEIGHTS_EMPTY
+  integer :: MPI_BUFFER_AUTOMATIC
+  common /skiff_fc_buffer_automatic/ MPI_BUFFER_AUTOMATIC
+  save /skiff_fc_buffer_automatic/
   save /skiff_fc_bottom/, /skiff_fc_in_place/, /skiff_fc_status_ignore/
   save /skiff_fc_statuses_ignore/, /skiff_fc_unweighted/, /skiff_fc_weights_empty/
 
@@ -896,6 +899,58 @@ module mpi_f08
       integer :: size
       integer :: ierror
     end subroutine skiff_c_buffer_detach
+  end interface
+  interface
+    subroutine skiff_c_buffer_flush(ierror) &
+        bind(C, name="mpi_buffer_flush_")
+      import
+      integer :: ierror
+    end subroutine skiff_c_buffer_flush
+  end interface
+  interface
+    subroutine skiff_c_buffer_iflush(request, ierror) &
+        bind(C, name="mpi_buffer_iflush_")
+      import
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_buffer_iflush
+  end interface
+  interface
+    subroutine skiff_c_comm_attach_buffer(comm, buffer, size, ierror) &
+        bind(C, name="mpi_comm_attach_buffer_")
+      import
+      type(MPI_Comm) :: comm
+      type(c_ptr), value :: buffer
+      integer :: size
+      integer :: ierror
+    end subroutine skiff_c_comm_attach_buffer
+  end interface
+  interface
+    subroutine skiff_c_comm_detach_buffer(comm, buffer_addr, size, ierror) &
+        bind(C, name="mpi_comm_detach_buffer_")
+      import
+      type(MPI_Comm) :: comm
+      type(c_ptr) :: buffer_addr
+      integer :: size
+      integer :: ierror
+    end subroutine skiff_c_comm_detach_buffer
+  end interface
+  interface
+    subroutine skiff_c_comm_flush_buffer(comm, ierror) &
+        bind(C, name="mpi_comm_flush_buffer_")
+      import
+      type(MPI_Comm) :: comm
+      integer :: ierror
+    end subroutine skiff_c_comm_flush_buffer
+  end interface
+  interface
+    subroutine skiff_c_comm_iflush_buffer(comm, request, ierror) &
+        bind(C, name="mpi_comm_iflush_buffer_")
+      import
+      type(MPI_Comm) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_comm_iflush_buffer
   end interface
   interface
     subroutine skiff_c_isend(buf, count, datatype, dest, tag, comm, request, ierror) &
@@ -3051,6 +3106,30 @@ module mpi_f08
     end subroutine skiff_c_add_error_string
   end interface
   interface
+    subroutine skiff_c_remove_error_class(errorclass, ierror) &
+        bind(C, name="mpi_remove_error_class_")
+      import
+      integer :: errorclass
+      integer :: ierror
+    end subroutine skiff_c_remove_error_class
+  end interface
+  interface
+    subroutine skiff_c_remove_error_code(errorcode, ierror) &
+        bind(C, name="mpi_remove_error_code_")
+      import
+      integer :: errorcode
+      integer :: ierror
+    end subroutine skiff_c_remove_error_code
+  end interface
+  interface
+    subroutine skiff_c_remove_error_string(errorcode, ierror) &
+        bind(C, name="mpi_remove_error_string_")
+      import
+      integer :: errorcode
+      integer :: ierror
+    end subroutine skiff_c_remove_error_string
+  end interface
+  interface
     subroutine skiff_c_grequest_complete(request, ierror) &
         bind(C, name="mpi_grequest_complete_")
       import
@@ -4267,6 +4346,24 @@ module mpi_f08
   interface MPI_Buffer_detach
     module procedure MPI_Buffer_detach_f08
   end interface MPI_Buffer_detach
+  interface MPI_Buffer_flush
+    module procedure MPI_Buffer_flush_f08
+  end interface MPI_Buffer_flush
+  interface MPI_Buffer_iflush
+    module procedure MPI_Buffer_iflush_f08
+  end interface MPI_Buffer_iflush
+  interface MPI_Comm_attach_buffer
+    module procedure MPI_Comm_attach_buffer_f08
+  end interface MPI_Comm_attach_buffer
+  interface MPI_Comm_detach_buffer
+    module procedure MPI_Comm_detach_buffer_f08
+  end interface MPI_Comm_detach_buffer
+  interface MPI_Comm_flush_buffer
+    module procedure MPI_Comm_flush_buffer_f08
+  end interface MPI_Comm_flush_buffer
+  interface MPI_Comm_iflush_buffer
+    module procedure MPI_Comm_iflush_buffer_f08
+  end interface MPI_Comm_iflush_buffer
   interface MPI_Isend
     module procedure MPI_Isend_f08
   end interface MPI_Isend
@@ -4798,6 +4895,15 @@ module mpi_f08
   interface MPI_Add_error_string
     module procedure MPI_Add_error_string_f08
   end interface MPI_Add_error_string
+  interface MPI_Remove_error_class
+    module procedure MPI_Remove_error_class_f08
+  end interface MPI_Remove_error_class
+  interface MPI_Remove_error_code
+    module procedure MPI_Remove_error_code_f08
+  end interface MPI_Remove_error_code
+  interface MPI_Remove_error_string
+    module procedure MPI_Remove_error_string_f08
+  end interface MPI_Remove_error_string
   interface MPI_Grequest_complete
     module procedure MPI_Grequest_complete_f08
   end interface MPI_Grequest_complete
@@ -5788,6 +5894,60 @@ contains
     if (e == MPI_SUCCESS) call skiff_c_buffer_detach(buffer_addr, size, e)
     if (present(ierror)) ierror = e
   end subroutine MPI_Buffer_detach_f08
+  subroutine MPI_Buffer_flush_f08(ierror)
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_buffer_flush(e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Buffer_flush_f08
+  subroutine MPI_Buffer_iflush_f08(request, ierror)
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_buffer_iflush(request, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Buffer_iflush_f08
+  subroutine MPI_Comm_attach_buffer_f08(comm, buffer, size, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    type(*), dimension(..), target :: buffer
+    integer, intent(in) :: size
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_buffer
+    e = MPI_SUCCESS
+    p_buffer = skiff_f08_addr(buffer, e)
+    if (e == MPI_SUCCESS) call skiff_c_comm_attach_buffer(comm, p_buffer, size, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Comm_attach_buffer_f08
+  subroutine MPI_Comm_detach_buffer_f08(comm, buffer_addr, size, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    type(c_ptr) :: buffer_addr
+    integer :: size
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_comm_detach_buffer(comm, buffer_addr, size, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Comm_detach_buffer_f08
+  subroutine MPI_Comm_flush_buffer_f08(comm, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_comm_flush_buffer(comm, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Comm_flush_buffer_f08
+  subroutine MPI_Comm_iflush_buffer_f08(comm, request, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_comm_iflush_buffer(comm, request, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Comm_iflush_buffer_f08
   subroutine MPI_Isend_f08(buf, count, datatype, dest, tag, comm, request, ierror)
     type(*), dimension(..), intent(in), target :: buf
     integer, intent(in) :: count
@@ -8393,6 +8553,30 @@ contains
     if (e == MPI_SUCCESS) call skiff_c_add_error_string(errorcode, string, e, len(string, c_size_t))
     if (present(ierror)) ierror = e
   end subroutine MPI_Add_error_string_f08
+  subroutine MPI_Remove_error_class_f08(errorclass, ierror)
+    integer, intent(in) :: errorclass
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_remove_error_class(errorclass, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Remove_error_class_f08
+  subroutine MPI_Remove_error_code_f08(errorcode, ierror)
+    integer, intent(in) :: errorcode
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_remove_error_code(errorcode, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Remove_error_code_f08
+  subroutine MPI_Remove_error_string_f08(errorcode, ierror)
+    integer, intent(in) :: errorcode
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_remove_error_string(errorcode, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Remove_error_string_f08
   subroutine MPI_Grequest_complete_f08(request, ierror)
     type(MPI_Request), intent(in) :: request
     integer, optional, intent(out) :: ierror

@@ -223,6 +223,34 @@ module mpi
       integer :: size
       integer :: ierror
     end subroutine MPI_Buffer_attach
+    subroutine MPI_Buffer_flush(ierror)
+      import
+      integer :: ierror
+    end subroutine MPI_Buffer_flush
+    subroutine MPI_Buffer_iflush(request, ierror)
+      import
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_Buffer_iflush
+    subroutine MPI_Comm_attach_buffer(comm, buffer, size, ierror)
+      import
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      integer :: comm
+      type(*), dimension(*) :: buffer
+      integer :: size
+      integer :: ierror
+    end subroutine MPI_Comm_attach_buffer
+    subroutine MPI_Comm_flush_buffer(comm, ierror)
+      import
+      integer :: comm
+      integer :: ierror
+    end subroutine MPI_Comm_flush_buffer
+    subroutine MPI_Comm_iflush_buffer(comm, request, ierror)
+      import
+      integer :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_Comm_iflush_buffer
     subroutine MPI_Isend(buf, count, datatype, dest, tag, comm, request, ierror)
       import
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -1928,6 +1956,21 @@ module mpi
       character(len=*) :: string
       integer :: ierror
     end subroutine MPI_Add_error_string
+    subroutine MPI_Remove_error_class(errorclass, ierror)
+      import
+      integer :: errorclass
+      integer :: ierror
+    end subroutine MPI_Remove_error_class
+    subroutine MPI_Remove_error_code(errorcode, ierror)
+      import
+      integer :: errorcode
+      integer :: ierror
+    end subroutine MPI_Remove_error_code
+    subroutine MPI_Remove_error_string(errorcode, ierror)
+      import
+      integer :: errorcode
+      integer :: ierror
+    end subroutine MPI_Remove_error_string
     subroutine MPI_Grequest_complete(request, ierror)
       import
       integer :: request

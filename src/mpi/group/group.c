@@ -11,7 +11,7 @@
 #include "device/device.h"
 #include "group/group.h"
 
-struct MPI_ABI_Group mpir_group_empty = {MAGIC_GROUP, 1, 0, MPI_UNDEFINED, NULL};
+struct MPI_ABI_Group mpir_group_empty = {MAGIC_GROUP, 1, 0, MPI_UNDEFINED, NULL, NULL};
 
 struct MPI_ABI_Group *group_new(int n, const int *world)
 {
@@ -26,6 +26,7 @@ struct MPI_ABI_Group *group_new(int n, const int *world)
     if (n)
         memcpy(g->world, world, (size_t)n * sizeof *world);
     g->magic = MAGIC_GROUP;
+    g->session = NULL;
     g->refs = 1;
     g->size = n;
     g->rank = MPI_UNDEFINED;

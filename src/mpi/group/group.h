@@ -19,6 +19,7 @@ struct MPI_ABI_Group {
     int size;
     int rank;   /* my rank in it, or MPI_UNDEFINED */
     int *world; /* [size] world rank of each member */
+    struct MPI_ABI_Session *session; /* MPI_Group_from_session_pset's, else NULL */
 };
 
 extern struct MPI_ABI_Group mpir_group_empty;
