@@ -1059,6 +1059,8 @@ typedef struct MPI_ABI_Session *MPI_Session;
 #define MPI_MAX_PSET_NAME_LEN 1024
 #define MPI_MAX_STRINGTAG_LEN 1024
 typedef void(MPI_Session_errhandler_function)(MPI_Session *session, int *error_code, ...);
+MPI_Fint MPI_Session_c2f(MPI_Session session);
+MPI_Session MPI_Session_f2c(MPI_Fint session);
 int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session);
 int MPI_Session_finalize(MPI_Session *session);
 int MPI_Session_get_info(MPI_Session session, MPI_Info *info_used);

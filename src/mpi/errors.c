@@ -146,8 +146,10 @@ int mpir_report(struct MPI_ABI_Errhandler *eh, void *handle, int cls, const char
             skf_abort_quiet(mpid.ctx, cls ? cls : 1, msg);
         exit(cls ? cls : 1);
     }
-    if (eh->kind == EH_USER && eh->fortran) { /* SUBROUTINE h(comm or win, code) */
-        MPI_Fint f = eh->win ? MPI_Win_c2f((MPI_Win)handle) : MPI_Comm_c2f((MPI_Comm)handle);
+    if (eh->kind == EH_USER && eh->fortran) { /* SUBROUTINE h(comm, win or session, code) */
+        MPI_Fint f = eh->win       ? MPI_Win_c2f((MPI_Win)handle)
+                     : eh->session ? MPI_Session_c2f((MPI_Session)handle)
+                                   : MPI_Comm_c2f((MPI_Comm)handle);
         MPI_Fint code = cls;
         ((void (*)(MPI_Fint *, MPI_Fint *))(void (*)(void))eh->fn)(&f, &code);
     } else if (eh->kind == EH_USER) {

@@ -6,6 +6,7 @@
  * all arguments by reference, ierror last, then the hidden lengths of the
  * CHARACTER arguments (size_t since gfortran 8).
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "attr/attr.h"
@@ -100,28 +101,28 @@ static void register_booleans(void)
     }
 }
 
-void mpi_init_(MPI_Fint *ierror)
+void pmpi_init_(MPI_Fint *ierror)
 {
     *ierror = MPI_Init(NULL, NULL);
     if (*ierror == MPI_SUCCESS)
         register_booleans();
 }
 
-void mpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror)
+void pmpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror)
 {
     *ierror = MPI_Init_thread(NULL, NULL, *required, provided);
     if (*ierror == MPI_SUCCESS)
         register_booleans();
 }
 
-double mpi_wtime_(void) { return MPI_Wtime(); }
-double mpi_wtick_(void) { return MPI_Wtick(); }
-MPI_Aint mpi_aint_add_(MPI_Aint *base, MPI_Aint *disp) { return MPI_Aint_add(*base, *disp); }
-MPI_Aint mpi_aint_diff_(MPI_Aint *a, MPI_Aint *b) { return MPI_Aint_diff(*a, *b); }
+double pmpi_wtime_(void) { return MPI_Wtime(); }
+double pmpi_wtick_(void) { return MPI_Wtick(); }
+MPI_Aint pmpi_aint_add_(MPI_Aint *base, MPI_Aint *disp) { return MPI_Aint_add(*base, *disp); }
+MPI_Aint pmpi_aint_diff_(MPI_Aint *a, MPI_Aint *b) { return MPI_Aint_diff(*a, *b); }
 
 /* A user op written in Fortran: SUBROUTINE f(invec, inoutvec, len, datatype),
  * the datatype an INTEGER handle (coll/op.c converts it per call). */
-void mpi_op_create_(MPI_User_function *fn, MPI_Fint *commute, MPI_Fint *op, MPI_Fint *ierror)
+void pmpi_op_create_(MPI_User_function *fn, MPI_Fint *commute, MPI_Fint *op, MPI_Fint *ierror)
 {
     MPI_Op c = MPI_OP_NULL;
     *ierror = MPI_Op_create(fn, *commute, &c);
@@ -140,18 +141,46 @@ static void eh_made(MPI_Fint rc, MPI_Errhandler *c, MPI_Fint *errhandler, MPI_Fi
     *ierror = rc;
 }
 
-void mpi_comm_create_errhandler_(MPI_Comm_errhandler_function *fn, MPI_Fint *errhandler,
+void pmpi_comm_create_errhandler_(MPI_Comm_errhandler_function *fn, MPI_Fint *errhandler,
                                  MPI_Fint *ierror)
 {
     MPI_Errhandler c;
     eh_made(MPI_Comm_create_errhandler(fn, &c), &c, errhandler, ierror);
 }
 
-void mpi_win_create_errhandler_(MPI_Win_errhandler_function *fn, MPI_Fint *errhandler,
+void pmpi_win_create_errhandler_(MPI_Win_errhandler_function *fn, MPI_Fint *errhandler,
                                 MPI_Fint *ierror)
 {
     MPI_Errhandler c;
     eh_made(MPI_Win_create_errhandler(fn, &c), &c, errhandler, ierror);
+}
+
+void pmpi_session_create_errhandler_(MPI_Session_errhandler_function *fn, MPI_Fint *errhandler,
+                                    MPI_Fint *ierror)
+{
+    MPI_Errhandler c;
+    eh_made(MPI_Session_create_errhandler(fn, &c), &c, errhandler, ierror);
+}
+
+/* Fortran's MPI_INFO_CREATE_ENV(INFO, IERROR) has no argc/argv: the
+ * program's arguments are the process's own (/proc/self/cmdline, NUL-separated),
+ * as COMMAND_ARGUMENT would give them. */
+void pmpi_info_create_env_(MPI_Fint *info, MPI_Fint *ierror)
+{
+    enum { ROOM = 65536, MAX_ARGS = 256 };
+    char *args = fb_alloc(ROOM, 1), *argv[MAX_ARGS];
+    int argc = 0;
+    FILE *f = fopen("/proc/self/cmdline", "r");
+    size_t n = f ? fread(args, 1, ROOM - 1, f) : 0;
+    if (f)
+        fclose(f);
+    args[n] = '\0';
+    for (size_t at = 0; at < n && argc < MAX_ARGS; at += strlen(args + at) + 1)
+        argv[argc++] = args + at;
+    MPI_Info c = MPI_INFO_NULL;
+    *ierror = MPI_Info_create_env(argc, argv, &c); /* the info keeps copies */
+    fb_free(args);
+    *info = MPI_Info_c2f(c);
 }
 
 /* Attributes: Fortran stores and reads an INTEGER(KIND=MPI_ADDRESS_KIND)
@@ -171,12 +200,12 @@ static MPI_Aint attr_value(int keyval, void *v)
 }
 
 #define ATTR_BINDINGS(lower, Kind, Obj)                                                        \
-    void mpi_##lower##_set_attr_(MPI_Fint *obj, MPI_Fint *keyval, MPI_Aint *val,               \
+    void pmpi_##lower##_set_attr_(MPI_Fint *obj, MPI_Fint *keyval, MPI_Aint *val,               \
                                  MPI_Fint *ierror)                                             \
     {                                                                                          \
         *ierror = MPI_##Kind##_set_attr(MPI_##Obj##_f2c(*obj), *keyval, (void *)*val);         \
     }                                                                                          \
-    void mpi_##lower##_get_attr_(MPI_Fint *obj, MPI_Fint *keyval, MPI_Aint *val,               \
+    void pmpi_##lower##_get_attr_(MPI_Fint *obj, MPI_Fint *keyval, MPI_Aint *val,               \
                                  MPI_Fint *flag, MPI_Fint *ierror)                             \
     {                                                                                          \
         void *v = NULL;                                                                        \
@@ -185,14 +214,16 @@ static MPI_Aint attr_value(int keyval, void *v)
         if (*ierror == MPI_SUCCESS && f)                                                       \
             *val = attr_value(*keyval, v);                                                     \
         *flag = f != 0;                                                                        \
-    }
+    }                                                                                          \
+    FORTRAN_PMPI(mpi_##lower##_set_attr_)                                                      \
+    FORTRAN_PMPI(mpi_##lower##_get_attr_)
 /* MPI-1's MPI_ATTR_PUT/GET: the same with a default INTEGER value. */
-void mpi_attr_put_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *val, MPI_Fint *ierror)
+void pmpi_attr_put_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *val, MPI_Fint *ierror)
 {
     *ierror = MPI_Attr_put(MPI_Comm_f2c(*comm), *keyval, (void *)(MPI_Aint)*val);
 }
 
-void mpi_attr_get_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *val, MPI_Fint *flag,
+void pmpi_attr_get_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *val, MPI_Fint *flag,
                    MPI_Fint *ierror)
 {
     void *v = NULL;
@@ -285,7 +316,7 @@ static fortran_fn *delete_fn(fortran_fn *f)
 }
 
 #define KEYVAL_BINDING(lower, Kind)                                                            \
-    void mpi_##lower##_create_keyval_(fortran_fn *copy, fortran_fn *del, MPI_Fint *keyval,     \
+    void pmpi_##lower##_create_keyval_(fortran_fn *copy, fortran_fn *del, MPI_Fint *keyval,     \
                                       MPI_Aint *extra_state, MPI_Fint *ierror)                 \
     {                                                                                          \
         int k = MPI_KEYVAL_INVALID;                                                            \
@@ -293,12 +324,13 @@ static fortran_fn *delete_fn(fortran_fn *f)
                                             (MPI_##Kind##_delete_attr_function *)delete_fn(del), \
                                             &k, (void *)*extra_state);                         \
         keyval_made(rc, k, ATTR_LANG_FORTRAN, keyval, ierror);                                 \
-    }
+    }                                                                                          \
+    FORTRAN_PMPI(mpi_##lower##_create_keyval_)
 KEYVAL_BINDING(comm, Comm)
 KEYVAL_BINDING(type, Type)
 KEYVAL_BINDING(win, Win)
 
-void mpi_keyval_create_(fortran_fn *copy, fortran_fn *del, MPI_Fint *keyval, MPI_Fint *extra_state,
+void pmpi_keyval_create_(fortran_fn *copy, fortran_fn *del, MPI_Fint *keyval, MPI_Fint *extra_state,
                         MPI_Fint *ierror)
 {
     int k = MPI_KEYVAL_INVALID;
@@ -348,7 +380,7 @@ static int fgreq_cancel(void *extra, int complete)
     return ierror;
 }
 
-void mpi_grequest_start_(fgreq_query_fn *query, fgreq_free_fn *free_fn, fgreq_cancel_fn *cancel,
+void pmpi_grequest_start_(fgreq_query_fn *query, fgreq_free_fn *free_fn, fgreq_cancel_fn *cancel,
                          MPI_Aint *extra_state, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request r = MPI_REQUEST_NULL;
@@ -365,3 +397,20 @@ void mpi_grequest_start_(fgreq_query_fn *query, fgreq_free_fn *free_fn, fgreq_ca
         free(g);
     *request = MPI_Request_c2f(r);
 }
+
+/* MPI_ names of the bindings above (the generated ones have theirs in fbind_gen.c) */
+FORTRAN_PMPI(mpi_init_)
+FORTRAN_PMPI(mpi_init_thread_)
+FORTRAN_PMPI(mpi_wtime_)
+FORTRAN_PMPI(mpi_wtick_)
+FORTRAN_PMPI(mpi_aint_add_)
+FORTRAN_PMPI(mpi_aint_diff_)
+FORTRAN_PMPI(mpi_op_create_)
+FORTRAN_PMPI(mpi_comm_create_errhandler_)
+FORTRAN_PMPI(mpi_win_create_errhandler_)
+FORTRAN_PMPI(mpi_session_create_errhandler_)
+FORTRAN_PMPI(mpi_info_create_env_)
+FORTRAN_PMPI(mpi_attr_put_)
+FORTRAN_PMPI(mpi_attr_get_)
+FORTRAN_PMPI(mpi_keyval_create_)
+FORTRAN_PMPI(mpi_grequest_start_)

@@ -52,6 +52,12 @@ static inline void fb_one_based(MPI_Fint *idx, int n)
             idx[i]++;
 }
 
+/* Profiling: every binding is defined as pmpi_x_ and mpi_x_ is a weak alias
+ * of it, so a tool that defines MPI_X (mpi_x_) and calls PMPI_X intercepts
+ * the Fortran call; a C tool intercepting MPI_X sees it too (the bindings
+ * call the C MPI_ functions). */
+#define FORTRAN_PMPI(name) extern __typeof__(p##name) name __attribute__((weak, alias("p" #name)));
+
 /* Temporary handle arrays (NULL for n <= 0). */
 void *fb_alloc(int n, size_t size);
 void fb_free(void *p);

@@ -11,7 +11,7 @@ datatype, a datatype describing the section.  ierror is optional.
 import re
 
 HANDLE_TYPES = ["MPI_Comm", "MPI_Datatype", "MPI_Group", "MPI_Op", "MPI_Info",
-                "MPI_Errhandler", "MPI_Request", "MPI_Message", "MPI_Win"]
+                "MPI_Errhandler", "MPI_Request", "MPI_Message", "MPI_Win", "MPI_Session"]
 LOGICAL_SCALARS = {"flag", "commute", "weighted", "reorder", "high"}
 LOGICAL_ARRAYS = {"periods", "remain_dims"}
 KIND_OF = {"MPI_Aint": "MPI_ADDRESS_KIND", "MPI_Count": "MPI_COUNT_KIND",
@@ -182,22 +182,13 @@ HAND_F08 = """
     integer(kind=MPI_ADDRESS_KIND) :: r
     r = skiff_c_aint_diff(addr1, addr2)
   end function MPI_Aint_diff
-  subroutine MPI_Comm_create_errhandler_f08(comm_errhandler_fn, errhandler, ierror)
-    procedure(MPI_Comm_errhandler_function) :: comm_errhandler_fn
-    type(MPI_Errhandler), intent(out) :: errhandler
+  subroutine MPI_Info_create_env_f08(info, ierror)
+    type(MPI_Info), intent(out) :: info
     integer, optional, intent(out) :: ierror
     integer :: e
-    call skiff_c_comm_create_errhandler(c_funloc(comm_errhandler_fn), errhandler, e)
+    call skiff_c_info_create_env(info, e)
     if (present(ierror)) ierror = e
-  end subroutine MPI_Comm_create_errhandler_f08
-  subroutine MPI_Win_create_errhandler_f08(win_errhandler_fn, errhandler, ierror)
-    procedure(MPI_Win_errhandler_function) :: win_errhandler_fn
-    type(MPI_Errhandler), intent(out) :: errhandler
-    integer, optional, intent(out) :: ierror
-    integer :: e
-    call skiff_c_win_create_errhandler(c_funloc(win_errhandler_fn), errhandler, e)
-    if (present(ierror)) ierror = e
-  end subroutine MPI_Win_create_errhandler_f08
+  end subroutine MPI_Info_create_env_f08
   subroutine MPI_Op_create_f08(user_fn, commute, op, ierror)
     procedure(MPI_User_function) :: user_fn
     logical, intent(in) :: commute
@@ -252,20 +243,11 @@ HAND_F08_IFACE = """
       type(MPI_Op) :: op
       integer :: ierror
     end subroutine skiff_c_op_create
-    subroutine skiff_c_comm_create_errhandler(fn, errhandler, ierror) &
-        bind(C, name="mpi_comm_create_errhandler_")
+    subroutine skiff_c_info_create_env(info, ierror) bind(C, name="mpi_info_create_env_")
       import
-      type(c_funptr), value :: fn
-      type(MPI_Errhandler) :: errhandler
+      type(MPI_Info) :: info
       integer :: ierror
-    end subroutine skiff_c_comm_create_errhandler
-    subroutine skiff_c_win_create_errhandler(fn, errhandler, ierror) &
-        bind(C, name="mpi_win_create_errhandler_")
-      import
-      type(c_funptr), value :: fn
-      type(MPI_Errhandler) :: errhandler
-      integer :: ierror
-    end subroutine skiff_c_win_create_errhandler
+    end subroutine skiff_c_info_create_env
     subroutine skiff_c_grequest_start(query, free, cancel, extra_state, request, ierror) &
         bind(C, name="mpi_grequest_start_")
       import
@@ -299,16 +281,6 @@ HAND_F08_IFACE = """
       integer :: len
       type(MPI_Datatype) :: datatype
     end subroutine MPI_User_function
-    subroutine MPI_Comm_errhandler_function(comm, error_code)
-      import
-      type(MPI_Comm) :: comm
-      integer :: error_code
-    end subroutine MPI_Comm_errhandler_function
-    subroutine MPI_Win_errhandler_function(win, error_code)
-      import
-      type(MPI_Win) :: win
-      integer :: error_code
-    end subroutine MPI_Win_errhandler_function
     subroutine MPI_Grequest_query_function(extra_state, status, ierror)
       import
       integer(kind=MPI_ADDRESS_KIND) :: extra_state
@@ -354,6 +326,35 @@ def sizeof_routines(optional_ierror):
 
 
 ATTR_KINDS = (("Comm", "MPI_Comm"), ("Type", "MPI_Datatype"), ("Win", "MPI_Win"))
+EH_KINDS = (("Comm", "MPI_Comm"), ("Win", "MPI_Win"), ("Session", "MPI_Session"))
+
+
+def errhandler_routines():
+    """MPI_{Comm,Win,Session}_create_errhandler with handlers written in
+    Fortran: the abstract interfaces of the handlers, and procedures that pass
+    the handler's address to the C bindings of fbind.c."""
+    I, P = ["  abstract interface"], []
+    for kind, t in EH_KINDS:
+        k = kind.lower()
+        I += [f"    subroutine MPI_{kind}_errhandler_function({k}, error_code)", "      import",
+              f"      type({t}) :: {k}", "      integer :: error_code",
+              f"    end subroutine MPI_{kind}_errhandler_function"]
+    I += ["  end interface", "  interface"]
+    for kind, t in EH_KINDS:
+        k = kind.lower()
+        I += [f"    subroutine skiff_c_{k}_create_errhandler(fn, errhandler, ierror) &",
+              f"        bind(C, name=\"mpi_{k}_create_errhandler_\")", "      import",
+              "      type(c_funptr), value :: fn", "      type(MPI_Errhandler) :: errhandler",
+              "      integer :: ierror", f"    end subroutine skiff_c_{k}_create_errhandler"]
+        P += [f"  subroutine MPI_{kind}_create_errhandler_f08({k}_errhandler_fn, errhandler, ierror)",
+              f"    procedure(MPI_{kind}_errhandler_function) :: {k}_errhandler_fn",
+              "    type(MPI_Errhandler), intent(out) :: errhandler",
+              "    integer, optional, intent(out) :: ierror", "    integer :: e",
+              f"    call skiff_c_{k}_create_errhandler(c_funloc({k}_errhandler_fn), errhandler, e)",
+              "    if (present(ierror)) ierror = e",
+              f"  end subroutine MPI_{kind}_create_errhandler_f08"]
+    I.append("  end interface")
+    return I, P, [f"MPI_{k}_create_errhandler" for k, _ in EH_KINDS]
 
 
 def attr_routines():
@@ -386,7 +387,8 @@ def attr_routines():
     I.append("  end interface")
     names = [f"MPI_{k}_{op}_attr" for k, _ in ATTR_KINDS for op in ("set", "get")]
     ki, kp, knames = keyval_routines()
-    return I + ki, P + kp, names + knames
+    ei, ep, enames = errhandler_routines()
+    return I + ki + ei, P + kp + ep, names + knames + enames
 
 
 def keyval_routines():
@@ -479,8 +481,7 @@ def emit_f08(fns, typed_consts, int_consts, raw_void):
         ifaces += i
         procs += p
     generic = [f.name for f in fns] + ["MPI_Init", "MPI_Init_thread", "MPI_Op_create",
-                                       "MPI_Comm_create_errhandler", "MPI_Win_create_errhandler",
-                                       "MPI_Grequest_start"]
+                                       "MPI_Grequest_start", "MPI_Info_create_env"]
     generic += attr_names
     L += ifaces
     for g in generic:

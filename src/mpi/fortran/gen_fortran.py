@@ -31,18 +31,18 @@ def output(path):
     return os.path.join(OUTDIR, os.path.basename(path)) if OUTDIR else os.path.join(ROOT, path)
 HANDLES = {"MPI_Comm": "Comm", "MPI_Datatype": "Type", "MPI_Group": "Group", "MPI_Op": "Op",
            "MPI_Info": "Info", "MPI_Errhandler": "Errhandler", "MPI_Request": "Request",
-           "MPI_Message": "Message", "MPI_Win": "Win"}
+           "MPI_Message": "Message", "MPI_Win": "Win", "MPI_Session": "Session"}
 # written by hand (fbind.c), or C-only by the standard
 HAND = {"MPI_Init", "MPI_Init_thread", "MPI_Wtime", "MPI_Wtick", "MPI_Op_create",
         "MPI_Comm_set_attr", "MPI_Comm_get_attr", "MPI_Type_set_attr", "MPI_Type_get_attr",
         "MPI_Win_set_attr", "MPI_Win_get_attr", "MPI_Aint_add", "MPI_Aint_diff",
         "MPI_Comm_create_errhandler", "MPI_Win_create_errhandler", "MPI_Attr_put", "MPI_Attr_get",
         "MPI_Comm_create_keyval", "MPI_Type_create_keyval", "MPI_Win_create_keyval",
-        "MPI_Keyval_create", "MPI_Grequest_start"}
+        "MPI_Keyval_create", "MPI_Grequest_start", "MPI_Session_create_errhandler",
+        "MPI_Info_create_env"}
 C_ONLY = re.compile(r"MPI_(\w+_(c2f|f2c)|Status_(c2f|f2c|c2f08|f082c|f2f08|f082f)|Pcontrol|T_\w+|Abi_\w+)$")
-# Fortran's form differs from C's and is not written yet (docs/fortran.md):
-# MPI_Info_create_env has no argc/argv in Fortran
-NOT_YET = {"MPI_Info_create_env"}
+# Fortran's form differs from C's and is not written yet (docs/fortran.md)
+NOT_YET = set()
 # void * arguments that are not communication buffers: passed as they are
 RAW_VOID = {"baseptr", "buffer_addr", "location"}
 # void * arguments whose Fortran meaning differs (an INTEGER(KIND=MPI_ADDRESS_KIND)
@@ -167,7 +167,7 @@ def emit_c(fns):
            '#include "fortran/fbind.h"', ""]
     for fn in fns:
         args = fn.fargs + ["MPI_Fint *ierror"] + fn.hidden
-        out.append(f"void {fn.name.lower()}_({', '.join(args)})")
+        out.append(f"void p{fn.name.lower()}_({', '.join(args)})")
         out.append("{")
         for line in fn.pre:
             out.append("    " + line)
@@ -176,6 +176,7 @@ def emit_c(fns):
             out.append("    " + line)
         out.append("    *ierror = rc;")
         out.append("}")
+        out.append(f"FORTRAN_PMPI({fn.name.lower()}_)")
         out.append("")
     return "\n".join(out)
 
@@ -238,6 +239,10 @@ def emit_mpif(consts, nfuncs):
           "      EXTERNAL MPI_WTIME, MPI_WTICK",
           "      INTEGER(KIND=MPI_ADDRESS_KIND) MPI_AINT_ADD, MPI_AINT_DIFF",
           "      EXTERNAL MPI_AINT_ADD, MPI_AINT_DIFF",
+          "      DOUBLE PRECISION PMPI_WTIME, PMPI_WTICK",
+          "      EXTERNAL PMPI_WTIME, PMPI_WTICK",
+          "      INTEGER(KIND=MPI_ADDRESS_KIND) PMPI_AINT_ADD, PMPI_AINT_DIFF",
+          "      EXTERNAL PMPI_AINT_ADD, PMPI_AINT_DIFF",
           "! The predefined attribute callbacks"]
     for k in ("COMM_", "TYPE_", "WIN_", ""):
         L.append(f"      EXTERNAL MPI_{k}NULL_COPY_FN, MPI_{k}DUP_FN")
@@ -288,8 +293,7 @@ def main():
         f.write(emit_module(fns))
     types = {}
     consts = constants(text, types)
-    # handle constants of a kind mpi_f08 has no derived type for (MPI_Session:
-    # sessions have no Fortran bindings yet) are left out of mpi_f08
+    # handle constants of a kind mpi_f08 has no derived type for are left out
     typed = [(n, types[n], v) for n, v in consts if n in types and types[n] in HANDLES]
     ints = [(n, v) for n, v in consts if n not in types]
     with open(output("src/mpi/fortran/mpi_f08.f90"), "w") as f:

@@ -127,6 +127,7 @@ CONVERSIONS(Info, MPI_Info, MPI_INFO_NULL)
 CONVERSIONS(Errhandler, MPI_Errhandler, MPI_ERRHANDLER_NULL)
 CONVERSIONS(Message, MPI_Message, MPI_MESSAGE_NULL)
 CONVERSIONS(Win, MPI_Win, MPI_WIN_NULL)
+CONVERSIONS(Session, MPI_Session, MPI_SESSION_NULL)
 
 /* ---- statuses -------------------------------------------------------------
  * Fortran's MPI_STATUS_IGNORE and MPI_STATUSES_IGNORE are common blocks that

@@ -34,6 +34,9 @@ module mpi_f08
   type, bind(C) :: MPI_Win
     integer(c_int) :: MPI_VAL
   end type MPI_Win
+  type, bind(C) :: MPI_Session
+    integer(c_int) :: MPI_VAL
+  end type MPI_Session
   type, bind(C) :: MPI_Status
     integer(c_int) :: MPI_SOURCE, MPI_TAG, MPI_ERROR
     integer(c_int) :: internal(5)
@@ -139,6 +142,7 @@ module mpi_f08
   type(MPI_Datatype), parameter :: MPI_REAL16 = MPI_Datatype(738)
   type(MPI_Datatype), parameter :: MPI_COMPLEX16 = MPI_Datatype(739)
   type(MPI_Datatype), parameter :: MPI_COMPLEX32 = MPI_Datatype(747)
+  type(MPI_Session), parameter :: MPI_SESSION_NULL = MPI_Session(288)
   type(MPI_Datatype), parameter :: MPI_LONG_LONG_INT = MPI_Datatype(523)
   type(MPI_Datatype), parameter :: MPI_C_COMPLEX = MPI_Datatype(530)
   integer, parameter :: MPI_VERSION = 3
@@ -371,20 +375,11 @@ module mpi_f08
       type(MPI_Op) :: op
       integer :: ierror
     end subroutine skiff_c_op_create
-    subroutine skiff_c_comm_create_errhandler(fn, errhandler, ierror) &
-        bind(C, name="mpi_comm_create_errhandler_")
+    subroutine skiff_c_info_create_env(info, ierror) bind(C, name="mpi_info_create_env_")
       import
-      type(c_funptr), value :: fn
-      type(MPI_Errhandler) :: errhandler
+      type(MPI_Info) :: info
       integer :: ierror
-    end subroutine skiff_c_comm_create_errhandler
-    subroutine skiff_c_win_create_errhandler(fn, errhandler, ierror) &
-        bind(C, name="mpi_win_create_errhandler_")
-      import
-      type(c_funptr), value :: fn
-      type(MPI_Errhandler) :: errhandler
-      integer :: ierror
-    end subroutine skiff_c_win_create_errhandler
+    end subroutine skiff_c_info_create_env
     subroutine skiff_c_grequest_start(query, free, cancel, extra_state, request, ierror) &
         bind(C, name="mpi_grequest_start_")
       import
@@ -418,16 +413,6 @@ module mpi_f08
       integer :: len
       type(MPI_Datatype) :: datatype
     end subroutine MPI_User_function
-    subroutine MPI_Comm_errhandler_function(comm, error_code)
-      import
-      type(MPI_Comm) :: comm
-      integer :: error_code
-    end subroutine MPI_Comm_errhandler_function
-    subroutine MPI_Win_errhandler_function(win, error_code)
-      import
-      type(MPI_Win) :: win
-      integer :: error_code
-    end subroutine MPI_Win_errhandler_function
     subroutine MPI_Grequest_query_function(extra_state, status, ierror)
       import
       integer(kind=MPI_ADDRESS_KIND) :: extra_state
@@ -565,6 +550,46 @@ module mpi_f08
       integer :: keyval, ierror
       integer(kind=c_intptr_t) :: extra_state
     end subroutine skiff_c_win_create_keyval
+  end interface
+  abstract interface
+    subroutine MPI_Comm_errhandler_function(comm, error_code)
+      import
+      type(MPI_Comm) :: comm
+      integer :: error_code
+    end subroutine MPI_Comm_errhandler_function
+    subroutine MPI_Win_errhandler_function(win, error_code)
+      import
+      type(MPI_Win) :: win
+      integer :: error_code
+    end subroutine MPI_Win_errhandler_function
+    subroutine MPI_Session_errhandler_function(session, error_code)
+      import
+      type(MPI_Session) :: session
+      integer :: error_code
+    end subroutine MPI_Session_errhandler_function
+  end interface
+  interface
+    subroutine skiff_c_comm_create_errhandler(fn, errhandler, ierror) &
+        bind(C, name="mpi_comm_create_errhandler_")
+      import
+      type(c_funptr), value :: fn
+      type(MPI_Errhandler) :: errhandler
+      integer :: ierror
+    end subroutine skiff_c_comm_create_errhandler
+    subroutine skiff_c_win_create_errhandler(fn, errhandler, ierror) &
+        bind(C, name="mpi_win_create_errhandler_")
+      import
+      type(c_funptr), value :: fn
+      type(MPI_Errhandler) :: errhandler
+      integer :: ierror
+    end subroutine skiff_c_win_create_errhandler
+    subroutine skiff_c_session_create_errhandler(fn, errhandler, ierror) &
+        bind(C, name="mpi_session_create_errhandler_")
+      import
+      type(c_funptr), value :: fn
+      type(MPI_Errhandler) :: errhandler
+      integer :: ierror
+    end subroutine skiff_c_session_create_errhandler
   end interface
   interface
     subroutine skiff_c_finalize(ierror) &
@@ -3669,6 +3694,142 @@ module mpi_f08
     end subroutine skiff_c_type_create_f90_complex
   end interface
   interface
+    subroutine skiff_c_session_init(info, errhandler, session, ierror) &
+        bind(C, name="mpi_session_init_")
+      import
+      type(MPI_Info) :: info
+      type(MPI_Errhandler) :: errhandler
+      type(MPI_Session) :: session
+      integer :: ierror
+    end subroutine skiff_c_session_init
+  end interface
+  interface
+    subroutine skiff_c_session_finalize(session, ierror) &
+        bind(C, name="mpi_session_finalize_")
+      import
+      type(MPI_Session) :: session
+      integer :: ierror
+    end subroutine skiff_c_session_finalize
+  end interface
+  interface
+    subroutine skiff_c_session_get_info(session, info_used, ierror) &
+        bind(C, name="mpi_session_get_info_")
+      import
+      type(MPI_Session) :: session
+      type(MPI_Info) :: info_used
+      integer :: ierror
+    end subroutine skiff_c_session_get_info
+  end interface
+  interface
+    subroutine skiff_c_session_get_num_psets(session, info, npset_names, ierror) &
+        bind(C, name="mpi_session_get_num_psets_")
+      import
+      type(MPI_Session) :: session
+      type(MPI_Info) :: info
+      integer :: npset_names
+      integer :: ierror
+    end subroutine skiff_c_session_get_num_psets
+  end interface
+  interface
+    subroutine skiff_c_session_get_nth_pset(session, info, n, pset_len, pset_name, ierror, pset_name_len) &
+        bind(C, name="mpi_session_get_nth_pset_")
+      import
+      type(MPI_Session) :: session
+      type(MPI_Info) :: info
+      integer :: n
+      integer :: pset_len
+      character(kind=c_char) :: pset_name(*)
+      integer :: ierror
+      integer(c_size_t), value :: pset_name_len
+    end subroutine skiff_c_session_get_nth_pset
+  end interface
+  interface
+    subroutine skiff_c_session_get_pset_info(session, pset_name, info, ierror, pset_name_len) &
+        bind(C, name="mpi_session_get_pset_info_")
+      import
+      type(MPI_Session) :: session
+      character(kind=c_char) :: pset_name(*)
+      type(MPI_Info) :: info
+      integer :: ierror
+      integer(c_size_t), value :: pset_name_len
+    end subroutine skiff_c_session_get_pset_info
+  end interface
+  interface
+    subroutine skiff_c_group_from_session_pset(session, pset_name, newgroup, ierror, pset_name_len) &
+        bind(C, name="mpi_group_from_session_pset_")
+      import
+      type(MPI_Session) :: session
+      character(kind=c_char) :: pset_name(*)
+      type(MPI_Group) :: newgroup
+      integer :: ierror
+      integer(c_size_t), value :: pset_name_len
+    end subroutine skiff_c_group_from_session_pset
+  end interface
+  interface
+    subroutine skiff_c_session_set_errhandler(session, errhandler, ierror) &
+        bind(C, name="mpi_session_set_errhandler_")
+      import
+      type(MPI_Session) :: session
+      type(MPI_Errhandler) :: errhandler
+      integer :: ierror
+    end subroutine skiff_c_session_set_errhandler
+  end interface
+  interface
+    subroutine skiff_c_session_get_errhandler(session, errhandler, ierror) &
+        bind(C, name="mpi_session_get_errhandler_")
+      import
+      type(MPI_Session) :: session
+      type(MPI_Errhandler) :: errhandler
+      integer :: ierror
+    end subroutine skiff_c_session_get_errhandler
+  end interface
+  interface
+    subroutine skiff_c_session_call_errhandler(session, errorcode, ierror) &
+        bind(C, name="mpi_session_call_errhandler_")
+      import
+      type(MPI_Session) :: session
+      integer :: errorcode
+      integer :: ierror
+    end subroutine skiff_c_session_call_errhandler
+  end interface
+  interface
+    subroutine skiff_c_session_attach_buffer(session, buffer, size, ierror) &
+        bind(C, name="mpi_session_attach_buffer_")
+      import
+      type(MPI_Session) :: session
+      type(c_ptr), value :: buffer
+      integer :: size
+      integer :: ierror
+    end subroutine skiff_c_session_attach_buffer
+  end interface
+  interface
+    subroutine skiff_c_session_detach_buffer(session, buffer_addr, size, ierror) &
+        bind(C, name="mpi_session_detach_buffer_")
+      import
+      type(MPI_Session) :: session
+      type(c_ptr) :: buffer_addr
+      integer :: size
+      integer :: ierror
+    end subroutine skiff_c_session_detach_buffer
+  end interface
+  interface
+    subroutine skiff_c_session_flush_buffer(session, ierror) &
+        bind(C, name="mpi_session_flush_buffer_")
+      import
+      type(MPI_Session) :: session
+      integer :: ierror
+    end subroutine skiff_c_session_flush_buffer
+  end interface
+  interface
+    subroutine skiff_c_session_iflush_buffer(session, request, ierror) &
+        bind(C, name="mpi_session_iflush_buffer_")
+      import
+      type(MPI_Session) :: session
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_session_iflush_buffer
+  end interface
+  interface
     subroutine skiff_c_isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, &
         recvtag, comm, request, ierror) &
         bind(C, name="mpi_isendrecv_")
@@ -5051,6 +5212,48 @@ module mpi_f08
   interface MPI_Type_create_f90_complex
     module procedure MPI_Type_create_f90_complex_f08
   end interface MPI_Type_create_f90_complex
+  interface MPI_Session_init
+    module procedure MPI_Session_init_f08
+  end interface MPI_Session_init
+  interface MPI_Session_finalize
+    module procedure MPI_Session_finalize_f08
+  end interface MPI_Session_finalize
+  interface MPI_Session_get_info
+    module procedure MPI_Session_get_info_f08
+  end interface MPI_Session_get_info
+  interface MPI_Session_get_num_psets
+    module procedure MPI_Session_get_num_psets_f08
+  end interface MPI_Session_get_num_psets
+  interface MPI_Session_get_nth_pset
+    module procedure MPI_Session_get_nth_pset_f08
+  end interface MPI_Session_get_nth_pset
+  interface MPI_Session_get_pset_info
+    module procedure MPI_Session_get_pset_info_f08
+  end interface MPI_Session_get_pset_info
+  interface MPI_Group_from_session_pset
+    module procedure MPI_Group_from_session_pset_f08
+  end interface MPI_Group_from_session_pset
+  interface MPI_Session_set_errhandler
+    module procedure MPI_Session_set_errhandler_f08
+  end interface MPI_Session_set_errhandler
+  interface MPI_Session_get_errhandler
+    module procedure MPI_Session_get_errhandler_f08
+  end interface MPI_Session_get_errhandler
+  interface MPI_Session_call_errhandler
+    module procedure MPI_Session_call_errhandler_f08
+  end interface MPI_Session_call_errhandler
+  interface MPI_Session_attach_buffer
+    module procedure MPI_Session_attach_buffer_f08
+  end interface MPI_Session_attach_buffer
+  interface MPI_Session_detach_buffer
+    module procedure MPI_Session_detach_buffer_f08
+  end interface MPI_Session_detach_buffer
+  interface MPI_Session_flush_buffer
+    module procedure MPI_Session_flush_buffer_f08
+  end interface MPI_Session_flush_buffer
+  interface MPI_Session_iflush_buffer
+    module procedure MPI_Session_iflush_buffer_f08
+  end interface MPI_Session_iflush_buffer
   interface MPI_Isendrecv
     module procedure MPI_Isendrecv_f08
   end interface MPI_Isendrecv
@@ -5180,15 +5383,12 @@ module mpi_f08
   interface MPI_Op_create
     module procedure MPI_Op_create_f08
   end interface MPI_Op_create
-  interface MPI_Comm_create_errhandler
-    module procedure MPI_Comm_create_errhandler_f08
-  end interface MPI_Comm_create_errhandler
-  interface MPI_Win_create_errhandler
-    module procedure MPI_Win_create_errhandler_f08
-  end interface MPI_Win_create_errhandler
   interface MPI_Grequest_start
     module procedure MPI_Grequest_start_f08
   end interface MPI_Grequest_start
+  interface MPI_Info_create_env
+    module procedure MPI_Info_create_env_f08
+  end interface MPI_Info_create_env
   interface MPI_Comm_set_attr
     module procedure MPI_Comm_set_attr_f08
   end interface MPI_Comm_set_attr
@@ -5216,6 +5416,15 @@ module mpi_f08
   interface MPI_Win_create_keyval
     module procedure MPI_Win_create_keyval_f08
   end interface MPI_Win_create_keyval
+  interface MPI_Comm_create_errhandler
+    module procedure MPI_Comm_create_errhandler_f08
+  end interface MPI_Comm_create_errhandler
+  interface MPI_Win_create_errhandler
+    module procedure MPI_Win_create_errhandler_f08
+  end interface MPI_Win_create_errhandler
+  interface MPI_Session_create_errhandler
+    module procedure MPI_Session_create_errhandler_f08
+  end interface MPI_Session_create_errhandler
   interface operator(==)
     module procedure skiff_eq_comm
     module procedure skiff_eq_datatype
@@ -5226,6 +5435,7 @@ module mpi_f08
     module procedure skiff_eq_request
     module procedure skiff_eq_message
     module procedure skiff_eq_win
+    module procedure skiff_eq_session
   end interface
   interface operator(/=)
     module procedure skiff_ne_comm
@@ -5237,6 +5447,7 @@ module mpi_f08
     module procedure skiff_ne_request
     module procedure skiff_ne_message
     module procedure skiff_ne_win
+    module procedure skiff_ne_session
   end interface
   interface MPI_SIZEOF
     module procedure skiff_sizeof_in1
@@ -5289,22 +5500,13 @@ contains
     integer(kind=MPI_ADDRESS_KIND) :: r
     r = skiff_c_aint_diff(addr1, addr2)
   end function MPI_Aint_diff
-  subroutine MPI_Comm_create_errhandler_f08(comm_errhandler_fn, errhandler, ierror)
-    procedure(MPI_Comm_errhandler_function) :: comm_errhandler_fn
-    type(MPI_Errhandler), intent(out) :: errhandler
+  subroutine MPI_Info_create_env_f08(info, ierror)
+    type(MPI_Info), intent(out) :: info
     integer, optional, intent(out) :: ierror
     integer :: e
-    call skiff_c_comm_create_errhandler(c_funloc(comm_errhandler_fn), errhandler, e)
+    call skiff_c_info_create_env(info, e)
     if (present(ierror)) ierror = e
-  end subroutine MPI_Comm_create_errhandler_f08
-  subroutine MPI_Win_create_errhandler_f08(win_errhandler_fn, errhandler, ierror)
-    procedure(MPI_Win_errhandler_function) :: win_errhandler_fn
-    type(MPI_Errhandler), intent(out) :: errhandler
-    integer, optional, intent(out) :: ierror
-    integer :: e
-    call skiff_c_win_create_errhandler(c_funloc(win_errhandler_fn), errhandler, e)
-    if (present(ierror)) ierror = e
-  end subroutine MPI_Win_create_errhandler_f08
+  end subroutine MPI_Info_create_env_f08
   subroutine MPI_Op_create_f08(user_fn, commute, op, ierror)
     procedure(MPI_User_function) :: user_fn
     logical, intent(in) :: commute
@@ -5531,6 +5733,30 @@ contains
         win_keyval, extra_state, e)
     if (present(ierror)) ierror = e
   end subroutine MPI_Win_create_keyval_f08
+  subroutine MPI_Comm_create_errhandler_f08(comm_errhandler_fn, errhandler, ierror)
+    procedure(MPI_Comm_errhandler_function) :: comm_errhandler_fn
+    type(MPI_Errhandler), intent(out) :: errhandler
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    call skiff_c_comm_create_errhandler(c_funloc(comm_errhandler_fn), errhandler, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Comm_create_errhandler_f08
+  subroutine MPI_Win_create_errhandler_f08(win_errhandler_fn, errhandler, ierror)
+    procedure(MPI_Win_errhandler_function) :: win_errhandler_fn
+    type(MPI_Errhandler), intent(out) :: errhandler
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    call skiff_c_win_create_errhandler(c_funloc(win_errhandler_fn), errhandler, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Win_create_errhandler_f08
+  subroutine MPI_Session_create_errhandler_f08(session_errhandler_fn, errhandler, ierror)
+    procedure(MPI_Session_errhandler_function) :: session_errhandler_fn
+    type(MPI_Errhandler), intent(out) :: errhandler
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    call skiff_c_session_create_errhandler(c_funloc(session_errhandler_fn), errhandler, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Session_create_errhandler_f08
   subroutine MPI_Finalize_f08(ierror)
     integer, optional, intent(out) :: ierror
     integer :: e
@@ -9210,6 +9436,143 @@ contains
     if (e == MPI_SUCCESS) call skiff_c_type_create_f90_complex(p, r, newtype, e)
     if (present(ierror)) ierror = e
   end subroutine MPI_Type_create_f90_complex_f08
+  subroutine MPI_Session_init_f08(info, errhandler, session, ierror)
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Errhandler), intent(in) :: errhandler
+    type(MPI_Session), intent(inout) :: session
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_session_init(info, errhandler, session, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Session_init_f08
+  subroutine MPI_Session_finalize_f08(session, ierror)
+    type(MPI_Session), intent(inout) :: session
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_session_finalize(session, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Session_finalize_f08
+  subroutine MPI_Session_get_info_f08(session, info_used, ierror)
+    type(MPI_Session), intent(in) :: session
+    type(MPI_Info), intent(inout) :: info_used
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_session_get_info(session, info_used, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Session_get_info_f08
+  subroutine MPI_Session_get_num_psets_f08(session, info, npset_names, ierror)
+    type(MPI_Session), intent(in) :: session
+    type(MPI_Info), intent(in) :: info
+    integer :: npset_names
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_session_get_num_psets(session, info, npset_names, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Session_get_num_psets_f08
+  subroutine MPI_Session_get_nth_pset_f08(session, info, n, pset_len, pset_name, ierror)
+    type(MPI_Session), intent(in) :: session
+    type(MPI_Info), intent(in) :: info
+    integer, intent(in) :: n
+    integer :: pset_len
+    character(len=*), intent(out) :: pset_name
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_session_get_nth_pset(session, info, n, pset_len, pset_name, e, len(pset_name, &
+        c_size_t))
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Session_get_nth_pset_f08
+  subroutine MPI_Session_get_pset_info_f08(session, pset_name, info, ierror)
+    type(MPI_Session), intent(in) :: session
+    character(len=*), intent(in) :: pset_name
+    type(MPI_Info), intent(inout) :: info
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_session_get_pset_info(session, pset_name, info, e, len(pset_name, c_size_t))
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Session_get_pset_info_f08
+  subroutine MPI_Group_from_session_pset_f08(session, pset_name, newgroup, ierror)
+    type(MPI_Session), intent(in) :: session
+    character(len=*), intent(in) :: pset_name
+    type(MPI_Group), intent(inout) :: newgroup
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_group_from_session_pset(session, pset_name, newgroup, e, len(pset_name, &
+        c_size_t))
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Group_from_session_pset_f08
+  subroutine MPI_Session_set_errhandler_f08(session, errhandler, ierror)
+    type(MPI_Session), intent(in) :: session
+    type(MPI_Errhandler), intent(in) :: errhandler
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_session_set_errhandler(session, errhandler, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Session_set_errhandler_f08
+  subroutine MPI_Session_get_errhandler_f08(session, errhandler, ierror)
+    type(MPI_Session), intent(in) :: session
+    type(MPI_Errhandler), intent(inout) :: errhandler
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_session_get_errhandler(session, errhandler, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Session_get_errhandler_f08
+  subroutine MPI_Session_call_errhandler_f08(session, errorcode, ierror)
+    type(MPI_Session), intent(in) :: session
+    integer, intent(in) :: errorcode
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_session_call_errhandler(session, errorcode, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Session_call_errhandler_f08
+  subroutine MPI_Session_attach_buffer_f08(session, buffer, size, ierror)
+    type(MPI_Session), intent(in) :: session
+    type(*), dimension(..), target :: buffer
+    integer, intent(in) :: size
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_buffer
+    e = MPI_SUCCESS
+    p_buffer = skiff_f08_addr(buffer, e)
+    if (e == MPI_SUCCESS) call skiff_c_session_attach_buffer(session, p_buffer, size, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Session_attach_buffer_f08
+  subroutine MPI_Session_detach_buffer_f08(session, buffer_addr, size, ierror)
+    type(MPI_Session), intent(in) :: session
+    type(c_ptr) :: buffer_addr
+    integer :: size
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_session_detach_buffer(session, buffer_addr, size, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Session_detach_buffer_f08
+  subroutine MPI_Session_flush_buffer_f08(session, ierror)
+    type(MPI_Session), intent(in) :: session
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_session_flush_buffer(session, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Session_flush_buffer_f08
+  subroutine MPI_Session_iflush_buffer_f08(session, request, ierror)
+    type(MPI_Session), intent(in) :: session
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_session_iflush_buffer(session, request, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Session_iflush_buffer_f08
   subroutine MPI_Isendrecv_f08(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, &
       recvtag, comm, request, ierror)
     type(*), dimension(..), intent(in), target :: sendbuf
@@ -10046,4 +10409,12 @@ contains
     type(MPI_Win), intent(in) :: a, b
     skiff_ne_win = a%MPI_VAL /= b%MPI_VAL
   end function skiff_ne_win
+  elemental logical function skiff_eq_session(a, b)
+    type(MPI_Session), intent(in) :: a, b
+    skiff_eq_session = a%MPI_VAL == b%MPI_VAL
+  end function skiff_eq_session
+  elemental logical function skiff_ne_session(a, b)
+    type(MPI_Session), intent(in) :: a, b
+    skiff_ne_session = a%MPI_VAL /= b%MPI_VAL
+  end function skiff_ne_session
 end module mpi_f08

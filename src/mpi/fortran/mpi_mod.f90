@@ -2350,6 +2350,91 @@ module mpi
       integer :: newtype
       integer :: ierror
     end subroutine MPI_Type_create_f90_complex
+    subroutine MPI_Session_init(info, errhandler, session, ierror)
+      import
+      integer :: info
+      integer :: errhandler
+      integer :: session
+      integer :: ierror
+    end subroutine MPI_Session_init
+    subroutine MPI_Session_finalize(session, ierror)
+      import
+      integer :: session
+      integer :: ierror
+    end subroutine MPI_Session_finalize
+    subroutine MPI_Session_get_info(session, info_used, ierror)
+      import
+      integer :: session
+      integer :: info_used
+      integer :: ierror
+    end subroutine MPI_Session_get_info
+    subroutine MPI_Session_get_num_psets(session, info, npset_names, ierror)
+      import
+      integer :: session
+      integer :: info
+      integer :: npset_names
+      integer :: ierror
+    end subroutine MPI_Session_get_num_psets
+    subroutine MPI_Session_get_nth_pset(session, info, n, pset_len, pset_name, ierror)
+      import
+      integer :: session
+      integer :: info
+      integer :: n
+      integer :: pset_len
+      character(len=*) :: pset_name
+      integer :: ierror
+    end subroutine MPI_Session_get_nth_pset
+    subroutine MPI_Session_get_pset_info(session, pset_name, info, ierror)
+      import
+      integer :: session
+      character(len=*) :: pset_name
+      integer :: info
+      integer :: ierror
+    end subroutine MPI_Session_get_pset_info
+    subroutine MPI_Group_from_session_pset(session, pset_name, newgroup, ierror)
+      import
+      integer :: session
+      character(len=*) :: pset_name
+      integer :: newgroup
+      integer :: ierror
+    end subroutine MPI_Group_from_session_pset
+    subroutine MPI_Session_set_errhandler(session, errhandler, ierror)
+      import
+      integer :: session
+      integer :: errhandler
+      integer :: ierror
+    end subroutine MPI_Session_set_errhandler
+    subroutine MPI_Session_get_errhandler(session, errhandler, ierror)
+      import
+      integer :: session
+      integer :: errhandler
+      integer :: ierror
+    end subroutine MPI_Session_get_errhandler
+    subroutine MPI_Session_call_errhandler(session, errorcode, ierror)
+      import
+      integer :: session
+      integer :: errorcode
+      integer :: ierror
+    end subroutine MPI_Session_call_errhandler
+    subroutine MPI_Session_attach_buffer(session, buffer, size, ierror)
+      import
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      integer :: session
+      type(*), dimension(*) :: buffer
+      integer :: size
+      integer :: ierror
+    end subroutine MPI_Session_attach_buffer
+    subroutine MPI_Session_flush_buffer(session, ierror)
+      import
+      integer :: session
+      integer :: ierror
+    end subroutine MPI_Session_flush_buffer
+    subroutine MPI_Session_iflush_buffer(session, request, ierror)
+      import
+      integer :: session
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_Session_iflush_buffer
     subroutine MPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, &
         recvtag, comm, request, ierror)
       import
