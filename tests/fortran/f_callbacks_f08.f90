@@ -241,6 +241,8 @@ program f_callbacks_f08
   call check(nsend == 0 .and. nbarr == 0, 'no sends counted yet')
   call MPI_Send(rank, 1, MPI_INTEGER, next, 2, MPI_COMM_WORLD)
   call MPI_Recv(item, 1, MPI_INTEGER, prev, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE)
+  call MPI_F_sync_reg(item)
+  call check(item == prev, 'received (MPI_F_sync_reg in between)')
   call MPI_Barrier(MPI_COMM_WORLD)
   call check(nsend == 1 .and. nbarr == 1, 'the tool saw the f08 calls')
 

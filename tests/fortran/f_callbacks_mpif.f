@@ -123,6 +123,7 @@ C     the tool saw exactly the program's sends and barriers
      &              IERR)
       CALL MPI_RECV(ITEM, 1, MPI_INTEGER, PREV, 5, MPI_COMM_WORLD,
      &              STATUS, IERR)
+      CALL MPI_F_SYNC_REG(ITEM)
       IF (ITEM .NE. PREV) NBAD = NBAD + 1
       CALL MPI_BARRIER(MPI_COMM_WORLD, IERR)
       CALL MPI_BARRIER(MPI_COMM_WORLD, IERR)

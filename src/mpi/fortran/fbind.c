@@ -115,6 +115,10 @@ void pmpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror)
         register_booleans();
 }
 
+/* MPI_F_SYNC_REG(buf): Fortran only; a call the compiler cannot see through,
+ * so buf's value is not kept in a register across it. */
+void pmpi_f_sync_reg_(void *buf) { __asm__ volatile("" : : "r"(buf) : "memory"); }
+
 double pmpi_wtime_(void) { return MPI_Wtime(); }
 double pmpi_wtick_(void) { return MPI_Wtick(); }
 MPI_Aint pmpi_aint_add_(MPI_Aint *base, MPI_Aint *disp) { return MPI_Aint_add(*base, *disp); }
@@ -401,6 +405,7 @@ void pmpi_grequest_start_(fgreq_query_fn *query, fgreq_free_fn *free_fn, fgreq_c
 /* MPI_ names of the bindings above (the generated ones have theirs in fbind_gen.c) */
 FORTRAN_PMPI(mpi_init_)
 FORTRAN_PMPI(mpi_init_thread_)
+FORTRAN_PMPI(mpi_f_sync_reg_)
 FORTRAN_PMPI(mpi_wtime_)
 FORTRAN_PMPI(mpi_wtick_)
 FORTRAN_PMPI(mpi_aint_add_)

@@ -182,6 +182,10 @@ HAND_F08 = """
     integer(kind=MPI_ADDRESS_KIND) :: r
     r = skiff_c_aint_diff(addr1, addr2)
   end function MPI_Aint_diff
+  subroutine MPI_F_sync_reg_f08(buf)
+    type(*), dimension(..), asynchronous :: buf
+    call skiff_c_f_sync_reg(buf)
+  end subroutine MPI_F_sync_reg_f08
   subroutine MPI_Info_create_env_f08(info, ierror)
     type(MPI_Info), intent(out) :: info
     integer, optional, intent(out) :: ierror
@@ -243,6 +247,9 @@ HAND_F08_IFACE = """
       type(MPI_Op) :: op
       integer :: ierror
     end subroutine skiff_c_op_create
+    subroutine skiff_c_f_sync_reg(buf) bind(C, name="mpi_f_sync_reg_")
+      type(*), dimension(..), asynchronous :: buf
+    end subroutine skiff_c_f_sync_reg
     subroutine skiff_c_info_create_env(info, ierror) bind(C, name="mpi_info_create_env_")
       import
       type(MPI_Info) :: info
@@ -481,7 +488,8 @@ def emit_f08(fns, typed_consts, int_consts, raw_void):
         ifaces += i
         procs += p
     generic = [f.name for f in fns] + ["MPI_Init", "MPI_Init_thread", "MPI_Op_create",
-                                       "MPI_Grequest_start", "MPI_Info_create_env"]
+                                       "MPI_Grequest_start", "MPI_Info_create_env",
+                                       "MPI_F_sync_reg"]
     generic += attr_names
     L += ifaces
     for g in generic:

@@ -375,6 +375,9 @@ module mpi_f08
       type(MPI_Op) :: op
       integer :: ierror
     end subroutine skiff_c_op_create
+    subroutine skiff_c_f_sync_reg(buf) bind(C, name="mpi_f_sync_reg_")
+      type(*), dimension(..), asynchronous :: buf
+    end subroutine skiff_c_f_sync_reg
     subroutine skiff_c_info_create_env(info, ierror) bind(C, name="mpi_info_create_env_")
       import
       type(MPI_Info) :: info
@@ -5389,6 +5392,9 @@ module mpi_f08
   interface MPI_Info_create_env
     module procedure MPI_Info_create_env_f08
   end interface MPI_Info_create_env
+  interface MPI_F_sync_reg
+    module procedure MPI_F_sync_reg_f08
+  end interface MPI_F_sync_reg
   interface MPI_Comm_set_attr
     module procedure MPI_Comm_set_attr_f08
   end interface MPI_Comm_set_attr
@@ -5500,6 +5506,10 @@ contains
     integer(kind=MPI_ADDRESS_KIND) :: r
     r = skiff_c_aint_diff(addr1, addr2)
   end function MPI_Aint_diff
+  subroutine MPI_F_sync_reg_f08(buf)
+    type(*), dimension(..), asynchronous :: buf
+    call skiff_c_f_sync_reg(buf)
+  end subroutine MPI_F_sync_reg_f08
   subroutine MPI_Info_create_env_f08(info, ierror)
     type(MPI_Info), intent(out) :: info
     integer, optional, intent(out) :: ierror
