@@ -111,13 +111,18 @@ int mpir_bsend_start(const char *fn, const void *buf, size_t bytes, int dest, in
         mpid_progress(); /* completed bsends may free room */
         copy = block_alloc(p, bytes);
     }
+    if (!copy && p && p->automatic)
+        return mpir_error(c, MPI_ERR_NO_MEM, "%s: out of memory for %zu bytes (MPI_BUFFER_AUTOMATIC)",
+                          fn, bytes);
     if (!copy)
-        return mpir_error(c, p && p->automatic ? MPI_ERR_NO_MEM : MPI_ERR_BUFFER,
-                          "%s: %s for %zu bytes (+%d overhead; attached %zu)", fn,
-                          !p ? "no buffer attached"
-                          : p->automatic ? "out of memory (MPI_BUFFER_AUTOMATIC)"
-                                         : "attached buffer too small",
-                          bytes, MPI_BSEND_OVERHEAD, p ? p->bsize : 0);
+        return mpir_error(c, MPI_ERR_BUFFER,
+                          "%s: attached buffer too small for %zu bytes (+%d overhead; %s %zu)", fn,
+                          bytes, MPI_BSEND_OVERHEAD,
+                          !p                        ? "none attached to the communicator, its "
+                                                      "session or the process: size"
+                          : p == &process_pool      ? "the process's buffer, attached"
+                                                    : "the communicator's or session's, attached",
+                          p ? p->bsize : 0);
     memcpy(copy, buf, bytes);
     mpid_req_t *s = mpid_isend(copy, bytes, dest, tag, c, MODE_STD);
     if (s->done)
