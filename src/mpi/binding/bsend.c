@@ -6,6 +6,7 @@
  * the user's data, and is sent by a standard send that frees the block when
  * it completes.  The user's operation is complete as soon as the copy is made.
  */
+#include <limits.h>
 #include <string.h>
 
 #include "binding/check.h"
@@ -20,7 +21,7 @@ typedef struct block {
 
 static int attached;
 static void *attached_base;
-static int attached_size;
+static MPI_Count attached_size;
 static char *bbuf;
 static size_t bsize;
 static block_t *blocks; /* allocated blocks, ascending addresses */
@@ -83,7 +84,7 @@ int mpir_bsend_start(const char *fn, const void *buf, size_t bytes, int dest, in
     return MPI_SUCCESS;
 }
 
-static int bsend(const char *fn, const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+static int bsend(const char *fn, const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
                  MPI_Comm comm, MPI_Request *request)
 {
     CHECK_INIT(fn);
@@ -112,6 +113,12 @@ int MPI_Bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MP
     return bsend("MPI_Bsend", buf, count, dt, dest, tag, comm, NULL);
 }
 
+int MPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                MPI_Comm comm)
+{
+    return bsend("MPI_Bsend_c", buf, count, dt, dest, tag, comm, NULL);
+}
+
 int MPI_Ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                MPI_Request *request)
 {
@@ -120,14 +127,22 @@ int MPI_Ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, M
     return bsend("MPI_Ibsend", buf, count, dt, dest, tag, comm, request);
 }
 
-int MPI_Buffer_attach(void *buffer, int size)
+int MPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                 MPI_Comm comm, MPI_Request *request)
 {
-    CHECK_INIT("MPI_Buffer_attach");
+    if (!request)
+        return mpir_error(NULL, MPI_ERR_ARG, "MPI_Ibsend_c: NULL request pointer");
+    return bsend("MPI_Ibsend_c", buf, count, dt, dest, tag, comm, request);
+}
+
+static int buffer_attach(const char *fn, void *buffer, MPI_Count size)
+{
+    CHECK_INIT(fn);
     if (attached)
-        return mpir_error(NULL, MPI_ERR_BUFFER, "MPI_Buffer_attach: a buffer is already attached");
+        return mpir_error(NULL, MPI_ERR_BUFFER, "%s: a buffer is already attached", fn);
     if (size < 0 || (!buffer && size > 0))
         return mpir_error(NULL, size < 0 ? MPI_ERR_COUNT : MPI_ERR_BUFFER,
-                          "MPI_Buffer_attach: invalid buffer %p of size %d", buffer, size);
+                          "%s: invalid buffer %p of size %lld", fn, buffer, (long long)size);
     attached = 1;
     attached_base = buffer;
     attached_size = size;
@@ -139,13 +154,23 @@ int MPI_Buffer_attach(void *buffer, int size)
     return MPI_SUCCESS;
 }
 
-int MPI_Buffer_detach(void *buffer_addr, int *size)
+int MPI_Buffer_attach(void *buffer, int size)
 {
-    CHECK_INIT("MPI_Buffer_detach");
+    return buffer_attach("MPI_Buffer_attach", buffer, size);
+}
+
+int MPI_Buffer_attach_c(void *buffer, MPI_Count size)
+{
+    return buffer_attach("MPI_Buffer_attach_c", buffer, size);
+}
+
+static int buffer_detach(const char *fn, void *buffer_addr, MPI_Count *size)
+{
+    CHECK_INIT(fn);
     if (!buffer_addr || !size)
-        return mpir_error(NULL, MPI_ERR_ARG, "MPI_Buffer_detach: NULL argument");
+        return mpir_error(NULL, MPI_ERR_ARG, "%s: NULL argument", fn);
     if (!attached)
-        return mpir_error(NULL, MPI_ERR_BUFFER, "MPI_Buffer_detach: no buffer attached");
+        return mpir_error(NULL, MPI_ERR_BUFFER, "%s: no buffer attached", fn);
     while (blocks) /* wait for the buffered messages to leave */
         if (!mpid_progress() && blocks)
             mpid_idle();
@@ -155,4 +180,19 @@ int MPI_Buffer_detach(void *buffer_addr, int *size)
     bsize = 0;
     attached = 0;
     return MPI_SUCCESS;
+}
+
+/* A size an int cannot hold comes back as MPI_UNDEFINED (use the _c form). */
+int MPI_Buffer_detach(void *buffer_addr, int *size)
+{
+    MPI_Count n = 0;
+    int rc = buffer_detach("MPI_Buffer_detach", buffer_addr, size ? &n : NULL);
+    if (rc == MPI_SUCCESS)
+        *size = n > INT_MAX ? MPI_UNDEFINED : (int)n;
+    return rc;
+}
+
+int MPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
+{
+    return buffer_detach("MPI_Buffer_detach_c", buffer_addr, size);
 }
