@@ -84,8 +84,8 @@ int mpir_bsend_start(const char *fn, const void *buf, size_t bytes, int dest, in
     return MPI_SUCCESS;
 }
 
-static int bsend(const char *fn, const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
-                 MPI_Comm comm, MPI_Request *request)
+static int bsend(const char *fn, const void *buf, MPI_Count count, MPI_Datatype dt, int dest,
+                 int tag, MPI_Comm comm, MPI_Request *request)
 {
     CHECK_INIT(fn);
     struct MPI_ABI_Comm *c;

@@ -121,9 +121,11 @@ static inline size_t dtype_bytes(const struct MPI_ABI_Datatype *d, MPI_Count cou
 }
 
 /* The common checks of a send (any_ok = 0) or a receive (any_ok = 1). */
-static inline __attribute__((always_inline)) int check_p2p(const char *fn, const void *buf, MPI_Count count, MPI_Datatype dt, int peer,
-                            int tag, MPI_Comm comm, int any_ok, struct MPI_ABI_Comm **c,
-                            size_t *bytes)
+static inline __attribute__((always_inline)) int check_p2p(const char *fn, const void *buf,
+                                                           MPI_Count count, MPI_Datatype dt,
+                                                           int peer, int tag, MPI_Comm comm,
+                                                           int any_ok, struct MPI_ABI_Comm **c,
+                                                           size_t *bytes)
 {
     struct MPI_ABI_Datatype *d;
     int rc;

@@ -266,7 +266,8 @@ int prep_reduce(const char *fn, int kind, const void *sbuf, void *rbuf, MPI_Coun
 }
 
 int prep_blocks(const char *fn, int kind, const void *sbuf, MPI_Count scount,
-                MPI_Datatype stype, void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm,
+                MPI_Datatype stype, void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int root,
+                MPI_Comm comm,
                 struct MPI_ABI_Comm **c, coll_args_t *a)
 {
     int rc, inter = 0;
@@ -541,9 +542,11 @@ int prep_v(const char *fn, int kind, const vspec_t *v, MPI_Comm comm, struct MPI
         a->rbuf = p;
     }
     if (s_many)
-        a->sbuf = a->own[0] = pack_blocks(*c, a, (void *)v->sbuf, v->scounts, v->wide, spks, scb, sdb, 1, 0);
+        a->sbuf = a->own[0] =
+            pack_blocks(*c, a, (void *)v->sbuf, v->scounts, v->wide, spks, scb, sdb, 1, 0);
     if (r_many) /* in place, the input sits in the receive blocks: pack them all */
-        a->rbuf = a->own[1] = pack_blocks(*c, a, v->rbuf, v->rcounts, v->wide, rpks, rcb, rdb, in_place, 1);
+        a->rbuf = a->own[1] =
+            pack_blocks(*c, a, v->rbuf, v->rcounts, v->wide, rpks, rcb, rdb, in_place, 1);
     free(pks);
     if (kind == C_GATHERV && is_root && in_place)
         a->sbytes = rcb[(*c)->rank];
@@ -551,7 +554,8 @@ int prep_v(const char *fn, int kind, const vspec_t *v, MPI_Comm comm, struct MPI
 }
 
 int prep_reduce_scatter(const char *fn, int kind, const void *sbuf, void *rbuf,
-                        MPI_Count rcount, const void *rcounts, int wide, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+                        MPI_Count rcount, const void *rcounts, int wide, MPI_Datatype dt,
+                        MPI_Op op, MPI_Comm comm,
                         struct MPI_ABI_Comm **c, coll_args_t *a)
 {
     size_t ext = 0;

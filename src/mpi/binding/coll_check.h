@@ -28,7 +28,8 @@ int prep_reduce(const char *fn, int kind, const void *sbuf, void *rbuf, MPI_Coun
                 coll_args_t *a);
 /* gather, scatter, allgather, alltoall (root ignored by the all* forms) */
 int prep_blocks(const char *fn, int kind, const void *sbuf, MPI_Count scount,
-                MPI_Datatype stype, void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm,
+                MPI_Datatype stype, void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int root,
+                MPI_Comm comm,
                 struct MPI_ABI_Comm **c, coll_args_t *a);
 /* A counts or displacements array of an int collective (int[]) or of its
  * large-count twin (MPI_Count[] / MPI_Aint[], one 64-bit type here): wide
@@ -77,7 +78,8 @@ int prep_v(const char *fn, int kind, const vspec_t *v, MPI_Comm comm, struct MPI
            coll_args_t *a);
 /* reduce_scatter (rcounts) and reduce_scatter_block (rcount) */
 int prep_reduce_scatter(const char *fn, int kind, const void *sbuf, void *rbuf,
-                        MPI_Count rcount, const void *rcounts, int wide, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+                        MPI_Count rcount, const void *rcounts, int wide, MPI_Datatype dt,
+                        MPI_Op op, MPI_Comm comm,
                         struct MPI_ABI_Comm **c, coll_args_t *a);
 /* A collective done without a schedule (node path): unpack a derived-type
  * result, free the packed copies and the byte arrays. */

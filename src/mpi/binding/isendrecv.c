@@ -22,8 +22,8 @@ static mpid_req_t *recv_half(void *buf, MPI_Count count, MPI_Datatype dt, size_t
                                     : mpir_dt_irecv(buf, count, dtype_of(dt), source, tag, c);
 }
 
-static mpid_req_t *send_half(const void *buf, MPI_Count count, MPI_Datatype dt, size_t bytes, int dest,
-                             int tag, struct MPI_ABI_Comm *c)
+static mpid_req_t *send_half(const void *buf, MPI_Count count, MPI_Datatype dt, size_t bytes,
+                             int dest, int tag, struct MPI_ABI_Comm *c)
 {
     return dtype_of(dt)->contiguous ? mpid_isend(buf, bytes, dest, tag, c, MODE_STD)
                                     : mpir_dt_isend(buf, count, dtype_of(dt), dest, tag, c, MODE_STD);

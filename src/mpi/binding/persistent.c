@@ -5,8 +5,8 @@
  */
 #include "binding/check.h"
 
-static int make(const char *fn, const void *buf, MPI_Count count, MPI_Datatype dt, int peer, int tag,
-                MPI_Comm comm, int is_recv, int mode, MPI_Request *request)
+static int make(const char *fn, const void *buf, MPI_Count count, MPI_Datatype dt, int peer,
+                int tag, MPI_Comm comm, int is_recv, int mode, MPI_Request *request)
 {
     CHECK_INIT(fn);
     struct MPI_ABI_Comm *c;

@@ -14,8 +14,10 @@ int mpir_recv_error(const char *fn, struct MPI_ABI_Comm *c, int err, int src, in
     return mpir_error(c, err, "%s: receive from rank %d failed", fn, src);
 }
 
-static inline __attribute__((always_inline)) int do_recv(const char *fn, void *buf, MPI_Count count, MPI_Datatype dt, int source,
-                   int tag, MPI_Comm comm, MPI_Status *status)
+static inline __attribute__((always_inline)) int do_recv(const char *fn, void *buf,
+                                                         MPI_Count count, MPI_Datatype dt,
+                                                         int source, int tag, MPI_Comm comm,
+                                                         MPI_Status *status)
 {
     CHECK_INIT(fn);
     struct MPI_ABI_Comm *c;
@@ -48,8 +50,10 @@ int MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype dt, int source, int tag,
     return do_recv("MPI_Recv_c", buf, count, dt, source, tag, comm, status);
 }
 
-static inline __attribute__((always_inline)) int do_irecv(const char *fn, void *buf, MPI_Count count, MPI_Datatype dt, int source,
-                    int tag, MPI_Comm comm, MPI_Request *request)
+static inline __attribute__((always_inline)) int do_irecv(const char *fn, void *buf,
+                                                          MPI_Count count, MPI_Datatype dt,
+                                                          int source, int tag, MPI_Comm comm,
+                                                          MPI_Request *request)
 {
     CHECK_INIT(fn);
     struct MPI_ABI_Comm *c;
@@ -151,8 +155,8 @@ static mpid_req_t *check_message(const char *fn, MPI_Message *message, int *rc)
     return (mpid_req_t *)*message;
 }
 
-static int check_mrecv(const char *fn, void *buf, MPI_Count count, MPI_Datatype dt, struct MPI_ABI_Comm *c,
-                       size_t *bytes)
+static int check_mrecv(const char *fn, void *buf, MPI_Count count, MPI_Datatype dt,
+                       struct MPI_ABI_Comm *c, size_t *bytes)
 {
     struct MPI_ABI_Datatype *d;
     int rc;

@@ -9,8 +9,10 @@
 
 #include "binding/check.h"
 
-static inline __attribute__((always_inline)) int send_blocking(const char *fn, const void *buf, MPI_Count count, MPI_Datatype dt, int dest,
-                         int tag, MPI_Comm comm, int mode)
+static inline __attribute__((always_inline)) int send_blocking(const char *fn, const void *buf,
+                                                               MPI_Count count, MPI_Datatype dt,
+                                                               int dest, int tag, MPI_Comm comm,
+                                                               int mode)
 {
     CHECK_INIT(fn);
     struct MPI_ABI_Comm *c;
@@ -57,8 +59,10 @@ int MPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int
     return send_blocking("MPI_Rsend_c", buf, count, dt, dest, tag, comm, MODE_READY);
 }
 
-static inline __attribute__((always_inline)) int send_nonblocking(const char *fn, const void *buf, MPI_Count count, MPI_Datatype dt, int dest,
-                            int tag, MPI_Comm comm, int mode, MPI_Request *request)
+static inline __attribute__((always_inline)) int send_nonblocking(const char *fn, const void *buf,
+                                                                  MPI_Count count, MPI_Datatype dt,
+                                                                  int dest, int tag, MPI_Comm comm,
+                                                                  int mode, MPI_Request *request)
 {
     CHECK_INIT(fn);
     struct MPI_ABI_Comm *c;

@@ -111,7 +111,8 @@ static int pack_size(const char *fn, MPI_Count incount, MPI_Datatype datatype, M
                           "%s: invalid count %lld or NULL size", fn, (long long)incount);
     size_t n = dt_packed_size(d, incount);
     if (n > (size_t)limit || (incount && n / (size_t)incount != d->size))
-        return mpir_error(c, MPI_ERR_VALUE_TOO_LARGE, "%s: %lld elements of %s (%llu bytes each) do not fit the size argument",
+        return mpir_error(c, MPI_ERR_VALUE_TOO_LARGE,
+                          "%s: %lld elements of %s (%llu bytes each) do not fit the size argument",
                           fn, (long long)incount, d->name ? d->name : "the type",
                           (unsigned long long)d->size);
     *size = (MPI_Count)n;
@@ -227,7 +228,8 @@ static int do_pack_external_size(const char *fn, const char datarep[], MPI_Count
     if ((rc = check_datarep(fn, datarep)) || (rc = dt_check(fn, datatype, &d)))
         return rc;
     if (incount < 0 || !size)
-        return mpir_error(NULL, MPI_ERR_ARG, "%s: invalid count %lld or NULL size", fn, (long long)incount);
+        return mpir_error(NULL, MPI_ERR_ARG, "%s: invalid count %lld or NULL size", fn,
+                          (long long)incount);
     *size = (MPI_Aint)(incount * dt_external32_size(d));
     return MPI_SUCCESS;
 }

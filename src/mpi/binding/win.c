@@ -57,8 +57,8 @@ static int check_assert(const char *fn, struct MPI_ABI_Win *w, int assert, int a
 
 /* ---- creation ------------------------------------------------------------------ */
 
-static int create_args(const char *fn, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
-                       void *out, struct MPI_ABI_Comm **c, struct MPI_ABI_Info **i)
+static int create_args(const char *fn, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
+                       MPI_Comm comm, void *out, struct MPI_ABI_Comm **c, struct MPI_ABI_Info **i)
 {
     int rc;
     if ((rc = check_comm(fn, comm, c)))

@@ -65,7 +65,8 @@ struct MPI_ABI_Datatype *dt_create(int combiner, int ni, const int64_t *ints, in
                                    const MPI_Aint *aints, int nd,
                                    struct MPI_ABI_Datatype *const *types, int *err);
 struct MPI_ABI_Datatype *dt_create_subarray(int ndims, const int64_t *sizes,
-                                            const int64_t *subsizes, const int64_t *starts, int order,
+                                            const int64_t *subsizes, const int64_t *starts,
+                                            int order,
                                             struct MPI_ABI_Datatype *old, int *err);
 struct MPI_ABI_Datatype *dt_create_darray(int size, int rank, int ndims, const int64_t *gsizes,
                                           const int *distribs, const int *dargs,
@@ -113,21 +114,23 @@ int dt_walk(const struct MPI_ABI_Datatype *d, int64_t base, dt_leaf_fn fn, void 
  * fn names the MPI call in error messages. */
 struct MPI_ABI_Comm;
 struct MPI_ABI_Request;
-int mpir_dt_send(const char *fn, const void *buf, MPI_Count count, struct MPI_ABI_Datatype *d, int dest,
-                 int tag, struct MPI_ABI_Comm *c, int mode);
+int mpir_dt_send(const char *fn, const void *buf, MPI_Count count, struct MPI_ABI_Datatype *d,
+                 int dest, int tag, struct MPI_ABI_Comm *c, int mode);
 struct MPI_ABI_Request *mpir_dt_isend(const void *buf, MPI_Count count, struct MPI_ABI_Datatype *d,
                                       int dest, int tag, struct MPI_ABI_Comm *c, int mode);
 int mpir_dt_recv(const char *fn, void *buf, MPI_Count count, struct MPI_ABI_Datatype *d, int src,
                  int tag, struct MPI_ABI_Comm *c, MPI_Status *st);
-struct MPI_ABI_Request *mpir_dt_irecv(void *buf, MPI_Count count, struct MPI_ABI_Datatype *d, int src,
-                                      int tag, struct MPI_ABI_Comm *c);
+struct MPI_ABI_Request *mpir_dt_irecv(void *buf, MPI_Count count, struct MPI_ABI_Datatype *d,
+                                      int src, int tag, struct MPI_ABI_Comm *c);
 /* Attach a probed message to a typed buffer (Mrecv/Imrecv). */
-void mpir_dt_attach(struct MPI_ABI_Request *u, void *buf, MPI_Count count, struct MPI_ABI_Datatype *d);
+void mpir_dt_attach(struct MPI_ABI_Request *u, void *buf, MPI_Count count,
+                    struct MPI_ABI_Datatype *d);
 int mpir_dt_bsend(const char *fn, const void *buf, MPI_Count count, struct MPI_ABI_Datatype *d,
                   int dest, int tag, struct MPI_ABI_Comm *c, struct MPI_ABI_Request **out);
-int mpir_dt_sendrecv(const char *fn, const void *sbuf, MPI_Count scount, struct MPI_ABI_Datatype *sd,
-                     int dest, int stag, void *rbuf, MPI_Count rcount, struct MPI_ABI_Datatype *rd,
-                     int src, int rtag, struct MPI_ABI_Comm *c, MPI_Status *status);
+int mpir_dt_sendrecv(const char *fn, const void *sbuf, MPI_Count scount,
+                     struct MPI_ABI_Datatype *sd, int dest, int stag, void *rbuf, MPI_Count rcount,
+                     struct MPI_ABI_Datatype *rd, int src, int rtag, struct MPI_ABI_Comm *c,
+                     MPI_Status *status);
 int mpir_dt_sendrecv_replace(const char *fn, void *buf, MPI_Count count, struct MPI_ABI_Datatype *d,
                              int dest, int stag, int src, int rtag, struct MPI_ABI_Comm *c,
                              MPI_Status *status);

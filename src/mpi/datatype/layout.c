@@ -413,7 +413,8 @@ static struct MPI_ABI_Datatype *wrap(int combiner, int ni, const int64_t *ints,
 }
 
 struct MPI_ABI_Datatype *dt_create_subarray(int ndims, const int64_t *sizes,
-                                            const int64_t *subsizes, const int64_t *starts, int order,
+                                            const int64_t *subsizes, const int64_t *starts,
+                                            int order,
                                             struct MPI_ABI_Datatype *old, int *err)
 {
     int64_t ext = extent_of(old->rep), stride = ext, disp = 0, full = ext;

@@ -222,8 +222,8 @@ int mpir_dt_iov(mpid_req_t *r, size_t off, struct iovec *iov)
 /* Blocking calls bounce small messages through the stack: no allocation. */
 #define SMALL_BOUNCE 4096
 
-int mpir_dt_send(const char *fn, const void *buf, MPI_Count count, struct MPI_ABI_Datatype *d, int dest,
-                 int tag, struct MPI_ABI_Comm *c, int mode)
+int mpir_dt_send(const char *fn, const void *buf, MPI_Count count, struct MPI_ABI_Datatype *d,
+                 int dest, int tag, struct MPI_ABI_Comm *c, int mode)
 {
     (void)fn;
     char small[SMALL_BOUNCE];
@@ -241,7 +241,8 @@ int mpir_dt_send(const char *fn, const void *buf, MPI_Count count, struct MPI_AB
     return mpid_send(small, n, dest, tag, c, mode); /* returns once the data is taken */
 }
 
-static dt_pending_t *pending_new(void *buf, MPI_Count count, struct MPI_ABI_Datatype *d, int with_buf)
+static dt_pending_t *pending_new(void *buf, MPI_Count count, struct MPI_ABI_Datatype *d,
+                                int with_buf)
 {
     dt_pending_t *p = malloc(sizeof *p);
     if (!p)
@@ -425,9 +426,10 @@ int mpir_dt_bsend(const char *fn, const void *buf, MPI_Count count, struct MPI_A
     return rc;
 }
 
-int mpir_dt_sendrecv(const char *fn, const void *sbuf, MPI_Count scount, struct MPI_ABI_Datatype *sd,
-                     int dest, int stag, void *rbuf, MPI_Count rcount, struct MPI_ABI_Datatype *rd,
-                     int src, int rtag, struct MPI_ABI_Comm *c, MPI_Status *status)
+int mpir_dt_sendrecv(const char *fn, const void *sbuf, MPI_Count scount,
+                     struct MPI_ABI_Datatype *sd, int dest, int stag, void *rbuf, MPI_Count rcount,
+                     struct MPI_ABI_Datatype *rd, int src, int rtag, struct MPI_ABI_Comm *c,
+                     MPI_Status *status)
 {
     mpid_req_t *s = dest == MPI_PROC_NULL ? NULL
                                           : mpir_dt_isend(sbuf, scount, sd, dest, stag, c, MODE_STD);
