@@ -736,6 +736,60 @@ static void one_sided(void)
     MPI_Comm_free(&node);
 }
 
+/* ---- a type whose extent passes 2^31 with little data --------------------- *
+ * Two bytes 2^31+8 apart (vector_c, hindexed_c, struct_c): the buffer is a
+ * sparse 2 GiB allocation, only the touched pages take memory, so every
+ * 64-bit offset of the datatype engine is exercised at any rank count. */
+static void sparse(void)
+{
+    size_t span = (size_t)BIG + 1;
+    unsigned char *out = malloc(span), *in = malloc(span);
+    CHECK(out && in);
+    MPI_Datatype vec, hix, st;
+    OK(MPI_Type_vector_c(2, 1, BIG, MPI_BYTE, &vec));
+    MPI_Count bl[2] = {1, 1}, disp[2] = {0, BIG};
+    OK(MPI_Type_create_hindexed_c(2, bl, disp, MPI_BYTE, &hix));
+    MPI_Datatype bytes[2] = {MPI_BYTE, MPI_BYTE};
+    OK(MPI_Type_create_struct_c(2, bl, disp, bytes, &st));
+    MPI_Datatype all[3] = {vec, hix, st};
+    for (int k = 0; k < 3; k++) {
+        MPI_Datatype t = all[k];
+        OK(MPI_Type_commit(&t));
+        MPI_Count lb, ext, size;
+        OK(MPI_Type_get_extent_c(t, &lb, &ext));
+        CHECK_EQ_INT(ext, BIG + 1);
+        OK(MPI_Type_size_c(t, &size));
+        CHECK_EQ_INT(size, 2);
+        MPI_Aint alb, aext;
+        OK(MPI_Type_get_extent(t, &alb, &aext)); /* MPI_Aint holds it too */
+        CHECK_EQ_INT(aext, BIG + 1);
+        out[0] = (unsigned char)(17 + k + T_rank), out[BIG] = (unsigned char)(99 - k - T_rank);
+        in[0] = in[BIG] = 0;
+        MPI_Status s;
+        OK(MPI_Sendrecv_c(out, 1, t, next, 40 + k, in, 1, t, prev, 40 + k, MPI_COMM_WORLD, &s));
+        CHECK_EQ_INT(in[0], 17 + k + prev);
+        CHECK_EQ_INT(in[BIG], 99 - k - prev);
+        MPI_Count n;
+        OK(MPI_Get_elements_c(&s, t, &n));
+        CHECK_EQ_INT(n, 2);
+        /* broadcast from the last rank, and the packed form */
+        in[0] = in[BIG] = 0;
+        if (T_rank == T_size - 1)
+            in[0] = 5, in[BIG] = 6;
+        OK(MPI_Bcast_c(in, 1, t, T_size - 1, MPI_COMM_WORLD));
+        CHECK_EQ_INT(in[0], 5);
+        CHECK_EQ_INT(in[BIG], 6);
+        unsigned char packed[2];
+        MPI_Count pos = 0;
+        OK(MPI_Pack_c(out, 1, t, packed, 2, &pos, MPI_COMM_WORLD));
+        CHECK_EQ_INT(pos, 2);
+        CHECK_EQ_INT(packed[1], 99 - k - T_rank);
+        MPI_Type_free(&t);
+    }
+    free(out);
+    free(in);
+}
+
 int main(int argc, char **argv)
 {
     test_init(&argc, &argv);
@@ -751,6 +805,7 @@ int main(int argc, char **argv)
     collectives();
     neighbours();
     one_sided();
+    sparse();
     test_done("mpi4_large_count");
     return 0;
 }
