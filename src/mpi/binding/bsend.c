@@ -16,6 +16,7 @@
  * made.  Flushing waits until the pool has no block left; an iflush request
  * is completed by the release of the pool's last block.
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,7 +26,7 @@
 struct bsend_pool {
     int attached, automatic;
     void *base;       /* as attached, returned by detach */
-    int size;
+    MPI_Count size;
     char *bbuf;       /* user buffer: 16-byte aligned start and usable size */
     size_t bsize;
     struct block *blocks;     /* in flight (user buffer: ascending addresses) */
@@ -140,8 +141,8 @@ int mpir_bsend_start(const char *fn, const void *buf, size_t bytes, int dest, in
     return MPI_SUCCESS;
 }
 
-static int bsend(const char *fn, const void *buf, int count, MPI_Datatype dt, int dest, int tag,
-                 MPI_Comm comm, MPI_Request *request)
+static int bsend(const char *fn, const void *buf, MPI_Count count, MPI_Datatype dt, int dest,
+                 int tag, MPI_Comm comm, MPI_Request *request)
 {
     CHECK_INIT(fn);
     struct MPI_ABI_Comm *c;
@@ -177,10 +178,24 @@ int MPI_Ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, M
     return bsend("MPI_Ibsend", buf, count, dt, dest, tag, comm, request);
 }
 
+int MPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                MPI_Comm comm)
+{
+    return bsend("MPI_Bsend_c", buf, count, dt, dest, tag, comm, NULL);
+}
+
+int MPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                 MPI_Comm comm, MPI_Request *request)
+{
+    if (!request)
+        return mpir_error(NULL, MPI_ERR_ARG, "MPI_Ibsend_c: NULL request pointer");
+    return bsend("MPI_Ibsend_c", buf, count, dt, dest, tag, comm, request);
+}
+
 /* ---- attach, detach, flush: the same for the three kinds of owner ---------- */
 /* These return an error class (0: done) and leave the report to the caller,
  * whose error handler it goes to. */
-static int pool_attach(struct bsend_pool *p, void *buffer, int size, const char **why)
+static int pool_attach(struct bsend_pool *p, void *buffer, MPI_Count size, const char **why)
 {
     if (p->attached) {
         *why = "a buffer is already attached";
@@ -210,7 +225,8 @@ static void pool_flush(struct bsend_pool *p)
             mpid_idle();
 }
 
-static int pool_detach(struct bsend_pool *p, void *buffer_addr, int *size, const char **why)
+static int pool_detach(struct bsend_pool *p, void *buffer_addr, MPI_Count *size,
+                       const char **why)
 {
     if (!buffer_addr || !size) {
         *why = !buffer_addr ? "NULL buffer_addr" : "NULL size";
@@ -259,23 +275,46 @@ static struct bsend_pool *pool_get(struct bsend_pool **slot)
 }
 
 /* ---- the process's buffer --------------------------------------------------- */
-int MPI_Buffer_attach(void *buffer, int size)
+static int buffer_attach(const char *fn, void *buffer, MPI_Count size)
 {
-    static const char fn[] = "MPI_Buffer_attach";
     CHECK_INIT(fn);
     const char *why;
     int cls = pool_attach(&process_pool, buffer, size, &why);
-    return cls ? mpir_error(NULL, cls, "%s: %s (buffer %p, size %d)", fn, why, buffer, size)
+    return cls ? mpir_error(NULL, cls, "%s: %s (buffer %p, size %lld)", fn, why, buffer, (long long)size)
                : MPI_SUCCESS;
 }
 
-int MPI_Buffer_detach(void *buffer_addr, int *size)
+static int buffer_detach(const char *fn, void *buffer_addr, MPI_Count *size)
 {
-    static const char fn[] = "MPI_Buffer_detach";
     CHECK_INIT(fn);
     const char *why;
     int cls = pool_detach(&process_pool, buffer_addr, size, &why);
     return cls ? mpir_error(NULL, cls, "%s: %s", fn, why) : MPI_SUCCESS;
+}
+
+int MPI_Buffer_attach(void *buffer, int size)
+{
+    return buffer_attach("MPI_Buffer_attach", buffer, size);
+}
+
+int MPI_Buffer_attach_c(void *buffer, MPI_Count size)
+{
+    return buffer_attach("MPI_Buffer_attach_c", buffer, size);
+}
+
+/* A size an int cannot hold comes back as MPI_UNDEFINED (use the _c form). */
+int MPI_Buffer_detach(void *buffer_addr, int *size)
+{
+    MPI_Count n = 0;
+    int rc = buffer_detach("MPI_Buffer_detach", buffer_addr, size ? &n : NULL);
+    if (rc == MPI_SUCCESS)
+        *size = n > INT_MAX ? MPI_UNDEFINED : (int)n;
+    return rc;
+}
+
+int MPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
+{
+    return buffer_detach("MPI_Buffer_detach_c", buffer_addr, size);
 }
 
 int MPI_Buffer_flush(void)
@@ -309,23 +348,21 @@ static int comm_pool(const char *fn, MPI_Comm comm, struct MPI_ABI_Comm **c,
     return 0;
 }
 
-int MPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size)
+static int comm_attach_buffer(const char *fn, MPI_Comm comm, void *buffer, MPI_Count size)
 {
-    static const char fn[] = "MPI_Comm_attach_buffer";
     CHECK_INIT(fn);
     struct MPI_ABI_Comm *c;
     struct bsend_pool *p;
     const char *why;
     int rc = comm_pool(fn, comm, &c, &p, 1);
     if (!rc && (rc = pool_attach(p, buffer, size, &why)))
-        rc = mpir_error(c, rc, "%s: %s on %s (buffer %p, size %d)", fn, why, c->name, buffer,
-                        size);
+        rc = mpir_error(c, rc, "%s: %s on %s (buffer %p, size %lld)", fn, why, c->name,
+                        buffer, (long long)size);
     return rc;
 }
 
-int MPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size)
+static int comm_detach_buffer(const char *fn, MPI_Comm comm, void *buffer_addr, MPI_Count *size)
 {
-    static const char fn[] = "MPI_Comm_detach_buffer";
     CHECK_INIT(fn);
     struct MPI_ABI_Comm *c;
     struct bsend_pool *p;
@@ -334,6 +371,31 @@ int MPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size)
     if (!rc && (rc = pool_detach(p, buffer_addr, size, &why)))
         rc = mpir_error(c, rc, "%s: %s on %s", fn, why, c->name);
     return rc;
+}
+
+int MPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size)
+{
+    return comm_attach_buffer("MPI_Comm_attach_buffer", comm, buffer, size);
+}
+
+int MPI_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size)
+{
+    return comm_attach_buffer("MPI_Comm_attach_buffer_c", comm, buffer, size);
+}
+
+/* A size an int cannot hold comes back as MPI_UNDEFINED (use the _c form). */
+int MPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size)
+{
+    MPI_Count n = 0;
+    int rc = comm_detach_buffer("MPI_Comm_detach_buffer", comm, buffer_addr, size ? &n : NULL);
+    if (rc == MPI_SUCCESS)
+        *size = n > INT_MAX ? MPI_UNDEFINED : (int)n;
+    return rc;
+}
+
+int MPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size)
+{
+    return comm_detach_buffer("MPI_Comm_detach_buffer_c", comm, buffer_addr, size);
 }
 
 int MPI_Comm_flush_buffer(MPI_Comm comm)
@@ -377,21 +439,19 @@ static int session_pool(const char *fn, MPI_Session session, struct MPI_ABI_Sess
     return 0;
 }
 
-int MPI_Session_attach_buffer(MPI_Session session, void *buffer, int size)
+static int session_attach_buffer(const char *fn, MPI_Session session, void *buffer, MPI_Count size)
 {
-    static const char fn[] = "MPI_Session_attach_buffer";
     struct MPI_ABI_Session *s;
     struct bsend_pool *p;
     const char *why;
     int rc = session_pool(fn, session, &s, &p, 1);
     if (!rc && (rc = pool_attach(p, buffer, size, &why)))
-        rc = mpir_session_error(s, rc, "%s: %s (buffer %p, size %d)", fn, why, buffer, size);
+        rc = mpir_session_error(s, rc, "%s: %s (buffer %p, size %lld)", fn, why, buffer, (long long)size);
     return rc;
 }
 
-int MPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size)
+static int session_detach_buffer(const char *fn, MPI_Session session, void *buffer_addr, MPI_Count *size)
 {
-    static const char fn[] = "MPI_Session_detach_buffer";
     struct MPI_ABI_Session *s;
     struct bsend_pool *p;
     const char *why;
@@ -399,6 +459,31 @@ int MPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size)
     if (!rc && (rc = pool_detach(p, buffer_addr, size, &why)))
         rc = mpir_session_error(s, rc, "%s: %s", fn, why);
     return rc;
+}
+
+int MPI_Session_attach_buffer(MPI_Session session, void *buffer, int size)
+{
+    return session_attach_buffer("MPI_Session_attach_buffer", session, buffer, size);
+}
+
+int MPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count size)
+{
+    return session_attach_buffer("MPI_Session_attach_buffer_c", session, buffer, size);
+}
+
+/* A size an int cannot hold comes back as MPI_UNDEFINED (use the _c form). */
+int MPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size)
+{
+    MPI_Count n = 0;
+    int rc = session_detach_buffer("MPI_Session_detach_buffer", session, buffer_addr, size ? &n : NULL);
+    if (rc == MPI_SUCCESS)
+        *size = n > INT_MAX ? MPI_UNDEFINED : (int)n;
+    return rc;
+}
+
+int MPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Count *size)
+{
+    return session_detach_buffer("MPI_Session_detach_buffer_c", session, buffer_addr, size);
 }
 
 int MPI_Session_flush_buffer(MPI_Session session)

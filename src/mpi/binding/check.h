@@ -66,18 +66,28 @@ static inline int check_dtype(const char *fn, struct MPI_ABI_Comm *c, MPI_Dataty
                       v == 0x200 ? "MPI_DATATYPE_NULL" : "(not a datatype handle)");
 }
 
-static inline int check_count(const char *fn, struct MPI_ABI_Comm *c, int count)
+/* MPI_Aint and MPI_Count are one type here (LP64), so an _c form whose
+ * MPI_Aint output became an MPI_Count shares the int form's body. */
+_Static_assert(_Generic((MPI_Aint *)0, MPI_Count *: 1, default: 0),
+               "MPI_Aint and MPI_Count must be the same type");
+
+/* Counts are MPI_Count inside: the int forms and the large-count (_c) forms
+ * of a call share one body, an int widening for free. */
+static inline int check_count(const char *fn, struct MPI_ABI_Comm *c, MPI_Count count)
 {
     if (likely(count >= 0))
         return 0;
-    return mpir_error(c, MPI_ERR_COUNT, "%s: invalid count %d (must be >= 0)", fn, count);
+    return mpir_error(c, MPI_ERR_COUNT, "%s: invalid count %lld (must be >= 0)", fn,
+                      (long long)count);
 }
 
-static inline int check_buf(const char *fn, struct MPI_ABI_Comm *c, const void *buf, int count)
+static inline int check_buf(const char *fn, struct MPI_ABI_Comm *c, const void *buf,
+                            MPI_Count count)
 {
     if (likely(buf || count == 0))
         return 0;
-    return mpir_error(c, MPI_ERR_BUFFER, "%s: NULL buffer with count %d", fn, count);
+    return mpir_error(c, MPI_ERR_BUFFER, "%s: NULL buffer with count %lld", fn,
+                      (long long)count);
 }
 
 /* rank: a peer in c, MPI_PROC_NULL, or (receives) MPI_ANY_SOURCE */
@@ -105,15 +115,17 @@ static inline int check_req_ptr(const char *fn, struct MPI_ABI_Comm *c, const vo
     return mpir_error(c, MPI_ERR_ARG, "%s: NULL request pointer", fn);
 }
 
-static inline size_t dtype_bytes(const struct MPI_ABI_Datatype *d, int count)
+static inline size_t dtype_bytes(const struct MPI_ABI_Datatype *d, MPI_Count count)
 {
     return (size_t)count * (size_t)d->extent;
 }
 
 /* The common checks of a send (any_ok = 0) or a receive (any_ok = 1). */
-static inline __attribute__((always_inline)) int check_p2p(const char *fn, const void *buf, int count, MPI_Datatype dt, int peer,
-                            int tag, MPI_Comm comm, int any_ok, struct MPI_ABI_Comm **c,
-                            size_t *bytes)
+static inline __attribute__((always_inline)) int check_p2p(const char *fn, const void *buf,
+                                                           MPI_Count count, MPI_Datatype dt,
+                                                           int peer, int tag, MPI_Comm comm,
+                                                           int any_ok, struct MPI_ABI_Comm **c,
+                                                           size_t *bytes)
 {
     struct MPI_ABI_Datatype *d;
     int rc;

@@ -47,14 +47,14 @@ static int check_inter_root(const char *fn, struct MPI_ABI_Comm *c, int root)
 
 static int check_cbuf(const char *fn, struct MPI_ABI_Comm *c, const char *what, const void *buf,
                       size_t bytes);
-static int side_bytes(const char *fn, struct MPI_ABI_Comm *c, const char *what, const int *counts,
-                      const int *displs, MPI_Datatype type, const MPI_Datatype *types, int w,
-                      size_t *cb, size_t *db, struct MPI_ABI_Datatype **pk, int *packed);
+static int side_bytes(const char *fn, struct MPI_ABI_Comm *c, const char *what, const void *counts,
+                      const void *displs, int wide, MPI_Datatype type, const MPI_Datatype *types,
+                      int w, size_t *cb, size_t *db, struct MPI_ABI_Datatype **pk, int *packed);
 static size_t *arrays(struct MPI_ABI_Comm *c, int n);
 
 /* One side (count elements of dt, n blocks) of an intercommunicator collective. */
 static int inter_side(const char *fn, struct MPI_ABI_Comm *c, const char *what, const void *buf,
-                      int count, MPI_Datatype dt, int n, size_t *blk)
+                      MPI_Count count, MPI_Datatype dt, int n, size_t *blk)
 {
     size_t ext = 0;
     int rc;
@@ -161,7 +161,7 @@ static int check_alias(const char *fn, struct MPI_ABI_Comm *c, const void *s, co
     return 0;
 }
 
-int prep_bcast(const char *fn, void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
+int prep_bcast(const char *fn, void *buf, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm,
                struct MPI_ABI_Comm **c, coll_args_t *a)
 {
     size_t ext;
@@ -199,7 +199,7 @@ int prep_bcast(const char *fn, void *buf, int count, MPI_Datatype dt, int root, 
     return 0;
 }
 
-int prep_reduce(const char *fn, int kind, const void *sbuf, void *rbuf, int count,
+int prep_reduce(const char *fn, int kind, const void *sbuf, void *rbuf, MPI_Count count,
                 MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm, struct MPI_ABI_Comm **c,
                 coll_args_t *a)
 {
@@ -265,8 +265,9 @@ int prep_reduce(const char *fn, int kind, const void *sbuf, void *rbuf, int coun
     return 0;
 }
 
-int prep_blocks(const char *fn, int kind, const void *sbuf, int scount, MPI_Datatype stype,
-                void *rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm,
+int prep_blocks(const char *fn, int kind, const void *sbuf, MPI_Count scount,
+                MPI_Datatype stype, void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int root,
+                MPI_Comm comm,
                 struct MPI_ABI_Comm **c, coll_args_t *a)
 {
     int rc, inter = 0;
@@ -356,9 +357,9 @@ static size_t *arrays(struct MPI_ABI_Comm *c, int n)
  * bytes for w): cb/db in bytes.  With pk, non-contiguous types are taken too
  * (pk[i]: block i's type, for packing; cb[i] its packed bytes; *packed: one
  * was non-contiguous); without pk they are refused. */
-static int side_bytes(const char *fn, struct MPI_ABI_Comm *c, const char *what, const int *counts,
-                      const int *displs, MPI_Datatype type, const MPI_Datatype *types, int w,
-                      size_t *cb, size_t *db, struct MPI_ABI_Datatype **pk, int *packed)
+static int side_bytes(const char *fn, struct MPI_ABI_Comm *c, const char *what, const void *counts,
+                      const void *displs, int wide, MPI_Datatype type, const MPI_Datatype *types,
+                      int w, size_t *cb, size_t *db, struct MPI_ABI_Datatype **pk, int *packed)
 {
     if (!counts || !displs || (w && !types))
         return mpir_error(c, MPI_ERR_ARG, "%s: NULL %s counts, displacements or types", fn, what);
@@ -370,16 +371,17 @@ static int side_bytes(const char *fn, struct MPI_ABI_Comm *c, const char *what, 
     if (!w && (rc = check_ctype(fn, c, type, &ext, want)))
         return rc;
     for (int i = 0; i < c->size; i++) {
-        if (counts[i] < 0)
-            return mpir_error(c, MPI_ERR_COUNT, "%s: %s count %d for rank %d is negative", fn,
-                              what, counts[i], i);
+        int64_t count = varr_at(counts, wide, i), displ = varr_at(displs, wide, i);
+        if (count < 0)
+            return mpir_error(c, MPI_ERR_COUNT, "%s: %s count %lld for rank %d is negative", fn,
+                              what, (long long)count, i);
         if (w && (rc = check_ctype(fn, c, types[i], &ext, want)))
             return rc;
-        if (displs[i] < 0)
-            return mpir_error(c, MPI_ERR_ARG, "%s: %s displacement %d for rank %d is negative",
-                              fn, what, displs[i], i);
-        cb[i] = (size_t)counts[i] * ext; /* packed bytes when d */
-        db[i] = w ? (size_t)displs[i] : (size_t)displs[i] * (d ? (size_t)d->extent : ext);
+        if (displ < 0)
+            return mpir_error(c, MPI_ERR_ARG, "%s: %s displacement %lld for rank %d is negative",
+                              fn, what, (long long)displ, i);
+        cb[i] = (size_t)count * ext; /* packed bytes when d */
+        db[i] = w ? (size_t)displ : (size_t)displ * (d ? (size_t)d->extent : ext);
         if (pk) {
             pk[i] = d ? d : dtype_of(w ? types[i] : type);
             *packed |= d != NULL;
@@ -392,8 +394,9 @@ static int side_bytes(const char *fn, struct MPI_ABI_Comm *c, const char *what, 
  * buffer: db becomes their offsets there.  Blocks are copied in when `in`
  * (send data, or receive blocks holding in-place input); a receive side gets
  * one unpack per block for the end of the collective. */
-static void *pack_blocks(struct MPI_ABI_Comm *c, coll_args_t *a, void *user, const int *counts,
-                         struct MPI_ABI_Datatype **pk, size_t *cb, size_t *db, int in, int recv)
+static void *pack_blocks(struct MPI_ABI_Comm *c, coll_args_t *a, void *user, const void *counts,
+                         int wide, struct MPI_ABI_Datatype **pk, size_t *cb, size_t *db, int in,
+                         int recv)
 {
     int n = c->size;
     size_t total = 0;
@@ -406,10 +409,11 @@ static void *pack_blocks(struct MPI_ABI_Comm *c, coll_args_t *a, void *user, con
     size_t off = 0;
     for (int i = 0; i < n; i++) {
         char *at = (char *)user + db[i];
-        if (in && counts[i])
-            dt_copy(pk[i], at, counts[i], 0, buf + off, cb[i], 0);
-        if (recv && counts[i])
-            u[a->nunpack++] = (struct coll_unpack){pk[i], at, buf + off, counts[i], 0};
+        int64_t count = varr_at(counts, wide, i);
+        if (in && count)
+            dt_copy(pk[i], at, count, 0, buf + off, cb[i], 0);
+        if (recv && count)
+            u[a->nunpack++] = (struct coll_unpack){pk[i], at, buf + off, count, 0};
         db[i] = off;
         off += cb[i];
     }
@@ -450,8 +454,8 @@ int prep_v(const char *fn, int kind, const vspec_t *v, MPI_Comm comm, struct MPI
         a->sbuf = v->sbuf;
         a->rbuf = v->rbuf;
         if (v->root == MPI_ROOT)
-            rc = gv ? side_bytes(fn, *c, "receive", v->rcounts, v->rdispls, v->rtype, NULL, 0, arr, arr + n, NULL, NULL)
-                    : side_bytes(fn, *c, "send", v->scounts, v->sdispls, v->stype, NULL, 0, arr + 2 * n, arr + 3 * n, NULL, NULL);
+            rc = gv ? side_bytes(fn, *c, "receive", v->rcounts, v->rdispls, v->wide, v->rtype, NULL, 0, arr, arr + n, NULL, NULL)
+                    : side_bytes(fn, *c, "send", v->scounts, v->sdispls, v->wide, v->stype, NULL, 0, arr + 2 * n, arr + 3 * n, NULL, NULL);
         else if (v->root != MPI_PROC_NULL)
             rc = gv ? inter_side(fn, *c, "send buffer", v->sbuf, v->scount, v->stype, 1, &a->sbytes)
                     : inter_side(fn, *c, "receive buffer", v->rbuf, v->rcount, v->rtype, 1, &a->rbytes);
@@ -490,7 +494,7 @@ int prep_v(const char *fn, int kind, const vspec_t *v, MPI_Comm comm, struct MPI
         if (!in_place)
             a->sbytes = (size_t)v->scount * ext;
         if (is_root)
-            rc = side_bytes(fn, *c, "receive", v->rcounts, v->rdispls, v->rtype, NULL, 0, rcb, rdb, rpks, &r_many);
+            rc = side_bytes(fn, *c, "receive", v->rcounts, v->rdispls, v->wide, v->rtype, NULL, 0, rcb, rdb, rpks, &r_many);
         break;
     case C_SCATTERV:
         if (!in_place && ((rc = check_count(fn, *c, v->rcount)) ||
@@ -500,7 +504,7 @@ int prep_v(const char *fn, int kind, const vspec_t *v, MPI_Comm comm, struct MPI
         if (!in_place)
             a->rbytes = (size_t)v->rcount * ext;
         if (is_root)
-            rc = side_bytes(fn, *c, "send", v->scounts, v->sdispls, v->stype, NULL, 0, scb, sdb, spks, &s_many);
+            rc = side_bytes(fn, *c, "send", v->scounts, v->sdispls, v->wide, v->stype, NULL, 0, scb, sdb, spks, &s_many);
         break;
     case C_ALLGATHERV:
         if (!in_place && ((rc = check_count(fn, *c, v->scount)) ||
@@ -508,13 +512,13 @@ int prep_v(const char *fn, int kind, const vspec_t *v, MPI_Comm comm, struct MPI
             break;
         if (!in_place)
             a->sbytes = (size_t)v->scount * ext;
-        rc = side_bytes(fn, *c, "receive", v->rcounts, v->rdispls, v->rtype, NULL, 0, rcb, rdb, rpks, &r_many);
+        rc = side_bytes(fn, *c, "receive", v->rcounts, v->rdispls, v->wide, v->rtype, NULL, 0, rcb, rdb, rpks, &r_many);
         break;
     default: /* alltoallv, alltoallw */
         if (!in_place)
-            rc = side_bytes(fn, *c, "send", v->scounts, v->sdispls, v->stype, v->stypes, w, scb, sdb, spks, &s_many);
+            rc = side_bytes(fn, *c, "send", v->scounts, v->sdispls, v->wide, v->stype, v->stypes, w, scb, sdb, spks, &s_many);
         if (!rc)
-            rc = side_bytes(fn, *c, "receive", v->rcounts, v->rdispls, v->rtype, v->rtypes, w, rcb, rdb, rpks, &r_many);
+            rc = side_bytes(fn, *c, "receive", v->rcounts, v->rdispls, v->wide, v->rtype, v->rtypes, w, rcb, rdb, rpks, &r_many);
         break;
     }
     /* equal pointers are an error only if data moves (Python's empty arrays
@@ -538,17 +542,20 @@ int prep_v(const char *fn, int kind, const vspec_t *v, MPI_Comm comm, struct MPI
         a->rbuf = p;
     }
     if (s_many)
-        a->sbuf = a->own[0] = pack_blocks(*c, a, (void *)v->sbuf, v->scounts, spks, scb, sdb, 1, 0);
+        a->sbuf = a->own[0] =
+            pack_blocks(*c, a, (void *)v->sbuf, v->scounts, v->wide, spks, scb, sdb, 1, 0);
     if (r_many) /* in place, the input sits in the receive blocks: pack them all */
-        a->rbuf = a->own[1] = pack_blocks(*c, a, v->rbuf, v->rcounts, rpks, rcb, rdb, in_place, 1);
+        a->rbuf = a->own[1] =
+            pack_blocks(*c, a, v->rbuf, v->rcounts, v->wide, rpks, rcb, rdb, in_place, 1);
     free(pks);
     if (kind == C_GATHERV && is_root && in_place)
         a->sbytes = rcb[(*c)->rank];
     return 0;
 }
 
-int prep_reduce_scatter(const char *fn, int kind, const void *sbuf, void *rbuf, int rcount,
-                        const int *rcounts, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+int prep_reduce_scatter(const char *fn, int kind, const void *sbuf, void *rbuf,
+                        MPI_Count rcount, const void *rcounts, int wide, MPI_Datatype dt,
+                        MPI_Op op, MPI_Comm comm,
                         struct MPI_ABI_Comm **c, coll_args_t *a)
 {
     size_t ext = 0;
@@ -575,11 +582,12 @@ int prep_reduce_scatter(const char *fn, int kind, const void *sbuf, void *rbuf, 
     a->rdb = arr + n;
     size_t total = 0;
     for (int i = 0; i < n; i++) {
-        int k = kind == C_REDUCE_SCATTER ? rcounts[i] : rcount;
+        int64_t k = kind == C_REDUCE_SCATTER ? varr_at(rcounts, wide, i) : rcount;
         if (k < 0) {
             free(arr);
             a->rcb = a->rdb = NULL;
-            return mpir_error(*c, MPI_ERR_COUNT, "%s: count %d for rank %d is negative", fn, k, i);
+            return mpir_error(*c, MPI_ERR_COUNT, "%s: count %lld for rank %d is negative", fn,
+                              (long long)k, i);
         }
         arr[i] = (size_t)k * ext;
         arr[n + i] = total;

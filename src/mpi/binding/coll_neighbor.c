@@ -112,7 +112,7 @@ typedef struct npieces {
  * side gets one unpack per piece that a neighbour fills. */
 typedef struct npacked {
     struct MPI_ABI_Datatype **st, **rt; /* per piece */
-    int *sc, *rc;                       /* per piece: element counts */
+    int64_t *sc, *rc;                   /* per piece: element counts */
     int spacked, rpacked;
     char *sscratch, *rscratch;
 } npacked_t;
@@ -186,19 +186,23 @@ static sched_t *build(struct MPI_ABI_Comm *c, const nbrs_t *nb, const npieces_t 
 
 enum nkind { N_ALLGATHER, N_ALLGATHERV, N_ALLTOALL, N_ALLTOALLV, N_ALLTOALLW };
 
+/* The arguments of one call; counts and v displacements are int[] or (wide,
+ * the _c forms) MPI_Count[] / MPI_Aint[]; w displacements are MPI_Aint[] in
+ * both forms. */
 typedef struct nargs {
     const void *sbuf;
-    int scount;
-    const int *scounts, *sdispls;
+    MPI_Count scount;
+    const void *scounts, *sdispls;
     const MPI_Aint *sdispls_w;
     MPI_Datatype stype;
     const MPI_Datatype *stypes;
     void *rbuf;
-    int rcount;
-    const int *rcounts, *rdispls;
+    MPI_Count rcount;
+    const void *rcounts, *rdispls;
     const MPI_Aint *rdispls_w;
     MPI_Datatype rtype;
     const MPI_Datatype *rtypes;
+    int wide;
 } nargs_t;
 
 /* counts/displacements of one side -> bytes/offsets; single: same count for
@@ -206,7 +210,7 @@ typedef struct nargs {
  * type, counts[j] its count and bytes[j] its packed size, *packed is set. */
 static int side(const char *fn, struct MPI_ABI_Comm *c, int n, int kind, int is_send,
                 const nargs_t *a, size_t *bytes, size_t *offs, struct MPI_ABI_Datatype **pt,
-                int *pcount, int *packed)
+                int64_t *pcount, int *packed)
 {
     int rc;
     size_t ext = 0;
@@ -214,9 +218,9 @@ static int side(const char *fn, struct MPI_ABI_Comm *c, int n, int kind, int is_
     *packed = 0;
     int w = kind == N_ALLTOALLW;
     int single = kind == N_ALLTOALL || (kind == N_ALLGATHER) || (is_send && kind == N_ALLGATHERV);
-    int count = is_send ? a->scount : a->rcount;
-    const int *counts = is_send ? a->scounts : a->rcounts;
-    const int *displs = is_send ? a->sdispls : a->rdispls;
+    MPI_Count count = is_send ? a->scount : a->rcount;
+    const void *counts = is_send ? a->scounts : a->rcounts;
+    const void *displs = is_send ? a->sdispls : a->rdispls;
     const MPI_Aint *wd = is_send ? a->sdispls_w : a->rdispls_w;
     const MPI_Datatype *types = is_send ? a->stypes : a->rtypes;
     if (!w && (rc = check_ctype(fn, c, is_send ? a->stype : a->rtype, &ext, &d)))
@@ -229,9 +233,10 @@ static int side(const char *fn, struct MPI_ABI_Comm *c, int n, int kind, int is_
     for (int j = 0; j < n; j++) {
         if (w && (rc = check_ctype(fn, c, types[j], &ext, &d)))
             return rc;
-        int k = single ? count : counts[j];
+        int64_t k = single ? count : varr_at(counts, a->wide, j);
         if (k < 0)
-            return mpir_error(c, MPI_ERR_COUNT, "%s: count %d for neighbour %d is negative", fn, k, j);
+            return mpir_error(c, MPI_ERR_COUNT, "%s: count %lld for neighbour %d is negative", fn,
+                              (long long)k, j);
         size_t step = d ? (size_t)d->extent : ext; /* bytes between elements in the buffer */
         bytes[j] = (size_t)k * ext;
         if (w)
@@ -239,7 +244,7 @@ static int side(const char *fn, struct MPI_ABI_Comm *c, int n, int kind, int is_
         else if (single)
             offs[j] = is_send && kind != N_ALLTOALL ? 0 : (size_t)j * (size_t)k * step;
         else
-            offs[j] = (size_t)displs[j] * step;
+            offs[j] = (size_t)varr_at(displs, a->wide, j) * step;
         pt[j] = d ? d : dtype_of(w ? types[j] : is_send ? a->stype : a->rtype);
         pcount[j] = k;
         *packed |= d != NULL;
@@ -300,65 +305,134 @@ static int neighbor(const char *fn, int kind, const nargs_t *a, MPI_Comm comm, M
     return rc;
 }
 
+/* The nargs_t of each call from the standard argument names (W: the _c form). */
+#define NB_ALLGATHER(W) \
+    {.sbuf = sendbuf, .scount = sendcount, .stype = sendtype, .rbuf = recvbuf, \
+     .rcount = recvcount, .rtype = recvtype, .wide = W}
+#define NB_ALLGATHERV(W) \
+    {.sbuf = sendbuf, .scount = sendcount, .stype = sendtype, .rbuf = recvbuf, \
+     .rcounts = recvcounts, .rdispls = displs, .rtype = recvtype, .wide = W}
+#define NB_ALLTOALL(W) \
+    {.sbuf = sendbuf, .scount = sendcount, .stype = sendtype, .rbuf = recvbuf, \
+     .rcount = recvcount, .rtype = recvtype, .wide = W}
+#define NB_ALLTOALLV(W) \
+    {.sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls, .stype = sendtype, \
+     .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = rdispls, .rtype = recvtype, .wide = W}
+#define NB_ALLTOALLW(W) \
+    {.sbuf = sendbuf, .scounts = sendcounts, .sdispls_w = sdispls, .stypes = sendtypes, \
+     .rbuf = recvbuf, .rcounts = recvcounts, .rdispls_w = rdispls, .rtypes = recvtypes, \
+     .wide = W}
+
 int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                            void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    nargs_t a = {.sbuf = sendbuf, .scount = sendcount, .stype = sendtype, .rbuf = recvbuf,
-                 .rcount = recvcount, .rtype = recvtype};
+    nargs_t a = NB_ALLGATHER(0);
     return neighbor("MPI_Neighbor_allgather", N_ALLGATHER, &a, comm, NULL, 0);
+}
+
+int MPI_Neighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                             void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                             MPI_Comm comm)
+{
+    nargs_t a = NB_ALLGATHER(1);
+    return neighbor("MPI_Neighbor_allgather_c", N_ALLGATHER, &a, comm, NULL, 0);
 }
 
 int MPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                             void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                             MPI_Request *request)
 {
-    nargs_t a = {.sbuf = sendbuf, .scount = sendcount, .stype = sendtype, .rbuf = recvbuf,
-                 .rcount = recvcount, .rtype = recvtype};
+    nargs_t a = NB_ALLGATHER(0);
     return neighbor("MPI_Ineighbor_allgather", N_ALLGATHER, &a, comm, request, 1);
+}
+
+int MPI_Ineighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                              void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                              MPI_Comm comm, MPI_Request *request)
+{
+    nargs_t a = NB_ALLGATHER(1);
+    return neighbor("MPI_Ineighbor_allgather_c", N_ALLGATHER, &a, comm, request, 1);
 }
 
 int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                             void *recvbuf, const int recvcounts[], const int displs[],
                             MPI_Datatype recvtype, MPI_Comm comm)
 {
-    nargs_t a = {.sbuf = sendbuf, .scount = sendcount, .stype = sendtype, .rbuf = recvbuf,
-                 .rcounts = recvcounts, .rdispls = displs, .rtype = recvtype};
+    nargs_t a = NB_ALLGATHERV(0);
     return neighbor("MPI_Neighbor_allgatherv", N_ALLGATHERV, &a, comm, NULL, 0);
+}
+
+int MPI_Neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                              void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                              MPI_Datatype recvtype, MPI_Comm comm)
+{
+    nargs_t a = NB_ALLGATHERV(1);
+    return neighbor("MPI_Neighbor_allgatherv_c", N_ALLGATHERV, &a, comm, NULL, 0);
 }
 
 int MPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                              void *recvbuf, const int recvcounts[], const int displs[],
                              MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    nargs_t a = {.sbuf = sendbuf, .scount = sendcount, .stype = sendtype, .rbuf = recvbuf,
-                 .rcounts = recvcounts, .rdispls = displs, .rtype = recvtype};
+    nargs_t a = NB_ALLGATHERV(0);
     return neighbor("MPI_Ineighbor_allgatherv", N_ALLGATHERV, &a, comm, request, 1);
 }
 
-int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                          void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+int MPI_Ineighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                               void *recvbuf, const MPI_Count recvcounts[],
+                               const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                               MPI_Request *request)
 {
-    nargs_t a = {.sbuf = sendbuf, .scount = sendcount, .stype = sendtype, .rbuf = recvbuf,
-                 .rcount = recvcount, .rtype = recvtype};
+    nargs_t a = NB_ALLGATHERV(1);
+    return neighbor("MPI_Ineighbor_allgatherv_c", N_ALLGATHERV, &a, comm, request, 1);
+}
+
+int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                          int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    nargs_t a = NB_ALLTOALL(0);
     return neighbor("MPI_Neighbor_alltoall", N_ALLTOALL, &a, comm, NULL, 0);
+}
+
+int MPI_Neighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                            MPI_Comm comm)
+{
+    nargs_t a = NB_ALLTOALL(1);
+    return neighbor("MPI_Neighbor_alltoall_c", N_ALLTOALL, &a, comm, NULL, 0);
 }
 
 int MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                            void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                            MPI_Request *request)
 {
-    nargs_t a = {.sbuf = sendbuf, .scount = sendcount, .stype = sendtype, .rbuf = recvbuf,
-                 .rcount = recvcount, .rtype = recvtype};
+    nargs_t a = NB_ALLTOALL(0);
     return neighbor("MPI_Ineighbor_alltoall", N_ALLTOALL, &a, comm, request, 1);
+}
+
+int MPI_Ineighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                             void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                             MPI_Comm comm, MPI_Request *request)
+{
+    nargs_t a = NB_ALLTOALL(1);
+    return neighbor("MPI_Ineighbor_alltoall_c", N_ALLTOALL, &a, comm, request, 1);
 }
 
 int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
                            MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                            const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    nargs_t a = {.sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls, .stype = sendtype,
-                 .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = rdispls, .rtype = recvtype};
+    nargs_t a = NB_ALLTOALLV(0);
     return neighbor("MPI_Neighbor_alltoallv", N_ALLTOALLV, &a, comm, NULL, 0);
+}
+
+int MPI_Neighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
+                             const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                             const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                             MPI_Datatype recvtype, MPI_Comm comm)
+{
+    nargs_t a = NB_ALLTOALLV(1);
+    return neighbor("MPI_Neighbor_alltoallv_c", N_ALLTOALLV, &a, comm, NULL, 0);
 }
 
 int MPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
@@ -366,18 +440,34 @@ int MPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const i
                             const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                             MPI_Request *request)
 {
-    nargs_t a = {.sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls, .stype = sendtype,
-                 .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = rdispls, .rtype = recvtype};
+    nargs_t a = NB_ALLTOALLV(0);
     return neighbor("MPI_Ineighbor_alltoallv", N_ALLTOALLV, &a, comm, request, 1);
+}
+
+int MPI_Ineighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
+                              const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                              const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                              MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    nargs_t a = NB_ALLTOALLV(1);
+    return neighbor("MPI_Ineighbor_alltoallv_c", N_ALLTOALLV, &a, comm, request, 1);
 }
 
 int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
                            const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    nargs_t a = {.sbuf = sendbuf, .scounts = sendcounts, .sdispls_w = sdispls, .stypes = sendtypes,
-                 .rbuf = recvbuf, .rcounts = recvcounts, .rdispls_w = rdispls, .rtypes = recvtypes};
+    nargs_t a = NB_ALLTOALLW(0);
     return neighbor("MPI_Neighbor_alltoallw", N_ALLTOALLW, &a, comm, NULL, 0);
+}
+
+int MPI_Neighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
+                             const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                             void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                             const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    nargs_t a = NB_ALLTOALLW(1);
+    return neighbor("MPI_Neighbor_alltoallw_c", N_ALLTOALLW, &a, comm, NULL, 0);
 }
 
 int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
@@ -385,9 +475,18 @@ int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const M
                             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
                             MPI_Comm comm, MPI_Request *request)
 {
-    nargs_t a = {.sbuf = sendbuf, .scounts = sendcounts, .sdispls_w = sdispls, .stypes = sendtypes,
-                 .rbuf = recvbuf, .rcounts = recvcounts, .rdispls_w = rdispls, .rtypes = recvtypes};
+    nargs_t a = NB_ALLTOALLW(0);
     return neighbor("MPI_Ineighbor_alltoallw", N_ALLTOALLW, &a, comm, request, 1);
+}
+
+int MPI_Ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
+                              const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                              void *recvbuf, const MPI_Count recvcounts[],
+                              const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                              MPI_Comm comm, MPI_Request *request)
+{
+    nargs_t a = NB_ALLTOALLW(1);
+    return neighbor("MPI_Ineighbor_alltoallw_c", N_ALLTOALLW, &a, comm, request, 1);
 }
 
 /* ---- persistent forms (MPI 4.0; machinery in coll_persistent.c) ------------
@@ -414,13 +513,21 @@ static int neighbor_init(const char *fn, int kind, const nargs_t *a, MPI_Comm co
 }
 
 int MPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                                void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                                MPI_Comm comm, MPI_Info info, MPI_Request *request)
+                                void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                                MPI_Info info, MPI_Request *request)
 {
     (void)info; /* no hints are used */
-    nargs_t a = {.sbuf = sendbuf, .scount = sendcount, .stype = sendtype, .rbuf = recvbuf,
-                 .rcount = recvcount, .rtype = recvtype};
+    nargs_t a = NB_ALLGATHER(0);
     return neighbor_init("MPI_Neighbor_allgather_init", N_ALLGATHER, &a, comm, request);
+}
+
+int MPI_Neighbor_allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                  void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                  MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    (void)info; /* no hints are used */
+    nargs_t a = NB_ALLGATHER(1);
+    return neighbor_init("MPI_Neighbor_allgather_init_c", N_ALLGATHER, &a, comm, request);
 }
 
 int MPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -428,20 +535,37 @@ int MPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatyp
                                  MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                                  MPI_Request *request)
 {
-    (void)info;
-    nargs_t a = {.sbuf = sendbuf, .scount = sendcount, .stype = sendtype, .rbuf = recvbuf,
-                 .rcounts = recvcounts, .rdispls = displs, .rtype = recvtype};
+    (void)info; /* no hints are used */
+    nargs_t a = NB_ALLGATHERV(0);
     return neighbor_init("MPI_Neighbor_allgatherv_init", N_ALLGATHERV, &a, comm, request);
 }
 
-int MPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                               void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                               MPI_Comm comm, MPI_Info info, MPI_Request *request)
+int MPI_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                   void *recvbuf, const MPI_Count recvcounts[],
+                                   const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                                   MPI_Info info, MPI_Request *request)
 {
-    (void)info;
-    nargs_t a = {.sbuf = sendbuf, .scount = sendcount, .stype = sendtype, .rbuf = recvbuf,
-                 .rcount = recvcount, .rtype = recvtype};
+    (void)info; /* no hints are used */
+    nargs_t a = NB_ALLGATHERV(1);
+    return neighbor_init("MPI_Neighbor_allgatherv_init_c", N_ALLGATHERV, &a, comm, request);
+}
+
+int MPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                               void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                               MPI_Info info, MPI_Request *request)
+{
+    (void)info; /* no hints are used */
+    nargs_t a = NB_ALLTOALL(0);
     return neighbor_init("MPI_Neighbor_alltoall_init", N_ALLTOALL, &a, comm, request);
+}
+
+int MPI_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                 void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                 MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    (void)info; /* no hints are used */
+    nargs_t a = NB_ALLTOALL(1);
+    return neighbor_init("MPI_Neighbor_alltoall_init_c", N_ALLTOALL, &a, comm, request);
 }
 
 int MPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
@@ -449,10 +573,20 @@ int MPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], con
                                 const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                                 MPI_Info info, MPI_Request *request)
 {
-    (void)info;
-    nargs_t a = {.sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls, .stype = sendtype,
-                 .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = rdispls, .rtype = recvtype};
+    (void)info; /* no hints are used */
+    nargs_t a = NB_ALLTOALLV(0);
     return neighbor_init("MPI_Neighbor_alltoallv_init", N_ALLTOALLV, &a, comm, request);
+}
+
+int MPI_Neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[],
+                                  const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                                  const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                                  MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                  MPI_Request *request)
+{
+    (void)info; /* no hints are used */
+    nargs_t a = NB_ALLTOALLV(1);
+    return neighbor_init("MPI_Neighbor_alltoallv_init_c", N_ALLTOALLV, &a, comm, request);
 }
 
 int MPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[],
@@ -461,8 +595,18 @@ int MPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[],
                                 const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
                                 MPI_Request *request)
 {
-    (void)info;
-    nargs_t a = {.sbuf = sendbuf, .scounts = sendcounts, .sdispls_w = sdispls, .stypes = sendtypes,
-                 .rbuf = recvbuf, .rcounts = recvcounts, .rdispls_w = rdispls, .rtypes = recvtypes};
+    (void)info; /* no hints are used */
+    nargs_t a = NB_ALLTOALLW(0);
     return neighbor_init("MPI_Neighbor_alltoallw_init", N_ALLTOALLW, &a, comm, request);
+}
+
+int MPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[],
+                                  const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                  void *recvbuf, const MPI_Count recvcounts[],
+                                  const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                                  MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    (void)info; /* no hints are used */
+    nargs_t a = NB_ALLTOALLW(1);
+    return neighbor_init("MPI_Neighbor_alltoallw_init_c", N_ALLTOALLW, &a, comm, request);
 }

@@ -94,15 +94,17 @@ void pcoll_forget(mpid_req_t *r)
  * the matching nonblocking call (coll_nb.c), with req NULL meaning "check". */
 typedef struct pargs {
     MPI_Comm comm;
-    int kind, root, count;
+    int kind, root;
+    MPI_Count count;
     const void *sbuf;
     void *rbuf;
     MPI_Datatype dt;
     MPI_Op op;
-    int scount, rcount;
+    MPI_Count scount, rcount;
     MPI_Datatype stype, rtype;
     vspec_t v;
-    const int *rcounts;
+    const void *rcounts; /* int[] or (wide) MPI_Count[] */
+    int wide;
 } pargs_t;
 
 /* Start the schedule prep_* described, or (check only) drop it. */
@@ -169,8 +171,8 @@ static int start_reduce_scatter(const char *fn, const void *args, MPI_Request *r
     const pargs_t *p = args;
     struct MPI_ABI_Comm *c;
     coll_args_t a;
-    int rc = prep_reduce_scatter(fn, p->kind, p->sbuf, p->rbuf, p->count, p->rcounts, p->dt,
-                                 p->op, p->comm, &c, &a);
+    int rc = prep_reduce_scatter(fn, p->kind, p->sbuf, p->rbuf, p->count, p->rcounts, p->wide,
+                                 p->dt, p->op, p->comm, &c, &a);
     return rc ? rc : go(fn, c, &a, req);
 }
 
@@ -188,45 +190,68 @@ int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
                 request);
 }
 
+static int bcast_init(const char *fn, void *buffer, MPI_Count count, MPI_Datatype datatype,
+                      int root, MPI_Comm comm, MPI_Request *request)
+{
+    pargs_t p = {.comm = comm, .rbuf = buffer, .count = count, .dt = datatype, .root = root,
+                 .op = MPI_OP_NULL};
+    return init(fn, start_bcast, &p, datatype, MPI_DATATYPE_NULL, request);
+}
+
 int MPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                    MPI_Info info, MPI_Request *request)
 {
-    (void)info;
-    pargs_t p = {.comm = comm, .rbuf = buffer, .count = count, .dt = datatype, .root = root,
-                 .op = MPI_OP_NULL};
-    return init("MPI_Bcast_init", start_bcast, &p, datatype, MPI_DATATYPE_NULL, request);
+    (void)info; /* no hints are used */
+    return bcast_init("MPI_Bcast_init", buffer, count, datatype, root, comm, request);
 }
 
-#define REDUCTION(name, which, root_arg, root_val)                                               \
-    int MPI_##name(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,        \
-                   MPI_Op op root_arg, MPI_Comm comm, MPI_Info info, MPI_Request *request)    \
+int MPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
+                     MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    (void)info;
+    return bcast_init("MPI_Bcast_init_c", buffer, count, datatype, root, comm, request);
+}
+
+/* Each macro writes the int form (sfx empty, count_t int) and the
+ * large-count form (sfx _c, count_t MPI_Count) over the same body. */
+#define REDUCTION(name, sfx, count_t, which, root_arg, root_val)                                \
+    int MPI_##name##sfx(const void *sendbuf, void *recvbuf, count_t count, MPI_Datatype datatype, \
+                        MPI_Op op root_arg, MPI_Comm comm, MPI_Info info, MPI_Request *request) \
     {                                                                                           \
         (void)info;                                                                             \
         pargs_t p = {.comm = comm, .kind = which, .sbuf = sendbuf, .rbuf = recvbuf,              \
                      .count = count, .dt = datatype, .op = op, .root = root_val};               \
-        return init("MPI_" #name, start_reduce, &p, datatype, MPI_DATATYPE_NULL, request);     \
+        return init("MPI_" #name #sfx, start_reduce, &p, datatype, MPI_DATATYPE_NULL, request); \
     }
 #define COMMA_ROOT , int root
-REDUCTION(Reduce_init, C_REDUCE, COMMA_ROOT, root)
-REDUCTION(Allreduce_init, C_ALLREDUCE, , 0)
-REDUCTION(Scan_init, C_SCAN, , 0)
-REDUCTION(Exscan_init, C_EXSCAN, , 0)
+REDUCTION(Reduce_init, , int, C_REDUCE, COMMA_ROOT, root)
+REDUCTION(Reduce_init, _c, MPI_Count, C_REDUCE, COMMA_ROOT, root)
+REDUCTION(Allreduce_init, , int, C_ALLREDUCE, , 0)
+REDUCTION(Allreduce_init, _c, MPI_Count, C_ALLREDUCE, , 0)
+REDUCTION(Scan_init, , int, C_SCAN, , 0)
+REDUCTION(Scan_init, _c, MPI_Count, C_SCAN, , 0)
+REDUCTION(Exscan_init, , int, C_EXSCAN, , 0)
+REDUCTION(Exscan_init, _c, MPI_Count, C_EXSCAN, , 0)
 
-#define BLOCKS(name, which, root_arg, root_val)                                                  \
-    int MPI_##name(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,    \
-                   int recvcount, MPI_Datatype recvtype root_arg, MPI_Comm comm,              \
-                   MPI_Info info, MPI_Request *request)                                         \
+#define BLOCKS(name, sfx, count_t, which, root_arg, root_val)                                   \
+    int MPI_##name##sfx(const void *sendbuf, count_t sendcount, MPI_Datatype sendtype,          \
+                        void *recvbuf, count_t recvcount, MPI_Datatype recvtype root_arg,      \
+                        MPI_Comm comm, MPI_Info info, MPI_Request *request)                    \
     {                                                                                           \
         (void)info;                                                                             \
         pargs_t p = {.comm = comm, .kind = which, .sbuf = sendbuf, .scount = sendcount,          \
                      .stype = sendtype, .rbuf = recvbuf, .rcount = recvcount,                   \
                      .rtype = recvtype, .root = root_val, .op = MPI_OP_NULL};                   \
-        return init("MPI_" #name, start_blocks, &p, sendtype, recvtype, request);              \
+        return init("MPI_" #name #sfx, start_blocks, &p, sendtype, recvtype, request);         \
     }
-BLOCKS(Gather_init, C_GATHER, COMMA_ROOT, root)
-BLOCKS(Scatter_init, C_SCATTER, COMMA_ROOT, root)
-BLOCKS(Allgather_init, C_ALLGATHER, , 0)
-BLOCKS(Alltoall_init, C_ALLTOALL, , 0)
+BLOCKS(Gather_init, , int, C_GATHER, COMMA_ROOT, root)
+BLOCKS(Gather_init, _c, MPI_Count, C_GATHER, COMMA_ROOT, root)
+BLOCKS(Scatter_init, , int, C_SCATTER, COMMA_ROOT, root)
+BLOCKS(Scatter_init, _c, MPI_Count, C_SCATTER, COMMA_ROOT, root)
+BLOCKS(Allgather_init, , int, C_ALLGATHER, , 0)
+BLOCKS(Allgather_init, _c, MPI_Count, C_ALLGATHER, , 0)
+BLOCKS(Alltoall_init, , int, C_ALLTOALL, , 0)
+BLOCKS(Alltoall_init, _c, MPI_Count, C_ALLTOALL, , 0)
 
 static int init_v(const char *fn, int kind, const vspec_t *v, MPI_Comm comm,
                   MPI_Request *request)
@@ -240,9 +265,18 @@ int MPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
                      MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     (void)info;
-    vspec_t v = {.sbuf = sendbuf, .scount = sendcount, .stype = sendtype, .rbuf = recvbuf,
-                 .rcounts = recvcounts, .rdispls = displs, .rtype = recvtype, .root = root};
+    vspec_t v = V_GATHERV(0);
     return init_v("MPI_Gatherv_init", C_GATHERV, &v, comm, request);
+}
+
+int MPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                       void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                       MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                       MPI_Request *request)
+{
+    (void)info;
+    vspec_t v = V_GATHERV(1);
+    return init_v("MPI_Gatherv_init_c", C_GATHERV, &v, comm, request);
 }
 
 int MPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int displs[],
@@ -250,9 +284,18 @@ int MPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int dis
                       int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     (void)info;
-    vspec_t v = {.sbuf = sendbuf, .scounts = sendcounts, .sdispls = displs, .stype = sendtype,
-                 .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype, .root = root};
+    vspec_t v = V_SCATTERV(0);
     return init_v("MPI_Scatterv_init", C_SCATTERV, &v, comm, request);
+}
+
+int MPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[],
+                        const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf,
+                        MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                        MPI_Info info, MPI_Request *request)
+{
+    (void)info;
+    vspec_t v = V_SCATTERV(1);
+    return init_v("MPI_Scatterv_init_c", C_SCATTERV, &v, comm, request);
 }
 
 int MPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -260,9 +303,18 @@ int MPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
                         MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     (void)info;
-    vspec_t v = {.sbuf = sendbuf, .scount = sendcount, .stype = sendtype, .rbuf = recvbuf,
-                 .rcounts = recvcounts, .rdispls = displs, .rtype = recvtype};
+    vspec_t v = V_ALLGATHERV(0);
     return init_v("MPI_Allgatherv_init", C_ALLGATHERV, &v, comm, request);
+}
+
+int MPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                          void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                          MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                          MPI_Request *request)
+{
+    (void)info;
+    vspec_t v = V_ALLGATHERV(1);
+    return init_v("MPI_Allgatherv_init_c", C_ALLGATHERV, &v, comm, request);
 }
 
 int MPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
@@ -271,9 +323,19 @@ int MPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sd
                        MPI_Request *request)
 {
     (void)info;
-    vspec_t v = {.sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls, .stype = sendtype,
-                 .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = rdispls, .rtype = recvtype};
+    vspec_t v = V_ALLTOALLV(0);
     return init_v("MPI_Alltoallv_init", C_ALLTOALLV, &v, comm, request);
+}
+
+int MPI_Alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[],
+                         const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                         const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                         MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                         MPI_Request *request)
+{
+    (void)info;
+    vspec_t v = V_ALLTOALLV(1);
+    return init_v("MPI_Alltoallv_init_c", C_ALLTOALLV, &v, comm, request);
 }
 
 int MPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
@@ -282,10 +344,32 @@ int MPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sd
                        MPI_Info info, MPI_Request *request)
 {
     (void)info;
-    vspec_t v = {.sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls, .stypes = sendtypes,
-                 .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = rdispls, .rtypes = recvtypes,
-                 .stype = MPI_DATATYPE_NULL, .rtype = MPI_DATATYPE_NULL};
+    vspec_t v = V_ALLTOALLW(0);
+    v.stype = v.rtype = MPI_DATATYPE_NULL;
     return init_v("MPI_Alltoallw_init", C_ALLTOALLW, &v, comm, request);
+}
+
+int MPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[],
+                         const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf,
+                         const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                         const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
+                         MPI_Request *request)
+{
+    (void)info;
+    vspec_t v = V_ALLTOALLW(1);
+    v.stype = v.rtype = MPI_DATATYPE_NULL;
+    return init_v("MPI_Alltoallw_init_c", C_ALLTOALLW, &v, comm, request);
+}
+
+static int reduce_scatter_init(const char *fn, int kind, const void *sendbuf, void *recvbuf,
+                               MPI_Count recvcount, const void *recvcounts, int wide,
+                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                               MPI_Request *request)
+{
+    pargs_t p = {.comm = comm, .kind = kind, .sbuf = sendbuf, .rbuf = recvbuf,
+                 .count = recvcount, .rcounts = recvcounts, .wide = wide, .dt = datatype,
+                 .op = op};
+    return init(fn, start_reduce_scatter, &p, datatype, MPI_DATATYPE_NULL, request);
 }
 
 int MPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[],
@@ -293,10 +377,17 @@ int MPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvco
                             MPI_Request *request)
 {
     (void)info;
-    pargs_t p = {.comm = comm, .kind = C_REDUCE_SCATTER, .sbuf = sendbuf, .rbuf = recvbuf,
-                 .rcounts = recvcounts, .dt = datatype, .op = op};
-    return init("MPI_Reduce_scatter_init", start_reduce_scatter, &p, datatype, MPI_DATATYPE_NULL,
-                request);
+    return reduce_scatter_init("MPI_Reduce_scatter_init", C_REDUCE_SCATTER, sendbuf, recvbuf, 0,
+                               recvcounts, 0, datatype, op, comm, request);
+}
+
+int MPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
+                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                              MPI_Request *request)
+{
+    (void)info;
+    return reduce_scatter_init("MPI_Reduce_scatter_init_c", C_REDUCE_SCATTER, sendbuf, recvbuf,
+                               0, recvcounts, 1, datatype, op, comm, request);
 }
 
 int MPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount,
@@ -304,8 +395,15 @@ int MPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvco
                                   MPI_Request *request)
 {
     (void)info;
-    pargs_t p = {.comm = comm, .kind = C_REDUCE_SCATTER_BLOCK, .sbuf = sendbuf, .rbuf = recvbuf,
-                 .count = recvcount, .dt = datatype, .op = op};
-    return init("MPI_Reduce_scatter_block_init", start_reduce_scatter, &p, datatype,
-                MPI_DATATYPE_NULL, request);
+    return reduce_scatter_init("MPI_Reduce_scatter_block_init", C_REDUCE_SCATTER_BLOCK, sendbuf,
+                               recvbuf, recvcount, NULL, 0, datatype, op, comm, request);
+}
+
+int MPI_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
+                                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                    MPI_Info info, MPI_Request *request)
+{
+    (void)info;
+    return reduce_scatter_init("MPI_Reduce_scatter_block_init_c", C_REDUCE_SCATTER_BLOCK,
+                               sendbuf, recvbuf, recvcount, NULL, 0, datatype, op, comm, request);
 }

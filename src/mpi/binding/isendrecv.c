@@ -13,7 +13,7 @@
 #include "binding/check.h"
 
 /* Start the receive half (source may be MPI_PROC_NULL). */
-static mpid_req_t *recv_half(void *buf, int count, MPI_Datatype dt, size_t bytes, int source,
+static mpid_req_t *recv_half(void *buf, MPI_Count count, MPI_Datatype dt, size_t bytes, int source,
                              int tag, struct MPI_ABI_Comm *c)
 {
     if (source == MPI_PROC_NULL)
@@ -22,8 +22,8 @@ static mpid_req_t *recv_half(void *buf, int count, MPI_Datatype dt, size_t bytes
                                     : mpir_dt_irecv(buf, count, dtype_of(dt), source, tag, c);
 }
 
-static mpid_req_t *send_half(const void *buf, int count, MPI_Datatype dt, size_t bytes, int dest,
-                             int tag, struct MPI_ABI_Comm *c)
+static mpid_req_t *send_half(const void *buf, MPI_Count count, MPI_Datatype dt, size_t bytes,
+                             int dest, int tag, struct MPI_ABI_Comm *c)
 {
     return dtype_of(dt)->contiguous ? mpid_isend(buf, bytes, dest, tag, c, MODE_STD)
                                     : mpir_dt_isend(buf, count, dtype_of(dt), dest, tag, c, MODE_STD);
@@ -53,11 +53,11 @@ static mpid_req_t *join(mpid_req_t *s, mpid_req_t *r)
     return r;
 }
 
-int MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
-                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
-                  MPI_Comm comm, MPI_Request *request)
+static int do_isendrecv(const char *fn, const void *sendbuf, MPI_Count sendcount,
+                        MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+                        MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                        MPI_Comm comm, MPI_Request *request)
 {
-    static const char fn[] = "MPI_Isendrecv";
     CHECK_INIT(fn);
     struct MPI_ABI_Comm *c;
     size_t sbytes, rbytes;
@@ -75,10 +75,26 @@ int MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
     return MPI_SUCCESS;
 }
 
-int MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int sendtag, int source,
-                          int recvtag, MPI_Comm comm, MPI_Request *request)
+int MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                  MPI_Comm comm, MPI_Request *request)
 {
-    static const char fn[] = "MPI_Isendrecv_replace";
+    return do_isendrecv("MPI_Isendrecv", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
+                        recvcount, recvtype, source, recvtag, comm, request);
+}
+
+int MPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+                    int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                    int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+    return do_isendrecv("MPI_Isendrecv_c", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
+                        recvcount, recvtype, source, recvtag, comm, request);
+}
+
+static int do_isendrecv_replace(const char *fn, void *buf, MPI_Count count, MPI_Datatype dt,
+                                int dest, int sendtag, int source, int recvtag, MPI_Comm comm,
+                                MPI_Request *request)
+{
     CHECK_INIT(fn);
     struct MPI_ABI_Comm *c;
     size_t bytes;
@@ -110,4 +126,18 @@ int MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int s
     r->comm = c;
     *request = (MPI_Request)r;
     return MPI_SUCCESS;
+}
+
+int MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int sendtag, int source,
+                          int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+    return do_isendrecv_replace("MPI_Isendrecv_replace", buf, count, dt, dest, sendtag, source,
+                                recvtag, comm, request);
+}
+
+int MPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype dt, int dest, int sendtag,
+                            int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+    return do_isendrecv_replace("MPI_Isendrecv_replace_c", buf, count, dt, dest, sendtag, source,
+                                recvtag, comm, request);
 }

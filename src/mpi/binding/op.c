@@ -9,9 +9,9 @@
 
 #include "binding/coll_check.h"
 
-int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
+/* user_fn is an MPI_User_function, or (large) an MPI_User_function_c. */
+static int op_create(const char *fn, void (*user_fn)(void), int large, int commute, MPI_Op *op)
 {
-    static const char fn[] = "MPI_Op_create";
     CHECK_INIT(fn);
     if (!user_fn || !op)
         return mpir_error(NULL, MPI_ERR_ARG, "%s: NULL %s", fn, !user_fn ? "function" : "op pointer");
@@ -20,11 +20,22 @@ int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
         return mpir_error(NULL, MPI_ERR_NO_MEM, "%s: out of memory", fn);
     o->magic = MAGIC_OP;
     o->commute = commute != 0;
-    o->user = user_fn;
+    o->user = (MPI_User_function *)user_fn;
+    o->large = large;
     o->name = "user operation";
     o->refs = 1;
     *op = o;
     return MPI_SUCCESS;
+}
+
+int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
+{
+    return op_create("MPI_Op_create", (void (*)(void))user_fn, 0, commute, op);
+}
+
+int MPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op)
+{
+    return op_create("MPI_Op_create_c", (void (*)(void))user_fn, 1, commute, op);
 }
 
 static int check_user_op(const char *fn, MPI_Op *op, struct MPI_ABI_Op **o)
@@ -69,10 +80,9 @@ int MPI_Op_commutative(MPI_Op op, int *commute)
     return MPI_SUCCESS;
 }
 
-int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
-                     MPI_Op op)
+static int do_reduce_local(const char *fn, const void *inbuf, void *inoutbuf, MPI_Count count,
+                           MPI_Datatype datatype, MPI_Op op)
 {
-    static const char fn[] = "MPI_Reduce_local";
     CHECK_INIT(fn);
     reducer_t r;
     struct MPI_ABI_Datatype *d;
@@ -86,4 +96,16 @@ int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype 
         return mpir_error(NULL, MPI_ERR_TYPE, "%s: non-contiguous derived datatypes are not supported", fn);
     op_apply(&r, inbuf, inoutbuf, (size_t)count);
     return MPI_SUCCESS;
+}
+
+int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
+                     MPI_Op op)
+{
+    return do_reduce_local("MPI_Reduce_local", inbuf, inoutbuf, count, datatype, op);
+}
+
+int MPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype datatype,
+                       MPI_Op op)
+{
+    return do_reduce_local("MPI_Reduce_local_c", inbuf, inoutbuf, count, datatype, op);
 }

@@ -5,8 +5,8 @@
  */
 #include "binding/check.h"
 
-static int make(const char *fn, const void *buf, int count, MPI_Datatype dt, int peer, int tag,
-                MPI_Comm comm, int is_recv, int mode, MPI_Request *request)
+static int make(const char *fn, const void *buf, MPI_Count count, MPI_Datatype dt, int peer,
+                int tag, MPI_Comm comm, int is_recv, int mode, MPI_Request *request)
 {
     CHECK_INIT(fn);
     struct MPI_ABI_Comm *c;
@@ -34,10 +34,22 @@ int MPI_Send_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag
     return make("MPI_Send_init", buf, count, dt, dest, tag, comm, 0, MODE_STD, request);
 }
 
+int MPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                    MPI_Comm comm, MPI_Request *request)
+{
+    return make("MPI_Send_init_c", buf, count, dt, dest, tag, comm, 0, MODE_STD, request);
+}
+
 int MPI_Ssend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                    MPI_Request *request)
 {
     return make("MPI_Ssend_init", buf, count, dt, dest, tag, comm, 0, MODE_SYNC, request);
+}
+
+int MPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                     MPI_Comm comm, MPI_Request *request)
+{
+    return make("MPI_Ssend_init_c", buf, count, dt, dest, tag, comm, 0, MODE_SYNC, request);
 }
 
 int MPI_Bsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
@@ -46,16 +58,34 @@ int MPI_Bsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int ta
     return make("MPI_Bsend_init", buf, count, dt, dest, tag, comm, 0, MODE_BUFFERED, request);
 }
 
+int MPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                     MPI_Comm comm, MPI_Request *request)
+{
+    return make("MPI_Bsend_init_c", buf, count, dt, dest, tag, comm, 0, MODE_BUFFERED, request);
+}
+
 int MPI_Rsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                    MPI_Request *request)
 {
     return make("MPI_Rsend_init", buf, count, dt, dest, tag, comm, 0, MODE_READY, request);
 }
 
+int MPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                     MPI_Comm comm, MPI_Request *request)
+{
+    return make("MPI_Rsend_init_c", buf, count, dt, dest, tag, comm, 0, MODE_READY, request);
+}
+
 int MPI_Recv_init(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
                   MPI_Request *request)
 {
     return make("MPI_Recv_init", buf, count, dt, source, tag, comm, 1, MODE_STD, request);
+}
+
+int MPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype dt, int source, int tag,
+                    MPI_Comm comm, MPI_Request *request)
+{
+    return make("MPI_Recv_init_c", buf, count, dt, source, tag, comm, 1, MODE_STD, request);
 }
 
 static int start(const char *fn, MPI_Request h)

@@ -14,10 +14,11 @@ int mpir_recv_error(const char *fn, struct MPI_ABI_Comm *c, int err, int src, in
     return mpir_error(c, err, "%s: receive from rank %d failed", fn, src);
 }
 
-int MPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
-             MPI_Status *status)
+static inline __attribute__((always_inline)) int do_recv(const char *fn, void *buf,
+                                                         MPI_Count count, MPI_Datatype dt,
+                                                         int source, int tag, MPI_Comm comm,
+                                                         MPI_Status *status)
 {
-    static const char fn[] = "MPI_Recv";
     CHECK_INIT(fn);
     struct MPI_ABI_Comm *c;
     size_t bytes, sent;
@@ -37,10 +38,23 @@ int MPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Com
     return MPI_SUCCESS;
 }
 
-int MPI_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
-              MPI_Request *request)
+int MPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+             MPI_Status *status)
 {
-    static const char fn[] = "MPI_Irecv";
+    return do_recv("MPI_Recv", buf, count, dt, source, tag, comm, status);
+}
+
+int MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+               MPI_Status *status)
+{
+    return do_recv("MPI_Recv_c", buf, count, dt, source, tag, comm, status);
+}
+
+static inline __attribute__((always_inline)) int do_irecv(const char *fn, void *buf,
+                                                          MPI_Count count, MPI_Datatype dt,
+                                                          int source, int tag, MPI_Comm comm,
+                                                          MPI_Request *request)
+{
     CHECK_INIT(fn);
     struct MPI_ABI_Comm *c;
     size_t bytes;
@@ -53,6 +67,18 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Co
     r->comm = c;
     *request = (MPI_Request)r;
     return MPI_SUCCESS;
+}
+
+int MPI_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+              MPI_Request *request)
+{
+    return do_irecv("MPI_Irecv", buf, count, dt, source, tag, comm, request);
+}
+
+int MPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+                MPI_Request *request)
+{
+    return do_irecv("MPI_Irecv_c", buf, count, dt, source, tag, comm, request);
 }
 
 static int check_probe(const char *fn, int source, int tag, MPI_Comm comm, struct MPI_ABI_Comm **c)
@@ -129,8 +155,8 @@ static mpid_req_t *check_message(const char *fn, MPI_Message *message, int *rc)
     return (mpid_req_t *)*message;
 }
 
-static int check_mrecv(const char *fn, void *buf, int count, MPI_Datatype dt, struct MPI_ABI_Comm *c,
-                       size_t *bytes)
+static int check_mrecv(const char *fn, void *buf, MPI_Count count, MPI_Datatype dt,
+                       struct MPI_ABI_Comm *c, size_t *bytes)
 {
     struct MPI_ABI_Datatype *d;
     int rc;
@@ -141,9 +167,9 @@ static int check_mrecv(const char *fn, void *buf, int count, MPI_Datatype dt, st
     return 0;
 }
 
-int MPI_Mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI_Status *status)
+static int do_mrecv(const char *fn, void *buf, MPI_Count count, MPI_Datatype dt,
+                    MPI_Message *message, MPI_Status *status)
 {
-    static const char fn[] = "MPI_Mrecv";
     CHECK_INIT(fn);
     int rc;
     size_t bytes;
@@ -172,9 +198,20 @@ int MPI_Mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI_S
     return err ? mpir_recv_error(fn, c, err, src, tag, sent, bytes) : MPI_SUCCESS;
 }
 
-int MPI_Imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI_Request *request)
+int MPI_Mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI_Status *status)
 {
-    static const char fn[] = "MPI_Imrecv";
+    return do_mrecv("MPI_Mrecv", buf, count, dt, message, status);
+}
+
+int MPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype dt, MPI_Message *message,
+                MPI_Status *status)
+{
+    return do_mrecv("MPI_Mrecv_c", buf, count, dt, message, status);
+}
+
+static int do_imrecv(const char *fn, void *buf, MPI_Count count, MPI_Datatype dt,
+                     MPI_Message *message, MPI_Request *request)
+{
     CHECK_INIT(fn);
     int rc;
     size_t bytes;
@@ -195,4 +232,15 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI_
         mpid_recv_attach(u, buf, bytes);
     *request = (MPI_Request)u;
     return MPI_SUCCESS;
+}
+
+int MPI_Imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI_Request *request)
+{
+    return do_imrecv("MPI_Imrecv", buf, count, dt, message, request);
+}
+
+int MPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype dt, MPI_Message *message,
+                 MPI_Request *request)
+{
+    return do_imrecv("MPI_Imrecv_c", buf, count, dt, message, request);
 }

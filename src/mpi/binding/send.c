@@ -9,8 +9,10 @@
 
 #include "binding/check.h"
 
-static int send_blocking(const char *fn, const void *buf, int count, MPI_Datatype dt, int dest,
-                         int tag, MPI_Comm comm, int mode)
+static inline __attribute__((always_inline)) int send_blocking(const char *fn, const void *buf,
+                                                               MPI_Count count, MPI_Datatype dt,
+                                                               int dest, int tag, MPI_Comm comm,
+                                                               int mode)
 {
     CHECK_INIT(fn);
     struct MPI_ABI_Comm *c;
@@ -30,9 +32,20 @@ int MPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI
     return send_blocking("MPI_Send", buf, count, dt, dest, tag, comm, MODE_STD);
 }
 
+int MPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
+{
+    return send_blocking("MPI_Send_c", buf, count, dt, dest, tag, comm, MODE_STD);
+}
+
 int MPI_Ssend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
     return send_blocking("MPI_Ssend", buf, count, dt, dest, tag, comm, MODE_SYNC);
+}
+
+int MPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                MPI_Comm comm)
+{
+    return send_blocking("MPI_Ssend_c", buf, count, dt, dest, tag, comm, MODE_SYNC);
 }
 
 int MPI_Rsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
@@ -40,8 +53,16 @@ int MPI_Rsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MP
     return send_blocking("MPI_Rsend", buf, count, dt, dest, tag, comm, MODE_READY);
 }
 
-static int send_nonblocking(const char *fn, const void *buf, int count, MPI_Datatype dt, int dest,
-                            int tag, MPI_Comm comm, int mode, MPI_Request *request)
+int MPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                MPI_Comm comm)
+{
+    return send_blocking("MPI_Rsend_c", buf, count, dt, dest, tag, comm, MODE_READY);
+}
+
+static inline __attribute__((always_inline)) int send_nonblocking(const char *fn, const void *buf,
+                                                                  MPI_Count count, MPI_Datatype dt,
+                                                                  int dest, int tag, MPI_Comm comm,
+                                                                  int mode, MPI_Request *request)
 {
     CHECK_INIT(fn);
     struct MPI_ABI_Comm *c;
@@ -63,10 +84,22 @@ int MPI_Isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MP
     return send_nonblocking("MPI_Isend", buf, count, dt, dest, tag, comm, MODE_STD, request);
 }
 
+int MPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                MPI_Comm comm, MPI_Request *request)
+{
+    return send_nonblocking("MPI_Isend_c", buf, count, dt, dest, tag, comm, MODE_STD, request);
+}
+
 int MPI_Issend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                MPI_Request *request)
 {
     return send_nonblocking("MPI_Issend", buf, count, dt, dest, tag, comm, MODE_SYNC, request);
+}
+
+int MPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                 MPI_Comm comm, MPI_Request *request)
+{
+    return send_nonblocking("MPI_Issend_c", buf, count, dt, dest, tag, comm, MODE_SYNC, request);
 }
 
 int MPI_Irsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
@@ -75,11 +108,17 @@ int MPI_Irsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, M
     return send_nonblocking("MPI_Irsend", buf, count, dt, dest, tag, comm, MODE_READY, request);
 }
 
-int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
-                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
-                 MPI_Comm comm, MPI_Status *status)
+int MPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                 MPI_Comm comm, MPI_Request *request)
 {
-    static const char fn[] = "MPI_Sendrecv";
+    return send_nonblocking("MPI_Irsend_c", buf, count, dt, dest, tag, comm, MODE_READY, request);
+}
+
+static int do_sendrecv(const char *fn, const void *sendbuf, MPI_Count sendcount,
+                       MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+                       MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                       MPI_Comm comm, MPI_Status *status)
+{
     CHECK_INIT(fn);
     struct MPI_ABI_Comm *c;
     size_t sbytes, rbytes;
@@ -109,10 +148,26 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
     return MPI_SUCCESS;
 }
 
-int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int sendtag, int source,
-                         int recvtag, MPI_Comm comm, MPI_Status *status)
+int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                 MPI_Comm comm, MPI_Status *status)
 {
-    static const char fn[] = "MPI_Sendrecv_replace";
+    return do_sendrecv("MPI_Sendrecv", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
+                       recvcount, recvtype, source, recvtag, comm, status);
+}
+
+int MPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+                   int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                   int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    return do_sendrecv("MPI_Sendrecv_c", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
+                       recvcount, recvtype, source, recvtag, comm, status);
+}
+
+static int do_sendrecv_replace(const char *fn, void *buf, MPI_Count count, MPI_Datatype dt,
+                               int dest, int sendtag, int source, int recvtag, MPI_Comm comm,
+                               MPI_Status *status)
+{
     CHECK_INIT(fn);
     struct MPI_ABI_Comm *c;
     size_t bytes;
@@ -147,4 +202,18 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int se
     if (err)
         return mpir_recv_error(fn, c, err, st.MPI_SOURCE, st.MPI_TAG, sent, bytes);
     return MPI_SUCCESS;
+}
+
+int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int sendtag, int source,
+                         int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    return do_sendrecv_replace("MPI_Sendrecv_replace", buf, count, dt, dest, sendtag, source,
+                               recvtag, comm, status);
+}
+
+int MPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype dt, int dest, int sendtag,
+                           int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    return do_sendrecv_replace("MPI_Sendrecv_replace_c", buf, count, dt, dest, sendtag, source,
+                               recvtag, comm, status);
 }

@@ -3,6 +3,7 @@
  * dynamic, free, query), their names, info, attributes, and the RMA calls
  * and synchronisation.  Arguments are checked here; the work is in rma/.
  */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,8 +57,8 @@ static int check_assert(const char *fn, struct MPI_ABI_Win *w, int assert, int a
 
 /* ---- creation ------------------------------------------------------------------ */
 
-static int create_args(const char *fn, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
-                       void *out, struct MPI_ABI_Comm **c, struct MPI_ABI_Info **i)
+static int create_args(const char *fn, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
+                       MPI_Comm comm, void *out, struct MPI_ABI_Comm **c, struct MPI_ABI_Info **i)
 {
     int rc;
     if ((rc = check_comm(fn, comm, c)))
@@ -69,9 +70,10 @@ static int create_args(const char *fn, MPI_Aint size, int disp_unit, MPI_Info in
     if (size < 0)
         return mpir_error(*c, MPI_ERR_SIZE, "%s: rank %d: invalid size %ld", fn, (*c)->rank,
                           (long)size);
-    if (disp_unit <= 0)
-        return mpir_error(*c, MPI_ERR_DISP, "%s: rank %d: invalid displacement unit %d", fn,
-                          (*c)->rank, disp_unit);
+    if (disp_unit <= 0 || disp_unit > INT_MAX) /* the window keeps it as an int */
+        return mpir_error(*c, MPI_ERR_DISP,
+                          "%s: rank %d: invalid displacement unit %ld (1..%d)", fn, (*c)->rank,
+                          (long)disp_unit, INT_MAX);
     if (!out)
         return mpir_error(*c, MPI_ERR_ARG, "%s: NULL output argument", fn);
     return 0;
@@ -85,7 +87,7 @@ static void set_attrs(struct MPI_ABI_Win *w)
     w->attr_model = MPI_WIN_UNIFIED;
 }
 
-static int make(const char *fn, int flavor, void *base, MPI_Aint size, int disp_unit,
+static int make(const char *fn, int flavor, void *base, MPI_Aint size, MPI_Aint disp_unit,
                 MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
     CHECK_INIT(fn);
@@ -100,7 +102,7 @@ static int make(const char *fn, int flavor, void *base, MPI_Aint size, int disp_
     if ((flavor == MPI_WIN_FLAVOR_ALLOCATE || flavor == MPI_WIN_FLAVOR_SHARED) && !baseptr)
         return mpir_error(c, MPI_ERR_ARG, "%s: NULL baseptr", fn);
     struct MPI_ABI_Win *w;
-    if ((rc = win_make(fn, flavor, base, size, disp_unit, i, c, baseptr, &w)))
+    if ((rc = win_make(fn, flavor, base, size, (int)disp_unit, i, c, baseptr, &w)))
         return rc;
     set_attrs(w);
     *win = (MPI_Win)w;
@@ -114,6 +116,13 @@ int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_
                 win);
 }
 
+int MPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
+                     MPI_Win *win)
+{
+    return make("MPI_Win_create_c", MPI_WIN_FLAVOR_CREATE, base, size, disp_unit, info, comm,
+                NULL, win);
+}
+
 int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
                      MPI_Win *win)
 {
@@ -121,10 +130,24 @@ int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                 baseptr, win);
 }
 
+int MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
+                       void *baseptr, MPI_Win *win)
+{
+    return make("MPI_Win_allocate_c", MPI_WIN_FLAVOR_ALLOCATE, NULL, size, disp_unit, info, comm,
+                baseptr, win);
+}
+
 int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                             void *baseptr, MPI_Win *win)
 {
     return make("MPI_Win_allocate_shared", MPI_WIN_FLAVOR_SHARED, NULL, size, disp_unit, info,
+                comm, baseptr, win);
+}
+
+int MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
+                              void *baseptr, MPI_Win *win)
+{
+    return make("MPI_Win_allocate_shared_c", MPI_WIN_FLAVOR_SHARED, NULL, size, disp_unit, info,
                 comm, baseptr, win);
 }
 
@@ -148,9 +171,9 @@ int MPI_Win_free(MPI_Win *win)
     return MPI_SUCCESS;
 }
 
-int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
+static int shared_query(const char *fn, MPI_Win win, int rank, MPI_Aint *size,
+                        MPI_Aint *disp_unit, void *baseptr)
 {
-    static const char fn[] = "MPI_Win_shared_query";
     CHECK_INIT(fn);
     struct MPI_ABI_Win *w;
     int rc = win_check(fn, win, &w);
@@ -173,6 +196,22 @@ int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, 
     *disp_unit = w->t[rank].disp_unit;
     *(void **)baseptr = w->t[rank].direct;
     return MPI_SUCCESS;
+}
+
+int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
+{
+    MPI_Aint unit = 0;
+    int rc = shared_query("MPI_Win_shared_query", win, rank, size, disp_unit ? &unit : NULL,
+                          baseptr);
+    if (rc == MPI_SUCCESS)
+        *disp_unit = (int)unit; /* the window's unit is an int */
+    return rc;
+}
+
+int MPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit,
+                           void *baseptr)
+{
+    return shared_query("MPI_Win_shared_query_c", win, rank, size, disp_unit, baseptr);
 }
 
 int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
@@ -410,8 +449,8 @@ static inline size_t predef_size(MPI_Datatype h)
     return 0;
 }
 
-static inline char *fast_copy_target(MPI_Win win, int ocount, MPI_Datatype ot, int target,
-                                     MPI_Aint disp, int tcount, MPI_Datatype tt, size_t *n)
+static inline char *fast_copy_target(MPI_Win win, MPI_Count ocount, MPI_Datatype ot, int target,
+                                     MPI_Aint disp, MPI_Count tcount, MPI_Datatype tt, size_t *n)
 {
     size_t es = predef_size(ot);
     if (!es || ot != tt || ocount != tcount || ocount < 0)
@@ -446,7 +485,7 @@ static inline int rma_args(const char *fn, MPI_Win win, struct MPI_ABI_Win **w, 
 }
 
 /* A datatype argument of an RMA call: committed, reported on the window. */
-static inline int rma_type(const char *fn, struct MPI_ABI_Win *w, MPI_Datatype h, int count,
+static inline int rma_type(const char *fn, struct MPI_ABI_Win *w, MPI_Datatype h, MPI_Count count,
                            struct MPI_ABI_Datatype **out)
 {
     uintptr_t v = (uintptr_t)h;
@@ -457,8 +496,8 @@ static inline int rma_type(const char *fn, struct MPI_ABI_Win *w, MPI_Datatype h
         return mpir_win_error(w, MPI_ERR_TYPE, "%s: rank %d: invalid datatype %s", fn, w->rank,
                               v == 0x200 ? "MPI_DATATYPE_NULL" : "(not a committed datatype)");
     if (unlikely(count < 0))
-        return mpir_win_error(w, MPI_ERR_COUNT, "%s: rank %d: invalid count %d", fn, w->rank,
-                              count);
+        return mpir_win_error(w, MPI_ERR_COUNT, "%s: rank %d: invalid count %lld", fn, w->rank,
+                              (long long)count);
     *out = d;
     return 0;
 }
@@ -492,9 +531,12 @@ static int rma_call(rma_op_t *o, MPI_Win win, MPI_Datatype ot, MPI_Datatype rt, 
     return MPI_SUCCESS;
 }
 
-int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
-            int target_rank, MPI_Aint target_disp, int target_count,
-            MPI_Datatype target_datatype, MPI_Win win)
+static inline __attribute__((always_inline)) int do_put(const char *fn, const void *origin_addr,
+                                                        MPI_Count origin_count,
+                                                        MPI_Datatype origin_datatype,
+                                                        int target_rank, MPI_Aint target_disp,
+                                                        MPI_Count target_count,
+                                                        MPI_Datatype target_datatype, MPI_Win win)
 {
     size_t n;
     char *p = fast_copy_target(win, origin_count, origin_datatype, target_rank, target_disp,
@@ -503,14 +545,34 @@ int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datat
         memcpy(p, origin_addr, n);
         return MPI_SUCCESS;
     }
-    rma_op_t o = {.fn = "MPI_Put", .kind = RMA_PUT, .origin = origin_addr,
+    rma_op_t o = {.fn = fn, .kind = RMA_PUT, .origin = origin_addr,
                   .ocount = origin_count, .target = target_rank, .disp = target_disp,
                   .tcount = target_count};
     return rma_call(&o, win, origin_datatype, 0, target_datatype, NULL);
 }
 
-int MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
-            MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
+int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+            int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype,
+            MPI_Win win)
+{
+    return do_put("MPI_Put", origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                  target_count, target_datatype, win);
+}
+
+int MPI_Put_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+              int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+              MPI_Datatype target_datatype, MPI_Win win)
+{
+    return do_put("MPI_Put_c", origin_addr, origin_count, origin_datatype, target_rank,
+                  target_disp, target_count, target_datatype, win);
+}
+
+static inline __attribute__((always_inline)) int do_get(const char *fn, void *origin_addr,
+                                                        MPI_Count origin_count,
+                                                        MPI_Datatype origin_datatype,
+                                                        int target_rank, MPI_Aint target_disp,
+                                                        MPI_Count target_count,
+                                                        MPI_Datatype target_datatype, MPI_Win win)
 {
     size_t n;
     char *p = fast_copy_target(win, origin_count, origin_datatype, target_rank, target_disp,
@@ -519,15 +581,36 @@ int MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, i
         memcpy(origin_addr, p, n);
         return MPI_SUCCESS;
     }
-    rma_op_t o = {.fn = "MPI_Get", .kind = RMA_GET, .result = origin_addr,
+    rma_op_t o = {.fn = fn, .kind = RMA_GET, .result = origin_addr,
                   .ocount = origin_count, .target = target_rank, .disp = target_disp,
                   .tcount = target_count};
     return rma_call(&o, win, origin_datatype, 0, target_datatype, NULL);
 }
 
-int MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
-                   int target_rank, MPI_Aint target_disp, int target_count,
-                   MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+int MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+            MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+    return do_get("MPI_Get", origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                  target_count, target_datatype, win);
+}
+
+int MPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+              int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+              MPI_Datatype target_datatype, MPI_Win win)
+{
+    return do_get("MPI_Get_c", origin_addr, origin_count, origin_datatype, target_rank,
+                  target_disp, target_count, target_datatype, win);
+}
+
+static inline __attribute__((always_inline)) int do_accumulate(const char *fn,
+                                                               const void *origin_addr,
+                                                               MPI_Count origin_count,
+                                                               MPI_Datatype origin_datatype,
+                                                               int target_rank,
+                                                               MPI_Aint target_disp,
+                                                               MPI_Count target_count,
+                                                               MPI_Datatype target_datatype,
+                                                               MPI_Op op, MPI_Win win)
 {
     size_t n;
     char *p = fast_copy_target(win, origin_count, origin_datatype, target_rank, target_disp,
@@ -535,10 +618,46 @@ int MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origi
     if (p && origin_addr &&
         win_acc_fast((struct MPI_ABI_Win *)win, target_rank, p, origin_addr, origin_count, origin_datatype, op))
         return MPI_SUCCESS;
-    rma_op_t o = {.fn = "MPI_Accumulate", .kind = RMA_ACC, .origin = origin_addr,
+    rma_op_t o = {.fn = fn, .kind = RMA_ACC, .origin = origin_addr,
                   .ocount = origin_count, .target = target_rank, .disp = target_disp,
                   .tcount = target_count, .op = op};
     return rma_call(&o, win, origin_datatype, 0, target_datatype, NULL);
+}
+
+int MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                   int target_rank, MPI_Aint target_disp, int target_count,
+                   MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    return do_accumulate("MPI_Accumulate", origin_addr, origin_count, origin_datatype, target_rank,
+                         target_disp, target_count, target_datatype, op, win);
+}
+
+int MPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                     int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                     MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    return do_accumulate("MPI_Accumulate_c", origin_addr, origin_count, origin_datatype,
+                         target_rank, target_disp, target_count, target_datatype, op, win);
+}
+
+static inline __attribute__((always_inline)) int do_get_accumulate(const char *fn,
+                                                                   const void *origin_addr,
+                                                                   MPI_Count origin_count,
+                                                                   MPI_Datatype origin_datatype,
+                                                                   void *result_addr,
+                                                                   MPI_Count result_count,
+                                                                   MPI_Datatype result_datatype,
+                                                                   int target_rank,
+                                                                   MPI_Aint target_disp,
+                                                                   MPI_Count target_count,
+                                                                   MPI_Datatype target_datatype,
+                                                                   MPI_Op op, MPI_Win win)
+{
+    rma_op_t o = {.fn = fn, .kind = RMA_GET_ACC, .origin = origin_addr,
+                  .ocount = origin_count, .result = result_addr, .rcount = result_count,
+                  .target = target_rank, .disp = target_disp, .tcount = target_count, .op = op};
+    return rma_call(&o, win, op == MPI_NO_OP ? 0 : origin_datatype, result_datatype,
+                    target_datatype, NULL);
 }
 
 int MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
@@ -546,11 +665,20 @@ int MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype o
                        int target_rank, MPI_Aint target_disp, int target_count,
                        MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
-    rma_op_t o = {.fn = "MPI_Get_accumulate", .kind = RMA_GET_ACC, .origin = origin_addr,
-                  .ocount = origin_count, .result = result_addr, .rcount = result_count,
-                  .target = target_rank, .disp = target_disp, .tcount = target_count, .op = op};
-    return rma_call(&o, win, op == MPI_NO_OP ? 0 : origin_datatype, result_datatype,
-                    target_datatype, NULL);
+    return do_get_accumulate("MPI_Get_accumulate", origin_addr, origin_count, origin_datatype,
+                             result_addr, result_count, result_datatype, target_rank, target_disp,
+                             target_count, target_datatype, op, win);
+}
+
+int MPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count,
+                         MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count,
+                         MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
+                         MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
+                         MPI_Win win)
+{
+    return do_get_accumulate("MPI_Get_accumulate_c", origin_addr, origin_count, origin_datatype,
+                             result_addr, result_count, result_datatype, target_rank, target_disp,
+                             target_count, target_datatype, op, win);
 }
 
 int MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype,
@@ -611,13 +739,49 @@ int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void
     return rma_call(&o, win, datatype, datatype, datatype, NULL);
 }
 
-int MPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
-             int target_rank, MPI_Aint target_disp, int target_count,
-             MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
+static inline __attribute__((always_inline)) int do_rput(const char *fn, const void *origin_addr,
+                                                         MPI_Count origin_count,
+                                                         MPI_Datatype origin_datatype,
+                                                         int target_rank, MPI_Aint target_disp,
+                                                         MPI_Count target_count,
+                                                         MPI_Datatype target_datatype, MPI_Win win,
+                                                         MPI_Request *request)
 {
     if (!request)
-        return mpir_error(NULL, MPI_ERR_ARG, "MPI_Rput: NULL request");
-    rma_op_t o = {.fn = "MPI_Rput", .kind = RMA_PUT, .origin = origin_addr,
+        return mpir_error(NULL, MPI_ERR_ARG, "%s: NULL request", fn);
+    rma_op_t o = {.fn = fn, .kind = RMA_PUT, .origin = origin_addr,
+                  .ocount = origin_count, .target = target_rank, .disp = target_disp,
+                  .tcount = target_count};
+    return rma_call(&o, win, origin_datatype, 0, target_datatype, request);
+}
+
+int MPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+             int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype,
+             MPI_Win win, MPI_Request *request)
+{
+    return do_rput("MPI_Rput", origin_addr, origin_count, origin_datatype, target_rank,
+                   target_disp, target_count, target_datatype, win, request);
+}
+
+int MPI_Rput_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+               int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+               MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
+{
+    return do_rput("MPI_Rput_c", origin_addr, origin_count, origin_datatype, target_rank,
+                   target_disp, target_count, target_datatype, win, request);
+}
+
+static inline __attribute__((always_inline)) int do_rget(const char *fn, void *origin_addr,
+                                                         MPI_Count origin_count,
+                                                         MPI_Datatype origin_datatype,
+                                                         int target_rank, MPI_Aint target_disp,
+                                                         MPI_Count target_count,
+                                                         MPI_Datatype target_datatype, MPI_Win win,
+                                                         MPI_Request *request)
+{
+    if (!request)
+        return mpir_error(NULL, MPI_ERR_ARG, "%s: NULL request", fn);
+    rma_op_t o = {.fn = fn, .kind = RMA_GET, .result = origin_addr,
                   .ocount = origin_count, .target = target_rank, .disp = target_disp,
                   .tcount = target_count};
     return rma_call(&o, win, origin_datatype, 0, target_datatype, request);
@@ -627,11 +791,34 @@ int MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, 
              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
              MPI_Request *request)
 {
+    return do_rget("MPI_Rget", origin_addr, origin_count, origin_datatype, target_rank,
+                   target_disp, target_count, target_datatype, win, request);
+}
+
+int MPI_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+               int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+               MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
+{
+    return do_rget("MPI_Rget_c", origin_addr, origin_count, origin_datatype, target_rank,
+                   target_disp, target_count, target_datatype, win, request);
+}
+
+static inline __attribute__((always_inline)) int do_raccumulate(const char *fn,
+                                                                const void *origin_addr,
+                                                                MPI_Count origin_count,
+                                                                MPI_Datatype origin_datatype,
+                                                                int target_rank,
+                                                                MPI_Aint target_disp,
+                                                                MPI_Count target_count,
+                                                                MPI_Datatype target_datatype,
+                                                                MPI_Op op, MPI_Win win,
+                                                                MPI_Request *request)
+{
     if (!request)
-        return mpir_error(NULL, MPI_ERR_ARG, "MPI_Rget: NULL request");
-    rma_op_t o = {.fn = "MPI_Rget", .kind = RMA_GET, .result = origin_addr,
+        return mpir_error(NULL, MPI_ERR_ARG, "%s: NULL request", fn);
+    rma_op_t o = {.fn = fn, .kind = RMA_ACC, .origin = origin_addr,
                   .ocount = origin_count, .target = target_rank, .disp = target_disp,
-                  .tcount = target_count};
+                  .tcount = target_count, .op = op};
     return rma_call(&o, win, origin_datatype, 0, target_datatype, request);
 }
 
@@ -639,27 +826,63 @@ int MPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype orig
                     int target_rank, MPI_Aint target_disp, int target_count,
                     MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
+    return do_raccumulate("MPI_Raccumulate", origin_addr, origin_count, origin_datatype,
+                          target_rank, target_disp, target_count, target_datatype, op, win,
+                          request);
+}
+
+int MPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count,
+                      MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+                      MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                      MPI_Request *request)
+{
+    return do_raccumulate("MPI_Raccumulate_c", origin_addr, origin_count, origin_datatype,
+                          target_rank, target_disp, target_count, target_datatype, op, win,
+                          request);
+}
+
+static inline __attribute__((always_inline)) int do_rget_accumulate(const char *fn,
+                                                                    const void *origin_addr,
+                                                                    MPI_Count origin_count,
+                                                                    MPI_Datatype origin_datatype,
+                                                                    void *result_addr,
+                                                                    MPI_Count result_count,
+                                                                    MPI_Datatype result_datatype,
+                                                                    int target_rank,
+                                                                    MPI_Aint target_disp,
+                                                                    MPI_Count target_count,
+                                                                    MPI_Datatype target_datatype,
+                                                                    MPI_Op op, MPI_Win win,
+                                                                    MPI_Request *request)
+{
     if (!request)
-        return mpir_error(NULL, MPI_ERR_ARG, "MPI_Raccumulate: NULL request");
-    rma_op_t o = {.fn = "MPI_Raccumulate", .kind = RMA_ACC, .origin = origin_addr,
-                  .ocount = origin_count, .target = target_rank, .disp = target_disp,
-                  .tcount = target_count, .op = op};
-    return rma_call(&o, win, origin_datatype, 0, target_datatype, request);
+        return mpir_error(NULL, MPI_ERR_ARG, "%s: NULL request", fn);
+    rma_op_t o = {.fn = fn, .kind = RMA_GET_ACC, .origin = origin_addr,
+                  .ocount = origin_count, .result = result_addr, .rcount = result_count,
+                  .target = target_rank, .disp = target_disp, .tcount = target_count, .op = op};
+    return rma_call(&o, win, op == MPI_NO_OP ? 0 : origin_datatype, result_datatype,
+                    target_datatype, request);
 }
 
 int MPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
                         void *result_addr, int result_count, MPI_Datatype result_datatype,
                         int target_rank, MPI_Aint target_disp, int target_count,
-                        MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
-                        MPI_Request *request)
+                        MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
-    if (!request)
-        return mpir_error(NULL, MPI_ERR_ARG, "MPI_Rget_accumulate: NULL request");
-    rma_op_t o = {.fn = "MPI_Rget_accumulate", .kind = RMA_GET_ACC, .origin = origin_addr,
-                  .ocount = origin_count, .result = result_addr, .rcount = result_count,
-                  .target = target_rank, .disp = target_disp, .tcount = target_count, .op = op};
-    return rma_call(&o, win, op == MPI_NO_OP ? 0 : origin_datatype, result_datatype,
-                    target_datatype, request);
+    return do_rget_accumulate("MPI_Rget_accumulate", origin_addr, origin_count, origin_datatype,
+                              result_addr, result_count, result_datatype, target_rank, target_disp,
+                              target_count, target_datatype, op, win, request);
+}
+
+int MPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count,
+                          MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count,
+                          MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
+                          MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
+                          MPI_Win win, MPI_Request *request)
+{
+    return do_rget_accumulate("MPI_Rget_accumulate_c", origin_addr, origin_count, origin_datatype,
+                              result_addr, result_count, result_datatype, target_rank, target_disp,
+                              target_count, target_datatype, op, win, request);
 }
 
 /* ---- synchronisation ---------------------------------------------------------------- */

@@ -43,6 +43,7 @@ struct MPI_ABI_Op {
     const char *name;
     int refs; /* user ops: the handle + operations still using it      */
     int fortran; /* user is a Fortran subroutine: datatype by MPI_Fint   */
+    int large;   /* user is an MPI_User_function_c (MPI_Op_create_c): an MPI_Count length */
 };
 extern struct MPI_ABI_Op mpir_op_predef[32]; /* indexed by value - 0x20 */
 

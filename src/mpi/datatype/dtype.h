@@ -31,7 +31,8 @@ struct dtype_rep {
     int predefined; /* lives in the static table, never freed */
     int combiner;   /* MPI_COMBINER_* */
     int ni, na, nd; /* constructor arguments, as get_contents returns them */
-    int *ints;
+    int64_t *ints;  /* the integer arguments, widened (int and _c constructors alike) */
+    int large;      /* built by a large-count (_c) constructor: get_envelope_c's split */
     MPI_Aint *aints;
     struct MPI_ABI_Datatype **types;
     struct MPI_ABI_Datatype *inner; /* subarray/darray: the same layout built from simpler types */
@@ -60,13 +61,14 @@ int dt_check(const char *fn, MPI_Datatype h, struct MPI_ABI_Datatype **out);
 
 /* Build a derived type from a constructor and its arguments (standard
  * get_contents order).  Returns NULL with *err set on failure (no memory). */
-struct MPI_ABI_Datatype *dt_create(int combiner, int ni, const int *ints, int na,
+struct MPI_ABI_Datatype *dt_create(int combiner, int ni, const int64_t *ints, int na,
                                    const MPI_Aint *aints, int nd,
                                    struct MPI_ABI_Datatype *const *types, int *err);
-struct MPI_ABI_Datatype *dt_create_subarray(int ndims, const int *sizes, const int *subsizes,
-                                            const int *starts, int order,
+struct MPI_ABI_Datatype *dt_create_subarray(int ndims, const int64_t *sizes,
+                                            const int64_t *subsizes, const int64_t *starts,
+                                            int order,
                                             struct MPI_ABI_Datatype *old, int *err);
-struct MPI_ABI_Datatype *dt_create_darray(int size, int rank, int ndims, const int *gsizes,
+struct MPI_ABI_Datatype *dt_create_darray(int size, int rank, int ndims, const int64_t *gsizes,
                                           const int *distribs, const int *dargs,
                                           const int *psizes, int order,
                                           struct MPI_ABI_Datatype *old, int *err);
@@ -112,26 +114,28 @@ int dt_walk(const struct MPI_ABI_Datatype *d, int64_t base, dt_leaf_fn fn, void 
  * fn names the MPI call in error messages. */
 struct MPI_ABI_Comm;
 struct MPI_ABI_Request;
-int mpir_dt_send(const char *fn, const void *buf, int count, struct MPI_ABI_Datatype *d, int dest,
-                 int tag, struct MPI_ABI_Comm *c, int mode);
-struct MPI_ABI_Request *mpir_dt_isend(const void *buf, int count, struct MPI_ABI_Datatype *d,
+int mpir_dt_send(const char *fn, const void *buf, MPI_Count count, struct MPI_ABI_Datatype *d,
+                 int dest, int tag, struct MPI_ABI_Comm *c, int mode);
+struct MPI_ABI_Request *mpir_dt_isend(const void *buf, MPI_Count count, struct MPI_ABI_Datatype *d,
                                       int dest, int tag, struct MPI_ABI_Comm *c, int mode);
-int mpir_dt_recv(const char *fn, void *buf, int count, struct MPI_ABI_Datatype *d, int src,
+int mpir_dt_recv(const char *fn, void *buf, MPI_Count count, struct MPI_ABI_Datatype *d, int src,
                  int tag, struct MPI_ABI_Comm *c, MPI_Status *st);
-struct MPI_ABI_Request *mpir_dt_irecv(void *buf, int count, struct MPI_ABI_Datatype *d, int src,
-                                      int tag, struct MPI_ABI_Comm *c);
+struct MPI_ABI_Request *mpir_dt_irecv(void *buf, MPI_Count count, struct MPI_ABI_Datatype *d,
+                                      int src, int tag, struct MPI_ABI_Comm *c);
 /* Attach a probed message to a typed buffer (Mrecv/Imrecv). */
-void mpir_dt_attach(struct MPI_ABI_Request *u, void *buf, int count, struct MPI_ABI_Datatype *d);
-int mpir_dt_bsend(const char *fn, const void *buf, int count, struct MPI_ABI_Datatype *d,
+void mpir_dt_attach(struct MPI_ABI_Request *u, void *buf, MPI_Count count,
+                    struct MPI_ABI_Datatype *d);
+int mpir_dt_bsend(const char *fn, const void *buf, MPI_Count count, struct MPI_ABI_Datatype *d,
                   int dest, int tag, struct MPI_ABI_Comm *c, struct MPI_ABI_Request **out);
-int mpir_dt_sendrecv(const char *fn, const void *sbuf, int scount, struct MPI_ABI_Datatype *sd,
-                     int dest, int stag, void *rbuf, int rcount, struct MPI_ABI_Datatype *rd,
-                     int src, int rtag, struct MPI_ABI_Comm *c, MPI_Status *status);
-int mpir_dt_sendrecv_replace(const char *fn, void *buf, int count, struct MPI_ABI_Datatype *d,
+int mpir_dt_sendrecv(const char *fn, const void *sbuf, MPI_Count scount,
+                     struct MPI_ABI_Datatype *sd, int dest, int stag, void *rbuf, MPI_Count rcount,
+                     struct MPI_ABI_Datatype *rd, int src, int rtag, struct MPI_ABI_Comm *c,
+                     MPI_Status *status);
+int mpir_dt_sendrecv_replace(const char *fn, void *buf, MPI_Count count, struct MPI_ABI_Datatype *d,
                              int dest, int stag, int src, int rtag, struct MPI_ABI_Comm *c,
                              MPI_Status *status);
 /* Persistent requests with a non-contiguous type. */
-void mpir_dt_persist(struct MPI_ABI_Request *r, const void *buf, int count,
+void mpir_dt_persist(struct MPI_ABI_Request *r, const void *buf, MPI_Count count,
                      struct MPI_ABI_Datatype *d);
 int mpir_dt_start(const char *fn, struct MPI_ABI_Request *r, struct MPI_ABI_Request **op);
 /* Attributes of datatypes (attr/attr.c): copied by Type_dup, deleted by Type_free. */

@@ -163,30 +163,30 @@ typedef void (*block_fn)(void *ctx, int64_t disp, int64_t n, struct MPI_ABI_Data
 
 /* Call fn for every block of a constructor, in type-map order.  Regular
  * constructors (contiguous/vector/hvector) are not decoded here. */
-static void decode(int combiner, const int *ints, const MPI_Aint *aints,
+static void decode(int combiner, const int64_t *ints, const MPI_Aint *aints,
                    struct MPI_ABI_Datatype *const *types, block_fn fn, void *ctx)
 {
-    int count = ints ? ints[0] : 0;
+    int64_t count = ints ? ints[0] : 0;
     int64_t ext = types && count > 0 ? extent_of(types[0]->rep) : 0; /* count 0: maybe no types */
     switch (combiner) {
     case MPI_COMBINER_INDEXED:
-        for (int i = 0; i < count; i++)
+        for (int64_t i = 0; i < count; i++)
             fn(ctx, (int64_t)ints[1 + count + i] * ext, ints[1 + i], types[0]);
         break;
     case MPI_COMBINER_HINDEXED:
-        for (int i = 0; i < count; i++)
+        for (int64_t i = 0; i < count; i++)
             fn(ctx, aints[i], ints[1 + i], types[0]);
         break;
     case MPI_COMBINER_INDEXED_BLOCK:
-        for (int i = 0; i < count; i++)
+        for (int64_t i = 0; i < count; i++)
             fn(ctx, (int64_t)ints[2 + i] * ext, ints[1], types[0]);
         break;
     case MPI_COMBINER_HINDEXED_BLOCK:
-        for (int i = 0; i < count; i++)
+        for (int64_t i = 0; i < count; i++)
             fn(ctx, aints[i], ints[1], types[0]);
         break;
     case MPI_COMBINER_STRUCT:
-        for (int i = 0; i < count; i++)
+        for (int64_t i = 0; i < count; i++)
             fn(ctx, aints[i], ints[1 + i], types[i]);
         break;
     default:
@@ -195,7 +195,7 @@ static void decode(int combiner, const int *ints, const MPI_Aint *aints,
 }
 
 /* Regular constructors: count blocks of bl copies, stride bytes apart. */
-static int regular(int combiner, const int *ints, const MPI_Aint *aints,
+static int regular(int combiner, const int64_t *ints, const MPI_Aint *aints,
                    struct MPI_ABI_Datatype *const *types, int64_t *count, int64_t *bl,
                    int64_t *stride)
 {
@@ -225,9 +225,9 @@ static void build_block(void *ctx, int64_t disp, int64_t n, struct MPI_ABI_Datat
     rb_add_copies(&b->rb, t->rep, disp, n);
 }
 
-static int *dup_ints(const int *p, int n)
+static int64_t *dup_ints(const int64_t *p, int n)
 {
-    int *q = malloc((size_t)(n ? n : 1) * sizeof *q);
+    int64_t *q = malloc((size_t)(n ? n : 1) * sizeof *q);
     if (q && n)
         memcpy(q, p, (size_t)n * sizeof *q);
     return q;
@@ -248,7 +248,7 @@ static void finish_object(struct MPI_ABI_Datatype *d)
     d->name = t->name;
 }
 
-struct MPI_ABI_Datatype *dt_create(int combiner, int ni, const int *ints, int na,
+struct MPI_ABI_Datatype *dt_create(int combiner, int ni, const int64_t *ints, int na,
                                    const MPI_Aint *aints, int nd,
                                    struct MPI_ABI_Datatype *const *types, int *err)
 {
@@ -355,7 +355,7 @@ oom:
 static struct MPI_ABI_Datatype *mk_hvector(int64_t count, int64_t bl, int64_t stride,
                                            struct MPI_ABI_Datatype *old, int *err)
 {
-    int ints[2] = {(int)count, (int)bl};
+    int64_t ints[2] = {count, bl};
     MPI_Aint a = (MPI_Aint)stride;
     return dt_create(MPI_COMBINER_HVECTOR, 2, ints, 1, &a, 1, &old, err);
 }
@@ -370,7 +370,7 @@ static struct MPI_ABI_Datatype *mk_resized(struct MPI_ABI_Datatype *old, int64_t
 /* One block of old at displacement disp (a struct of one member). */
 static struct MPI_ABI_Datatype *mk_shift(struct MPI_ABI_Datatype *old, int64_t disp, int *err)
 {
-    int ints[2] = {1, 1};
+    int64_t ints[2] = {1, 1};
     MPI_Aint a = (MPI_Aint)disp;
     return dt_create(MPI_COMBINER_HINDEXED, 2, ints, 1, &a, 1, &old, err);
 }
@@ -385,7 +385,7 @@ static int step(struct MPI_ABI_Datatype **cur, struct MPI_ABI_Datatype *next)
 }
 
 /* The outer type keeps the composed one as `inner` and copies its layout. */
-static struct MPI_ABI_Datatype *wrap(int combiner, int ni, const int *ints,
+static struct MPI_ABI_Datatype *wrap(int combiner, int ni, const int64_t *ints,
                                      struct MPI_ABI_Datatype *old, struct MPI_ABI_Datatype *inner,
                                      int *err)
 {
@@ -396,7 +396,7 @@ static struct MPI_ABI_Datatype *wrap(int combiner, int ni, const int *ints,
     struct dtype_rep *t = d->rep;
     /* turn the DUP into the real constructor; inner keeps the reference
      * dt_create took for types[0] */
-    int *copy = dup_ints(ints, ni);
+    int64_t *copy = dup_ints(ints, ni);
     if (!copy) {
         *err = MPI_ERR_NO_MEM;
         dt_release(d);
@@ -412,8 +412,9 @@ static struct MPI_ABI_Datatype *wrap(int combiner, int ni, const int *ints,
     return d;
 }
 
-struct MPI_ABI_Datatype *dt_create_subarray(int ndims, const int *sizes, const int *subsizes,
-                                            const int *starts, int order,
+struct MPI_ABI_Datatype *dt_create_subarray(int ndims, const int64_t *sizes,
+                                            const int64_t *subsizes, const int64_t *starts,
+                                            int order,
                                             struct MPI_ABI_Datatype *old, int *err)
 {
     int64_t ext = extent_of(old->rep), stride = ext, disp = 0, full = ext;
@@ -430,7 +431,7 @@ struct MPI_ABI_Datatype *dt_create_subarray(int ndims, const int *sizes, const i
     }
     if (!step(&cur, mk_shift(cur, disp, err)) || !step(&cur, mk_resized(cur, 0, full, err)))
         return NULL;
-    int ints[1 + 3 * 32];
+    int64_t ints[2 + 3 * 32];
     ints[0] = ndims;
     for (int i = 0; i < ndims; i++) {
         ints[1 + i] = sizes[i];
@@ -443,7 +444,7 @@ struct MPI_ABI_Datatype *dt_create_subarray(int ndims, const int *sizes, const i
 
 /* One dimension of a darray: my part of gsize elements (each `stride` bytes
  * apart in the global array) over psize processes at coordinate coord. */
-static struct MPI_ABI_Datatype *darray_dim(struct MPI_ABI_Datatype *cur, int gsize, int distrib,
+static struct MPI_ABI_Datatype *darray_dim(struct MPI_ABI_Datatype *cur, int64_t gsize, int distrib,
                                            int darg, int psize, int coord, int64_t stride,
                                            int *err)
 {
@@ -471,8 +472,8 @@ static struct MPI_ABI_Datatype *darray_dim(struct MPI_ABI_Datatype *cur, int gsi
     int64_t blk = darg == MPI_DISTRIBUTE_DFLT_DARG ? 1 : darg;
     int64_t nblocks = (gsize + blk - 1) / blk;
     int64_t mine = nblocks > coord ? (nblocks - coord + psize - 1) / psize : 0;
-    int nb = (int)mine;
-    int *ints = malloc((size_t)(2 * nb + 1) * sizeof *ints);
+    int64_t nb = mine;
+    int64_t *ints = malloc((size_t)(2 * nb + 1) * sizeof *ints);
     MPI_Aint *disps = malloc((size_t)(nb ? nb : 1) * sizeof *disps);
     if (!ints || !disps) {
         free(ints);
@@ -481,10 +482,10 @@ static struct MPI_ABI_Datatype *darray_dim(struct MPI_ABI_Datatype *cur, int gsi
         return NULL;
     }
     ints[0] = nb;
-    for (int i = 0; i < nb; i++) {
+    for (int64_t i = 0; i < nb; i++) {
         int64_t first = (coord + (int64_t)i * psize) * blk;
         int64_t n = gsize - first < blk ? gsize - first : blk;
-        ints[1 + i] = (int)n;
+        ints[1 + i] = n;
         disps[i] = (MPI_Aint)(first * stride);
     }
     /* a block's n elements follow each other `stride` bytes apart: cur (the
@@ -492,7 +493,7 @@ static struct MPI_ABI_Datatype *darray_dim(struct MPI_ABI_Datatype *cur, int gsi
      * resized to that extent, or a block would step by its own extent */
     struct MPI_ABI_Datatype *row = mk_resized(cur, 0, stride, err), *h = NULL;
     if (row)
-        h = dt_create(MPI_COMBINER_HINDEXED, nb + 1, ints, nb, disps, 1, &row, err);
+        h = dt_create(MPI_COMBINER_HINDEXED, (int)nb + 1, ints, (int)nb, disps, 1, &row, err);
     if (row)
         dt_release(row);
     free(ints);
@@ -500,7 +501,7 @@ static struct MPI_ABI_Datatype *darray_dim(struct MPI_ABI_Datatype *cur, int gsi
     return h;
 }
 
-struct MPI_ABI_Datatype *dt_create_darray(int size, int rank, int ndims, const int *gsizes,
+struct MPI_ABI_Datatype *dt_create_darray(int size, int rank, int ndims, const int64_t *gsizes,
                                           const int *distribs, const int *dargs,
                                           const int *psizes, int order,
                                           struct MPI_ABI_Datatype *old, int *err)
@@ -524,7 +525,7 @@ struct MPI_ABI_Datatype *dt_create_darray(int size, int rank, int ndims, const i
     }
     if (!step(&cur, mk_resized(cur, 0, full, err)))
         return NULL;
-    int ints[4 + 4 * 32];
+    int64_t ints[4 + 4 * 32];
     ints[0] = size;
     ints[1] = rank;
     ints[2] = ndims;

@@ -27,7 +27,7 @@ typedef struct dt_cursor {
 typedef struct dt_pending {
     int kind; /* DTP_TYPED (the ->dtp slot also carries idup states) */
     void *ubuf;
-    int count;
+    MPI_Count count;
     struct MPI_ABI_Datatype *d;
     char *packed;
     size_t cap;    /* bytes allocated at packed */
@@ -91,7 +91,7 @@ __attribute__((destructor)) static void bounce_drop(void)
     }
 }
 
-static char *pack_copy(const void *buf, int count, struct MPI_ABI_Datatype *d, size_t *n,
+static char *pack_copy(const void *buf, MPI_Count count, struct MPI_ABI_Datatype *d, size_t *n,
                        size_t *cap)
 {
     *n = dt_packed_size(d, count);
@@ -124,7 +124,7 @@ static long long dt_iov_min(void)
 }
 
 /* Few pieces, each large: send them as an iovec (eager sizes only). */
-static int iov_ok(const struct MPI_ABI_Datatype *d, int count)
+static int iov_ok(const struct MPI_ABI_Datatype *d, MPI_Count count)
 {
     const struct dtype_rep *t = d->rep;
     int64_t pieces = (int64_t)count * t->reps * t->nruns;
@@ -222,8 +222,8 @@ int mpir_dt_iov(mpid_req_t *r, size_t off, struct iovec *iov)
 /* Blocking calls bounce small messages through the stack: no allocation. */
 #define SMALL_BOUNCE 4096
 
-int mpir_dt_send(const char *fn, const void *buf, int count, struct MPI_ABI_Datatype *d, int dest,
-                 int tag, struct MPI_ABI_Comm *c, int mode)
+int mpir_dt_send(const char *fn, const void *buf, MPI_Count count, struct MPI_ABI_Datatype *d,
+                 int dest, int tag, struct MPI_ABI_Comm *c, int mode)
 {
     (void)fn;
     char small[SMALL_BOUNCE];
@@ -241,7 +241,8 @@ int mpir_dt_send(const char *fn, const void *buf, int count, struct MPI_ABI_Data
     return mpid_send(small, n, dest, tag, c, mode); /* returns once the data is taken */
 }
 
-static dt_pending_t *pending_new(void *buf, int count, struct MPI_ABI_Datatype *d, int with_buf)
+static dt_pending_t *pending_new(void *buf, MPI_Count count, struct MPI_ABI_Datatype *d,
+                                int with_buf)
 {
     dt_pending_t *p = malloc(sizeof *p);
     if (!p)
@@ -279,7 +280,7 @@ static mpid_req_t *send_packed(dt_pending_t *p, size_t n, int dest, int tag,
     return r;
 }
 
-mpid_req_t *mpir_dt_isend(const void *buf, int count, struct MPI_ABI_Datatype *d, int dest,
+mpid_req_t *mpir_dt_isend(const void *buf, MPI_Count count, struct MPI_ABI_Datatype *d, int dest,
                           int tag, struct MPI_ABI_Comm *c, int mode)
 {
     if (d->contiguous)
@@ -349,7 +350,7 @@ void mpir_dt_forget(mpid_req_t *r)
     r->dtp = NULL;
 }
 
-mpid_req_t *mpir_dt_irecv(void *buf, int count, struct MPI_ABI_Datatype *d, int src, int tag,
+mpid_req_t *mpir_dt_irecv(void *buf, MPI_Count count, struct MPI_ABI_Datatype *d, int src, int tag,
                           struct MPI_ABI_Comm *c)
 {
     if (d->contiguous)
@@ -362,14 +363,14 @@ mpid_req_t *mpir_dt_irecv(void *buf, int count, struct MPI_ABI_Datatype *d, int 
     return r;
 }
 
-void mpir_dt_attach(mpid_req_t *u, void *buf, int count, struct MPI_ABI_Datatype *d)
+void mpir_dt_attach(mpid_req_t *u, void *buf, MPI_Count count, struct MPI_ABI_Datatype *d)
 {
     dt_pending_t *p = pending_new(buf, count, d, 1);
     u->dtp = p; /* before attaching: attaching may complete it */
     mpid_recv_attach(u, p->packed, dt_packed_size(d, count));
 }
 
-int mpir_dt_recv(const char *fn, void *buf, int count, struct MPI_ABI_Datatype *d, int src,
+int mpir_dt_recv(const char *fn, void *buf, MPI_Count count, struct MPI_ABI_Datatype *d, int src,
                  int tag, struct MPI_ABI_Comm *c, MPI_Status *st)
 {
     size_t cap = dt_packed_size(d, count), sent = 0;
@@ -392,7 +393,7 @@ int mpir_dt_recv(const char *fn, void *buf, int count, struct MPI_ABI_Datatype *
 }
 
 /* Persistent requests: keep the typed arguments, start typed operations. */
-void mpir_dt_persist(mpid_req_t *r, const void *buf, int count, struct MPI_ABI_Datatype *d)
+void mpir_dt_persist(mpid_req_t *r, const void *buf, MPI_Count count, struct MPI_ABI_Datatype *d)
 {
     r->dtp = pending_new((void *)buf, count, d, 0);
 }
@@ -415,7 +416,7 @@ int mpir_dt_start(const char *fn, mpid_req_t *r, mpid_req_t **op)
     return rc;
 }
 
-int mpir_dt_bsend(const char *fn, const void *buf, int count, struct MPI_ABI_Datatype *d,
+int mpir_dt_bsend(const char *fn, const void *buf, MPI_Count count, struct MPI_ABI_Datatype *d,
                   int dest, int tag, struct MPI_ABI_Comm *c, mpid_req_t **out)
 {
     size_t n, cap;
@@ -425,9 +426,10 @@ int mpir_dt_bsend(const char *fn, const void *buf, int count, struct MPI_ABI_Dat
     return rc;
 }
 
-int mpir_dt_sendrecv(const char *fn, const void *sbuf, int scount, struct MPI_ABI_Datatype *sd,
-                     int dest, int stag, void *rbuf, int rcount, struct MPI_ABI_Datatype *rd,
-                     int src, int rtag, struct MPI_ABI_Comm *c, MPI_Status *status)
+int mpir_dt_sendrecv(const char *fn, const void *sbuf, MPI_Count scount,
+                     struct MPI_ABI_Datatype *sd, int dest, int stag, void *rbuf, MPI_Count rcount,
+                     struct MPI_ABI_Datatype *rd, int src, int rtag, struct MPI_ABI_Comm *c,
+                     MPI_Status *status)
 {
     mpid_req_t *s = dest == MPI_PROC_NULL ? NULL
                                           : mpir_dt_isend(sbuf, scount, sd, dest, stag, c, MODE_STD);
@@ -461,7 +463,7 @@ int mpir_dt_sendrecv(const char *fn, const void *sbuf, int scount, struct MPI_AB
     return MPI_SUCCESS;
 }
 
-int mpir_dt_sendrecv_replace(const char *fn, void *buf, int count, struct MPI_ABI_Datatype *d,
+int mpir_dt_sendrecv_replace(const char *fn, void *buf, MPI_Count count, struct MPI_ABI_Datatype *d,
                              int dest, int stag, int src, int rtag, struct MPI_ABI_Comm *c,
                              MPI_Status *status)
 {

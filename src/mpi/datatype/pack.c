@@ -204,10 +204,11 @@ static int walk_copies(const struct MPI_ABI_Datatype *t, int64_t base, int64_t n
 int dt_walk(const struct MPI_ABI_Datatype *d, int64_t base, dt_leaf_fn fn, void *ctx)
 {
     const struct dtype_rep *t = d->rep;
-    const int *in = t->ints;
+    const int64_t *in = t->ints;
     const MPI_Aint *a = t->aints;
     struct MPI_ABI_Datatype *const *ty = t->types;
-    int rc = 0, n = in ? in[0] : 0;
+    int rc = 0;
+    int64_t n = in ? in[0] : 0;
     switch (t->combiner) {
     case MPI_COMBINER_NAMED:
         if (!t->field[0])
@@ -226,29 +227,29 @@ int dt_walk(const struct MPI_ABI_Datatype *d, int64_t base, dt_leaf_fn fn, void 
     case MPI_COMBINER_VECTOR:
     case MPI_COMBINER_HVECTOR: {
         int64_t stride = t->combiner == MPI_COMBINER_VECTOR ? (int64_t)in[2] * ty[0]->extent : a[0];
-        for (int i = 0; i < n && !rc; i++)
+        for (int64_t i = 0; i < n && !rc; i++)
             rc = walk_copies(ty[0], base + i * stride, in[1], fn, ctx);
         return rc;
     }
     case MPI_COMBINER_INDEXED:
-        for (int i = 0; i < n && !rc; i++)
+        for (int64_t i = 0; i < n && !rc; i++)
             rc = walk_copies(ty[0], base + (int64_t)in[1 + n + i] * ty[0]->extent, in[1 + i], fn,
                              ctx);
         return rc;
     case MPI_COMBINER_HINDEXED:
-        for (int i = 0; i < n && !rc; i++)
+        for (int64_t i = 0; i < n && !rc; i++)
             rc = walk_copies(ty[0], base + a[i], in[1 + i], fn, ctx);
         return rc;
     case MPI_COMBINER_INDEXED_BLOCK:
-        for (int i = 0; i < n && !rc; i++)
+        for (int64_t i = 0; i < n && !rc; i++)
             rc = walk_copies(ty[0], base + (int64_t)in[2 + i] * ty[0]->extent, in[1], fn, ctx);
         return rc;
     case MPI_COMBINER_HINDEXED_BLOCK:
-        for (int i = 0; i < n && !rc; i++)
+        for (int64_t i = 0; i < n && !rc; i++)
             rc = walk_copies(ty[0], base + a[i], in[1], fn, ctx);
         return rc;
     case MPI_COMBINER_STRUCT:
-        for (int i = 0; i < n && !rc; i++)
+        for (int64_t i = 0; i < n && !rc; i++)
             rc = walk_copies(ty[i], base + a[i], in[1 + i], fn, ctx);
         return rc;
     }

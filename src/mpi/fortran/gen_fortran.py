@@ -43,6 +43,10 @@ HAND = {"MPI_Init", "MPI_Init_thread", "MPI_Wtime", "MPI_Wtick", "MPI_Op_create"
 C_ONLY = re.compile(r"MPI_(\w+_(c2f|f2c)|Status_(c2f|f2c|c2f08|f082c|f2f08|f082f)|Pcontrol|T_\w+|Abi_\w+)$")
 # Fortran's form differs from C's and is not written yet (docs/fortran.md)
 NOT_YET = set()
+# The large-count (_c) C functions: in Fortran they are not separate names
+# but the mpi_f08 module's MPI_COUNT_KIND overloads of the plain ones, not
+# written yet (docs/fortran.md)
+NOT_YET_LARGE = re.compile(r"MPI_\w+_c$")
 # void * arguments that are not communication buffers: passed as they are
 RAW_VOID = {"baseptr", "buffer_addr", "location"}
 # void * arguments whose Fortran meaning differs (an INTEGER(KIND=MPI_ADDRESS_KIND)
@@ -276,7 +280,7 @@ def main():
     for ret, name, params in prototypes(text):
         if name in HAND or C_ONLY.match(name):
             continue
-        if name in NOT_YET:
+        if name in NOT_YET or NOT_YET_LARGE.match(name):
             skipped.append(name)
             continue
         plist = [] if params == "void" else [parse_param(p) for p in params.split(",")]

@@ -152,15 +152,15 @@ typedef struct rma_op {
     const char *fn;
     int kind;                     /* RMA_PUT, RMA_GET, RMA_ACC, RMA_GET_ACC, RMA_CAS */
     const void *origin;           /* put/acc data (CAS: new value) */
-    int ocount;
+    int64_t ocount;               /* counts: MPI_Count, the int and _c calls alike */
     struct MPI_ABI_Datatype *otype;
     void *result;                 /* get / get_acc / fetch_and_op / CAS result */
-    int rcount;
+    int64_t rcount;
     struct MPI_ABI_Datatype *rtype;
     const void *compare;          /* CAS */
     int target;                   /* rank in the window */
     MPI_Aint disp;
-    int tcount;
+    int64_t tcount;
     struct MPI_ABI_Datatype *ttype;
     MPI_Op op;                    /* accumulates */
     int blocking;                 /* complete before returning (request-based calls) */
@@ -171,7 +171,7 @@ enum { RMA_PUT = 1, RMA_GET, RMA_ACC, RMA_GET_ACC, RMA_CAS };
 int win_rma(struct MPI_ABI_Win *w, const rma_op_t *op);
 /* Accumulate of count predefined elements to target's memory mapped here at
  * p (the window's rule: CPU atomics or the mutex): 1 done, 0 take the general path. */
-int win_acc_fast(struct MPI_ABI_Win *w, int target, char *p, const void *in, int count,
+int win_acc_fast(struct MPI_ABI_Win *w, int target, char *p, const void *in, int64_t count,
                  MPI_Datatype dt, MPI_Op op);
 /* Finish the gets and puts in flight to target (-1: to every target); MPI error class. */
 int win_settle(struct MPI_ABI_Win *w, const char *fn, int target);

@@ -381,7 +381,7 @@ static int elem_piece(void *arg, int64_t off, size_t len)
  * at p, by the window's rule (top of file): CPU atomics per element or the
  * kernel in place under the mutex.  1 done; 0: the caller takes the general
  * path (which also reports errors). */
-int win_acc_fast(struct MPI_ABI_Win *w, int target, char *p, const void *in, int count,
+int win_acc_fast(struct MPI_ABI_Win *w, int target, char *p, const void *in, int64_t count,
                  MPI_Datatype dt, MPI_Op op)
 {
     const struct MPI_ABI_Datatype *d = dtype_of(dt);
@@ -396,7 +396,7 @@ int win_acc_fast(struct MPI_ABI_Win *w, int target, char *p, const void *in, int
     int is_signed, cls = op_type_class(dt, &is_signed);
     int skf_op = cls == OPC_INT && (es == 4 || es == 8) ? skf_op_of(op, is_signed, mode) : -1;
     if (w->mem_shared_all && skf_op >= 0) {
-        for (int i = 0; i < count; i++)
+        for (int64_t i = 0; i < count; i++)
             cpu_element(p + (size_t)i * es, es, (const char *)in + (size_t)i * es, NULL, NULL, k,
                         mode);
         return 1;
@@ -413,13 +413,13 @@ int win_acc_fast(struct MPI_ABI_Win *w, int target, char *p, const void *in, int
 /* ---- the entry ------------------------------------------------------------------------ */
 
 /* Bytes of count elements of d, or report a mismatch. */
-static size_t packed_bytes(const struct MPI_ABI_Datatype *d, int count)
+static size_t packed_bytes(const struct MPI_ABI_Datatype *d, int64_t count)
 {
     return (size_t)count * d->size;
 }
 
 /* A packed copy of (buf, count, d): buf itself when contiguous. */
-static void *packed_view(const void *buf, int count, const struct MPI_ABI_Datatype *d, size_t n,
+static void *packed_view(const void *buf, int64_t count, const struct MPI_ABI_Datatype *d, size_t n,
                          void **to_free)
 {
     *to_free = NULL;
