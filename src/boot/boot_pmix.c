@@ -5,9 +5,9 @@
  * The PMI key-value space maps onto PMIx as:
  *   put    PMIx_Put(PMIX_GLOBAL, key, string)  (committed at the next fence)
  *   fence  PMIx_Commit + PMIx_Fence over the whole namespace, collecting data
- *   get    PMIx_Get(rank PMIX_RANK_UNDEF = whoever put it, PMIX_OPTIONAL):
- *          after a collecting fence everything is local, so "not here" is
- *          an answer (-ENOENT), never a wait
+ *   get    PMIx_Get of each rank's data in turn with PMIX_OPTIONAL: after a
+ *          collecting fence everything is local, so "not here" is an answer
+ *          (-ENOENT), never a wait
  * Locality: PMIx_Resolve_nodes / PMIx_Resolve_peers give every node's ranks,
  * so node_of_rank is filled here and no PMI_process_mapping is needed.
  */
@@ -23,6 +23,7 @@
 static struct {
     pmix_proc_t me;
     pmix_proc_t all; /* my namespace, every rank */
+    int size;
 } px;
 
 static int fail(const char *call, pmix_status_t st)
@@ -118,7 +119,7 @@ int boot_pmix_init(boot_info_t *info, boot_limits_t *limits)
         return -EPROTO;
     }
     info->rank = (int)px.me.rank;
-    info->size = (int)size;
+    info->size = px.size = (int)size;
     info->appnum = get_u32(&px.me, PMIX_APPNUM, &v) == 0 ? (int)v : 0;
     info->universe_size = get_u32(&px.all, PMIX_UNIV_SIZE, &v) == 0 && v >= size ? (int)v : (int)size;
     snprintf(info->kvsname, sizeof info->kvsname, "%s", px.me.nspace);
@@ -137,20 +138,33 @@ static int pmix_put(const char *key, const char *wire_value)
     return st == PMIX_SUCCESS ? 0 : fail("PMIx_Put", st);
 }
 
-static int pmix_get(const char *key, char *out, size_t cap)
+/* The value of key as published by rank r (local lookup only). */
+static pmix_status_t get_from(pmix_rank_t r, const char *key, pmix_value_t **val)
 {
-    pmix_proc_t anyone;
-    PMIX_LOAD_PROCID(&anyone, px.me.nspace, PMIX_RANK_UNDEF);
+    pmix_proc_t proc;
+    PMIX_LOAD_PROCID(&proc, px.me.nspace, r);
     pmix_info_t opt;
     bool yes = true;
     PMIX_INFO_LOAD(&opt, PMIX_OPTIONAL, &yes, PMIX_BOOL);
-    pmix_value_t *val = NULL;
-    pmix_status_t st = PMIx_Get(&anyone, key, &opt, 1, &val);
+    pmix_status_t st = PMIx_Get(&proc, key, &opt, 1, val);
     PMIX_INFO_DESTRUCT(&opt);
-    if (st == PMIX_ERR_NOT_FOUND || st == PMIX_ERR_PROC_ENTRY_NOT_FOUND)
-        return -ENOENT;
+    return st;
+}
+
+static int pmix_get(const char *key, char *out, size_t cap)
+{
+    /* PMI keys belong to the job, PMIx keys to the rank that put them, and
+     * PMIX_RANK_UNDEF ("any rank") finds nothing with PMIx 4 under Slurm: ask
+     * every rank's data, all local after the collecting fence. */
+    pmix_value_t *val = NULL;
+    pmix_status_t st = PMIX_ERR_NOT_FOUND;
+    for (int r = 0; r < px.size && st != PMIX_SUCCESS; r++) {
+        st = get_from((pmix_rank_t)r, key, &val);
+        if (st != PMIX_SUCCESS && st != PMIX_ERR_NOT_FOUND && st != PMIX_ERR_PROC_ENTRY_NOT_FOUND)
+            return fail("PMIx_Get", st);
+    }
     if (st != PMIX_SUCCESS)
-        return fail("PMIx_Get", st);
+        return -ENOENT;
     int rc = 0;
     if (val->type != PMIX_STRING || !val->data.string) {
         boot_error("PMIx value of key '%s' is not a string (type %d)", key, (int)val->type);
