@@ -5,9 +5,9 @@
  * The PMI key-value space maps onto PMIx as:
  *   put    PMIx_Put(PMIX_GLOBAL, key, string)  (committed at the next fence)
  *   fence  PMIx_Commit + PMIx_Fence over the whole namespace, collecting data
- *   get    PMIx_Get of each rank's data in turn with PMIX_OPTIONAL: after a
- *          collecting fence everything is local, so "not here" is an answer
- *          (-ENOENT), never a wait
+ *   get    PMIx_Get of each rank's data in turn, locally first (PMIX_OPTIONAL),
+ *          then from the server; after the fence "not there" is an answer
+ *          (-ENOENT)
  * Locality: PMIx_Resolve_nodes / PMIx_Resolve_peers give every node's ranks,
  * so node_of_rank is filled here and no PMI_process_mapping is needed.
  */
@@ -138,29 +138,44 @@ static int pmix_put(const char *key, const char *wire_value)
     return st == PMIX_SUCCESS ? 0 : fail("PMIx_Put", st);
 }
 
-/* The value of key as published by rank r (local lookup only). */
-static pmix_status_t get_from(pmix_rank_t r, const char *key, pmix_value_t **val)
+/* The value of key as published by rank r.  local: look only in this
+ * process's store (PMIX_OPTIONAL); otherwise ask the server, which answers
+ * from what it holds and does not wait for the key to appear (PMIX_IMMEDIATE). */
+static pmix_status_t get_from(pmix_rank_t r, const char *key, int local, pmix_value_t **val)
 {
     pmix_proc_t proc;
     PMIX_LOAD_PROCID(&proc, px.me.nspace, r);
     pmix_info_t opt;
     bool yes = true;
-    PMIX_INFO_LOAD(&opt, PMIX_OPTIONAL, &yes, PMIX_BOOL);
+    PMIX_INFO_LOAD(&opt, local ? PMIX_OPTIONAL : PMIX_IMMEDIATE, &yes, PMIX_BOOL);
     pmix_status_t st = PMIx_Get(&proc, key, &opt, 1, val);
     PMIX_INFO_DESTRUCT(&opt);
     return st;
+}
+
+static int not_found(pmix_status_t st)
+{
+    return st == PMIX_ERR_NOT_FOUND || st == PMIX_ERR_PROC_ENTRY_NOT_FOUND;
 }
 
 static int pmix_get(const char *key, char *out, size_t cap)
 {
     /* PMI keys belong to the job, PMIx keys to the rank that put them, and
      * PMIX_RANK_UNDEF ("any rank") finds nothing with PMIx 4 under Slurm: ask
-     * every rank's data, all local after the collecting fence. */
+     * every rank's data.  First locally (under Slurm everything is here after
+     * the collecting fence), then through the server (under prterun, whose
+     * PMIx 5 keeps node-local data on its side).  After a fence the server
+     * knows each rank's complete data, so a missing key is an answer. */
     pmix_value_t *val = NULL;
     pmix_status_t st = PMIX_ERR_NOT_FOUND;
     for (int r = 0; r < px.size && st != PMIX_SUCCESS; r++) {
-        st = get_from((pmix_rank_t)r, key, &val);
-        if (st != PMIX_SUCCESS && st != PMIX_ERR_NOT_FOUND && st != PMIX_ERR_PROC_ENTRY_NOT_FOUND)
+        st = get_from((pmix_rank_t)r, key, 1, &val);
+        if (st != PMIX_SUCCESS && !not_found(st))
+            return fail("PMIx_Get", st);
+    }
+    if (st != PMIX_SUCCESS) {
+        st = get_from(PMIX_RANK_UNDEF, key, 0, &val);
+        if (st != PMIX_SUCCESS && !not_found(st))
             return fail("PMIx_Get", st);
     }
     if (st != PMIX_SUCCESS)
