@@ -126,6 +126,44 @@ static int make_job_key(char key[33])
     return 0;
 }
 
+/* Under Slurm and PMIx launchers nobody hands out SKIFF_JOB_KEY, yet tcp
+ * needs one key in every rank: rank 0's random key goes through the launcher's
+ * key-value space, which only this job's processes reach over channels the
+ * launcher authenticates (Slurm: munge; PMIx: its own server).  hydra's PMI-1
+ * is left alone: its key space travels in clear between hosts. */
+static int share_job_key(boot_info_t *info)
+{
+    if (getenv("SKIFF_JOB_KEY") || info->size == 1 ||
+        (boot.backend != &boot_pmi2_backend
+#ifdef SKIFF_HAVE_PMIX
+         && boot.backend != &boot_pmix_backend
+#endif
+         ))
+        return 0;
+    static const char key_name[] = "skiff-job-key";
+    int rc;
+    if (info->rank == 0 && (rc = boot.backend->put(key_name, info->job_key)))
+        return rc;
+    /* everyone else takes rank 0's key below */
+    if ((rc = boot.backend->fence()))
+        return rc;
+    if (info->rank != 0 &&
+        (rc = boot.backend->get(key_name, info->job_key, sizeof info->job_key))) {
+        boot_error("rank 0 published no job key (%s)", strerror(-rc));
+        return rc;
+    }
+    size_t n = strspn(info->job_key, "0123456789abcdefABCDEF");
+    if (n == 0 || n > 32 || info->job_key[n]) {
+        boot_error("the job key from rank 0 is not 1 to 32 hex digits");
+        return -EPROTO;
+    }
+    /* From here on the key is what skiffrun would have handed out: the layers
+     * that need a shared key (tcp) look for it in SKIFF_JOB_KEY. */
+    if (setenv("SKIFF_JOB_KEY", info->job_key, 1) != 0)
+        return -errno;
+    return 0;
+}
+
 /* node_of_rank from the mapping text ("" = launcher gave none: one node),
  * then my node's ranks. */
 static int fill_locality(boot_info_t *info, const char *mapping)
@@ -227,7 +265,8 @@ int boot_init(boot_info_t **info)
         boot.initialized = 1;
         if (!(boot.init_rc = connect_launcher(in, mapping, sizeof mapping)) &&
             !(boot.init_rc = fill_locality(in, mapping)) &&
-            !(boot.init_rc = make_job_key(in->job_key)))
+            !(boot.init_rc = make_job_key(in->job_key)) &&
+            !(boot.init_rc = share_job_key(in)))
             shm_name_tag(in->job_key, in->shm_tag); /* cannot fail: the key was checked */
         if (!boot.init_rc)
             boot_verbose("boot via %s: rank %d of %d, node %d of %d (local %d of %d), kvs %s",

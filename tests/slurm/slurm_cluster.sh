@@ -3,18 +3,28 @@
 # one munged, one slurmctld and one slurmd (this host, all its CPUs), every file
 # under one directory, ports of their own, nothing in /etc touched.
 #
-#   slurm_cluster.sh start DIR   start it (exit 77 = skipped, with the reason)
-#   slurm_cluster.sh stop DIR    end every daemon and job, remove DIR
-#   slurm_cluster.sh env DIR     print the SLURM_CONF line to source
+#   slurm_cluster.sh start DIR [NODES]  start it (exit 77 = skipped, with the reason)
+#   slurm_cluster.sh stop DIR           end every daemon and job, remove DIR
+#
+# NODES > 1: one slurmd per network namespace ("node" n1..nN at 10.S.1.i, the
+# controller on a bridge at 10.S.1.254), each with a private /tmp (Slurm's
+# PMIx plugin keeps per-step directories there), like tests/netns does for
+# skiffrun.  slurmd is entered with nsenter, not `ip netns exec`, which would
+# remount /sys without the cgroup tree slurmd wants.
 #
 # Needs root (slurmd starts jobs as their user) and Debian's slurm-wlm + munge.
 # Every wait is bounded, so a broken Slurm fails the test instead of hanging it.
-# One node only: Debian's Slurm is built without --enable-multiple-slurmd.
 set -u
 SKIP=77
 cmd=${1:-}
 dir=${2:-}
-[[ -n $cmd && -n $dir ]] || { echo "usage: $0 start|stop|env DIR" >&2; exit 2; }
+nodes=${3:-1}
+[[ -n $cmd && -n $dir ]] || { echo "usage: $0 start|stop DIR [NODES]" >&2; exit 2; }
+# Namespace, bridge and subnet names derived from DIR: two clusters never collide.
+tag=$(printf '%s' "$dir" | cksum | cut -d' ' -f1)
+sub=$((tag % 200 + 20))
+ns_prefix="skfsl${sub}n"
+bridge="skfslbr$sub"
 
 skip() { echo "SKIPPED: $*"; exit $SKIP; }
 
@@ -42,9 +52,18 @@ stop() {
             sleep 0.2
         done
     fi
-    stop_daemon slurmd
+    local f
+    for f in "$dir"/slurmd*.pid; do
+        [[ -e $f ]] && f=${f##*/} && stop_daemon "${f%.pid}"
+    done
     stop_daemon slurmctld
     stop_daemon munged
+    local ns
+    for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep "^$ns_prefix"); do
+        ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
+        ip netns del "$ns" 2>/dev/null
+    done
+    ip link del "$bridge" 2>/dev/null
     # slurmstepd of a killed step may linger a moment: end those of this cluster only.
     local p
     for p in $(pgrep -f "slurmstepd" 2>/dev/null); do
@@ -71,7 +90,7 @@ start() {
     rm -rf "$dir"
     mkdir -p "$dir"/{state,spool,munge} || exit 1
     chmod 700 "$dir/munge"
-    local host ctld_port slurmd_port cpus
+    local host ctld_port slurmd_port cpus ctld_host node_lines part_nodes
     host=$(hostname -s)
     getent hosts "$host" >/dev/null || skip "this host's name '$host' does not resolve (slurmd needs it)"
     ctld_port=$(free_port) && slurmd_port=$(free_port) || skip "no free TCP port"
@@ -84,9 +103,32 @@ start() {
         --pid-file="$dir/munged.pid" --log-file="$dir/munged.log" --seed-file="$dir/munge/seed" \
         || { cat "$dir/munged.log" 2>/dev/null; echo "munged did not start"; exit 1; }
 
+    ctld_host=$host
+    node_lines="NodeName=$host CPUs=$cpus State=UNKNOWN"
+    part_nodes=$host
+    if ((nodes > 1)); then
+        command -v nsenter >/dev/null && command -v unshare >/dev/null && command -v ip >/dev/null ||
+            skip "nsenter/unshare/ip not found: no multi-node Slurm"
+        ip link add "$bridge" type bridge 2>/dev/null || skip "cannot create a bridge (ip link add)"
+        ip addr add "10.$sub.1.254/24" dev "$bridge" && ip link set "$bridge" up
+        node_lines=""
+        local i
+        for ((i = 1; i <= nodes; i++)); do
+            ip netns add "$ns_prefix$i" || { stop; skip "ip netns add failed"; }
+            ip link add "${ns_prefix}v$i" type veth peer name eth0 netns "$ns_prefix$i"
+            ip link set "${ns_prefix}v$i" master "$bridge" up
+            ip -n "$ns_prefix$i" addr add "10.$sub.1.$i/24" dev eth0
+            ip -n "$ns_prefix$i" link set eth0 up
+            ip -n "$ns_prefix$i" link set lo up
+            node_lines+="NodeName=n$i NodeAddr=10.$sub.1.$i NodeHostname=$host CPUs=$cpus State=UNKNOWN"$'\n'
+        done
+        ctld_host="$host(10.$sub.1.254)"
+        part_nodes="n[1-$nodes]"
+    fi
+
     cat >"$dir/slurm.conf" <<CONF
 ClusterName=skifftest
-SlurmctldHost=$host
+SlurmctldHost=$ctld_host
 SlurmUser=root
 SlurmdUser=root
 SlurmctldPort=$ctld_port
@@ -95,11 +137,11 @@ AuthType=auth/munge
 AuthInfo=socket=$dir/munge/munge.sock
 CredType=cred/munge
 StateSaveLocation=$dir/state
-SlurmdSpoolDir=$dir/spool
+SlurmdSpoolDir=$dir/spool/%n
 SlurmctldPidFile=$dir/slurmctld.pid
-SlurmdPidFile=$dir/slurmd.pid
+SlurmdPidFile=$dir/slurmd-%n.pid
 SlurmctldLogFile=$dir/slurmctld.log
-SlurmdLogFile=$dir/slurmd.log
+SlurmdLogFile=$dir/slurmd-%n.log
 ProctrackType=proctrack/pgid
 TaskPlugin=task/none
 JobAcctGatherType=jobacct_gather/none
@@ -115,31 +157,39 @@ InactiveLimit=0
 MinJobAge=10
 SlurmctldTimeout=30
 SlurmdTimeout=30
-NodeName=$host CPUs=$cpus State=UNKNOWN
-PartitionName=skiff Nodes=$host Default=YES MaxTime=10 State=UP OverSubscribe=YES
+$node_lines
+PartitionName=skiff Nodes=$part_nodes Default=YES MaxTime=10 State=UP OverSubscribe=YES
 CONF
     export SLURM_CONF=$dir/slurm.conf
     slurmctld -c -f "$SLURM_CONF" || { tail -20 "$dir/slurmctld.log"; echo "slurmctld did not start"; stop; exit 1; }
-    slurmd -f "$SLURM_CONF" || { tail -20 "$dir/slurmd.log"; echo "slurmd did not start"; stop; exit 1; }
-    local state=""
-    for _ in $(seq 60); do # up to ~30 s for the node to register
-        state=$(timeout 5 sinfo -h -N -o %t 2>/dev/null | head -1)
-        [[ $state == idle* ]] && break
+    if ((nodes == 1)); then
+        slurmd -f "$SLURM_CONF" || { tail -20 "$dir"/slurmd-*.log; echo "slurmd did not start"; stop; exit 1; }
+    else
+        for ((i = 1; i <= nodes; i++)); do
+            nsenter --net="/run/netns/$ns_prefix$i" unshare --mount --propagation private \
+                sh -c "mount -t tmpfs -o size=256m,mode=1777 skiffnode /tmp && exec slurmd -N n$i -f '$SLURM_CONF'" ||
+                { tail -20 "$dir"/slurmd-*.log; echo "slurmd n$i did not start"; stop; exit 1; }
+        done
+    fi
+    local state="" idle=0
+    for _ in $(seq 60); do # up to ~30 s for the nodes to register
+        state=$(timeout 5 sinfo -h -N -o %t 2>/dev/null | tr '\n' ' ')
+        idle=$(grep -o 'idle' <<<"$state" | wc -l)
+        ((idle == nodes)) && break
         sleep 0.5
     done
-    if [[ $state != idle* ]]; then
+    if ((idle != nodes)); then
         echo "the Slurm node did not become idle (state '$state'); logs:"
         tail -15 "$dir/slurmctld.log" "$dir/slurmd.log"
         stop
         exit 1
     fi
-    echo "slurm up in $dir: node $host, $cpus CPUs, slurmctld port $ctld_port, slurmd port $slurmd_port"
+    echo "slurm up in $dir: $nodes node(s) ($part_nodes), $cpus CPUs each, slurmctld port $ctld_port, slurmd port $slurmd_port"
     echo "mpi plugins: $(timeout 10 srun --mpi=list 2>&1 | tr -s ' \n' ' ')"
 }
 
 case $cmd in
 start) start ;;
 stop) stop ;;
-env) echo "SLURM_CONF=$dir/slurm.conf" ;;
-*) echo "usage: $0 start|stop|env DIR" >&2; exit 2 ;;
+*) echo "usage: $0 start|stop DIR [NODES]" >&2; exit 2 ;;
 esac
