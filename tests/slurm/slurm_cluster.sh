@@ -87,6 +87,7 @@ start() {
         command -v "$b" >/dev/null || skip "'$b' not found: install Debian's slurm-wlm and munge (.ci/run does)"
     done
     command -v ss >/dev/null || skip "'ss' (iproute2) not found"
+    stop # what an interrupted earlier run may have left in DIR
     rm -rf "$dir"
     mkdir -p "$dir"/{state,spool,munge} || exit 1
     chmod 700 "$dir/munge"
