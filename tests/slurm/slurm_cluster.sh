@@ -87,6 +87,7 @@ start() {
         command -v "$b" >/dev/null || skip "'$b' not found: install Debian's slurm-wlm and munge (.ci/run does)"
     done
     command -v ss >/dev/null || skip "'ss' (iproute2) not found"
+    command -v unshare >/dev/null || skip "'unshare' (util-linux) not found"
     stop # what an interrupted earlier run may have left in DIR
     rm -rf "$dir"
     mkdir -p "$dir"/{state,spool,munge} || exit 1
@@ -163,12 +164,17 @@ PartitionName=skiff Nodes=$part_nodes Default=YES MaxTime=10 State=UP OverSubscr
 CONF
     export SLURM_CONF=$dir/slurm.conf
     slurmctld -c -f "$SLURM_CONF" || { tail -20 "$dir/slurmctld.log"; echo "slurmctld did not start"; stop; exit 1; }
+    # Every slurmd gets a /tmp of its own: Slurm's PMIx plugin keeps
+    # /tmp/spmix_appdir_<uid>_<job>.<step> there, which a killed step can leave
+    # behind and a later cluster's step of the same number then fails on.
+    local private_tmp="mount -t tmpfs -o size=256m,mode=1777 skiffnode /tmp && exec slurmd"
     if ((nodes == 1)); then
-        slurmd -f "$SLURM_CONF" || { tail -20 "$dir"/slurmd-*.log; echo "slurmd did not start"; stop; exit 1; }
+        unshare --mount --propagation private sh -c "$private_tmp -f '$SLURM_CONF'" ||
+            { tail -20 "$dir"/slurmd-*.log; echo "slurmd did not start"; stop; exit 1; }
     else
         for ((i = 1; i <= nodes; i++)); do
             nsenter --net="/run/netns/$ns_prefix$i" unshare --mount --propagation private \
-                sh -c "mount -t tmpfs -o size=256m,mode=1777 skiffnode /tmp && exec slurmd -N n$i -f '$SLURM_CONF'" ||
+                sh -c "$private_tmp -N n$i -f '$SLURM_CONF'" ||
                 { tail -20 "$dir"/slurmd-*.log; echo "slurmd n$i did not start"; stop; exit 1; }
         done
     fi
