@@ -4,12 +4,15 @@
  * values, deriving node-local information from PMI_process_mapping, and the
  * job key.
  *
- *   PMI_FD set           PMI-1 over that inherited socket (boot_pmi1.c)
+ *   PMI_FD set           PMI-1 over that inherited socket (boot_pmi1.c), or PMI-2
+ *                        under Slurm's --mpi=pmi2 (boot_pmi2.c)
  *   PMI_PORT only        PMI-1 over TCP after the job-key check (boot_pmi_tcp.c)
- *   neither              singleton, rank 0 of 1 (boot_singleton.c)
+ *   PMIX_NAMESPACE/RANK  PMIx through libpmix (boot_pmix.c, when built with it)
+ *   none of them         singleton, rank 0 of 1 (boot_singleton.c)
+ * boot_env.c makes the choice (and refuses half-set environments).
  *
- * The module stands alone (libc and src/common only), so it reads its two
- * environment variables itself; both are listed in src/core/config.c.
+ * The module stands alone (libc and src/common only), so it reads its
+ * environment variables itself; they are listed in src/core/config.c.
  */
 #include "boot/boot_internal.h"
 #include "boot/mapping.h"
@@ -123,10 +126,50 @@ static int make_job_key(char key[33])
     return 0;
 }
 
+/* Under Slurm and PMIx launchers nobody hands out SKIFF_JOB_KEY, yet tcp
+ * needs one key in every rank: rank 0's random key goes through the launcher's
+ * key-value space, which only this job's processes reach over channels the
+ * launcher authenticates (Slurm: munge; PMIx: its own server).  hydra's PMI-1
+ * is left alone: its key space travels in clear between hosts. */
+static int share_job_key(boot_info_t *info)
+{
+    if (getenv("SKIFF_JOB_KEY") || info->size == 1 ||
+        (boot.backend != &boot_pmi2_backend
+#ifdef SKIFF_HAVE_PMIX
+         && boot.backend != &boot_pmix_backend
+#endif
+         ))
+        return 0;
+    static const char key_name[] = "skiff-job-key";
+    int rc;
+    if (info->rank == 0 && (rc = boot.backend->put(key_name, info->job_key)))
+        return rc;
+    /* everyone else takes rank 0's key below */
+    if ((rc = boot.backend->fence()))
+        return rc;
+    if (info->rank != 0 &&
+        (rc = boot.backend->get(key_name, info->job_key, sizeof info->job_key))) {
+        boot_error("rank 0 published no job key (%s)", strerror(-rc));
+        return rc;
+    }
+    size_t n = strspn(info->job_key, "0123456789abcdefABCDEF");
+    if (n == 0 || n > 32 || info->job_key[n]) {
+        boot_error("the job key from rank 0 is not 1 to 32 hex digits");
+        return -EPROTO;
+    }
+    /* From here on the key is what skiffrun would have handed out: the layers
+     * that need a shared key (tcp) look for it in SKIFF_JOB_KEY. */
+    if (setenv("SKIFF_JOB_KEY", info->job_key, 1) != 0)
+        return -errno;
+    return 0;
+}
+
 /* node_of_rank from the mapping text ("" = launcher gave none: one node),
  * then my node's ranks. */
 static int fill_locality(boot_info_t *info, const char *mapping)
 {
+    if (info->node_of_rank) /* the backend knew it without a mapping (PMIx) */
+        goto my_node;
     info->node_of_rank = calloc((size_t)info->size, sizeof *info->node_of_rank);
     if (!info->node_of_rank)
         return -ENOMEM;
@@ -144,6 +187,7 @@ static int fill_locality(boot_info_t *info, const char *mapping)
             return -EPROTO;
         }
     }
+my_node:;
     int my_node = info->node_of_rank[info->rank];
     info->local_size = 0;
     for (int r = 0; r < info->size; r++)
@@ -163,24 +207,35 @@ static int fill_locality(boot_info_t *info, const char *mapping)
 
 static int connect_launcher(boot_info_t *info, char *mapping, size_t cap)
 {
-    const char *fd_env = getenv("PMI_FD");
-    if (!fd_env) {
-        if (getenv("PMI_PORT")) { /* a remote rank: PMI over TCP (boot_pmi_tcp.c) */
-            int fd, rc = boot_pmi_tcp_connect(getenv("PMI_PORT"), &info->rank, &info->size, &fd);
-            if (rc)
-                return rc;
-            boot.rank = info->rank;
-            boot.backend = &boot_pmi1_backend;
-            return boot_pmi1_init(fd, info, &boot.limits, mapping, cap);
-        }
+    boot_method_t method;
+    int rc = boot_choose_method(&method); /* boot_env.c */
+    if (rc)
+        return rc;
+    mapping[0] = '\0';
+#ifdef SKIFF_HAVE_PMIX /* else boot_choose_method has refused PMIx */
+    if (method == BOOT_PMIX) {
+        boot.backend = &boot_pmix_backend;
+        rc = boot_pmix_init(info, &boot.limits);
+        boot.rank = info->rank;
+        return rc;
+    }
+#endif
+    if (method == BOOT_PMI1_TCP) { /* a remote rank: PMI over TCP (boot_pmi_tcp.c) */
+        int fd;
+        if ((rc = boot_pmi_tcp_connect(getenv("PMI_PORT"), &info->rank, &info->size, &fd)))
+            return rc;
+        boot.rank = info->rank;
+        boot.backend = &boot_pmi1_backend;
+        return boot_pmi1_init(fd, info, &boot.limits, mapping, cap);
+    }
+    if (method == BOOT_SINGLETON) {
         info->singleton = 1;
         info->rank = boot.rank = 0;
         info->size = 1;
         boot.backend = &boot_singleton_backend;
-        mapping[0] = '\0';
         return boot_singleton_init(info, &boot.limits);
     }
-    int fd, rc;
+    int fd;
     if ((rc = env_int("PMI_SIZE", 1, BOOT_SIZE_MAX, &info->size)) ||
         (rc = env_int("PMI_RANK", 0, info->size - 1, &info->rank)) ||
         (rc = env_int("PMI_FD", 0, 1 << 30, &fd)))
@@ -192,6 +247,10 @@ static int connect_launcher(boot_info_t *info, char *mapping, size_t cap)
         return -EBADF;
     }
     fcntl(fd, F_SETFD, flags | FD_CLOEXEC); /* programs we exec must not hold the launcher's line */
+    if (method == BOOT_PMI2_FD) {
+        boot.backend = &boot_pmi2_backend;
+        return boot_pmi2_init(fd, info, &boot.limits, mapping, cap);
+    }
     boot.backend = &boot_pmi1_backend;
     return boot_pmi1_init(fd, info, &boot.limits, mapping, cap);
 }
@@ -206,7 +265,8 @@ int boot_init(boot_info_t **info)
         boot.initialized = 1;
         if (!(boot.init_rc = connect_launcher(in, mapping, sizeof mapping)) &&
             !(boot.init_rc = fill_locality(in, mapping)) &&
-            !(boot.init_rc = make_job_key(in->job_key)))
+            !(boot.init_rc = make_job_key(in->job_key)) &&
+            !(boot.init_rc = share_job_key(in)))
             shm_name_tag(in->job_key, in->shm_tag); /* cannot fail: the key was checked */
         if (!boot.init_rc)
             boot_verbose("boot via %s: rank %d of %d, node %d of %d (local %d of %d), kvs %s",

@@ -5,6 +5,7 @@
  * over an inherited socket (PMI_FD, as served by skiffrun and MPICH's hydra) and
  * singleton (no launcher variables: rank 0 of 1).  Everything above boot uses
  * only this interface.  All functions return 0 or a negative errno.
+ * (Also PMI-2 and PMIx clients: docs/boot.md, "Which backend".)
  */
 #ifndef SKIFF_BOOT_H
 #define SKIFF_BOOT_H

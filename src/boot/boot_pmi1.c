@@ -61,7 +61,7 @@ static const char *reply_quoted(void)
     return quoted(pmi.reply, out);
 }
 
-static int send_all(int fd, const char *buf, size_t len)
+int boot_send_all(int fd, const char *buf, size_t len)
 {
     while (len) {
         ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
@@ -150,7 +150,7 @@ static int exchange(const char *what, const char *expect, const char *fmt, ...)
         boot_error("PMI %s request longer than one line (%d bytes)", what, PMI_WIRE_LINE_MAX);
         return -EMSGSIZE; /* nothing was sent: the connection is still fine */
     }
-    int rc = send_all(pmi.fd, pmi.request, (size_t)len);
+    int rc = boot_send_all(pmi.fd, pmi.request, (size_t)len);
     if (rc) {
         boot_error("sending PMI %s to the launcher (fd %d): %s", what, pmi.fd, strerror(-rc));
         return fail(rc == -ECONNRESET ? -EPIPE : rc);
@@ -362,7 +362,7 @@ static void pmi1_abort(int code, const char *why)
     char line[700];
     int len = snprintf(line, sizeof line, "cmd=abort exitcode=%d msg=%s\n", code, msg);
     if (pmi.fd >= 0 && len > 0 && (size_t)len < sizeof line)
-        send_all(pmi.fd, line, (size_t)len);
+        boot_send_all(pmi.fd, line, (size_t)len);
 }
 
 const boot_backend_t boot_pmi1_backend = {

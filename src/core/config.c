@@ -33,7 +33,9 @@ static int check_tcp_cc(const char *v, char *why, size_t cap);
 /* Keep sorted by layer, then name.  Each row: name, default, meaning, what it
  * accepts (a row without the last part accepts any text). */
 const skf_param_t skf_params[] = {
-    /* boot reads SKIFF_JOB_KEY and SKIFF_VERBOSE with getenv: it stands alone */
+    /* boot reads SKIFF_JOB_KEY, SKIFF_PMI and SKIFF_VERBOSE with getenv: it stands alone */
+    {"SKIFF_PMI", "(from the environment)", "force the PMI client: pmi1, pmi2, pmix or singleton (docs/boot.md)",
+     TEXT(NULL)}, /* boot checks it */
     {"SKIFF_JOB_KEY", "(random)", "job key (1-32 hex digits) set by skiffrun; authenticates tcp and remote PMI (shm object names carry only a tag derived from it)",
      TEXT(NULL)}, /* boot checks it */
     {"SKIFF_VERBOSE", "0", "1: print transport choices and fallbacks to stderr at start-up",

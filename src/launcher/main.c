@@ -12,6 +12,7 @@
 
 #include "job.h"
 #include "options.h"
+#include "slurm.h"
 
 /* Descriptors 0-2 closed by the caller would be reused by our pipes and then
  * clobbered by the dup2()s that set up a rank's stdio. */
@@ -47,6 +48,11 @@ int main(int argc, char **argv)
     if (opts.action == ACTION_VERSION) {
         launch_print_version();
         return 0;
+    }
+    if (launch_slurm_wanted(&opts)) { /* srun starts the ranks */
+        int code = launch_slurm_exec(&opts);
+        launch_opts_free(&opts);
+        return code;
     }
     raise_fd_limit();
     int code = job_run(&opts);

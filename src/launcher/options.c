@@ -51,6 +51,8 @@ void launch_print_help(void)
            "  --launch-agent CMD   start remote ranks with CMD (default 'ssh -x {host}';\n"
            "                       e.g. 'ip netns exec {host}')\n"
            "  --launcher-addr A    address remote ranks use to reach this launcher\n"
+           "  --launcher local|slurm  slurm: inside an allocation (SLURM_JOB_ID set) start\n"
+           "                       the ranks with srun --mpi=pmi2; elsewhere as local\n"
            "  --oversubscribe, --allow-run-as-root, -genvall, -envall\n"
            "                       accepted and ignored: all always hold\n"
            "  --version            print the version and exit\n"
@@ -278,6 +280,17 @@ int launch_opts_parse(int argc, char **argv, launch_opts_t *o)
                 return -1;
             }
             o->agent = val;
+            continue;
+        }
+        if ((m = match_valued(argc, argv, &i, "--launcher", &val))) {
+            if (m < 0)
+                return -1;
+            if (strcmp(val, "local") == 0 || strcmp(val, "slurm") == 0)
+                o->launcher = val[0] == 's' ? LAUNCHER_SLURM : LAUNCHER_LOCAL;
+            else {
+                usage_error("--launcher '%s': expected local or slurm", val);
+                return -1;
+            }
             continue;
         }
         if ((m = match_valued(argc, argv, &i, "--launcher-addr", &val)) ||

@@ -17,6 +17,7 @@
 
 typedef enum { BIND_AUTO, BIND_NONE, BIND_CORE } bind_policy_t;
 typedef enum { ACTION_RUN, ACTION_HELP, ACTION_VERSION } launch_action_t;
+typedef enum { LAUNCHER_LOCAL, LAUNCHER_SLURM } launcher_kind_t;
 
 typedef struct launch_opts {
     launch_action_t action;
@@ -34,6 +35,7 @@ typedef struct launch_opts {
     host_list_t hosts;
     const char *agent;         /* --launch-agent template, NULL: LAUNCH_DEFAULT_AGENT */
     const char *launcher_addr; /* --launcher-addr, NULL: first non-loopback address  */
+    launcher_kind_t launcher;  /* --launcher: slurm = srun inside an allocation (slurm.h) */
 } launch_opts_t;
 
 /* Parse argv.  Returns 0, or -1 after printing a usage error. */
