@@ -99,7 +99,7 @@ static void comm_buffer(void)
     int size;
     CHECK(MPI_Comm_detach_buffer(c, &addr, &size) == MPI_SUCCESS);
     CHECK(addr == cbuf && size == ROOM / 2);
-    CHECK(MPI_Comm_attach_buffer(c, cbuf, ROOM) == MPI_SUCCESS);
+    CHECK(MPI_Comm_attach_buffer_c(c, cbuf, (MPI_Count)ROOM) == MPI_SUCCESS); /* large-count form */
     exchange_then(c, 4, 20, FLUSH_COMM); /* each fits once the previous one left */
     exchange_then(other, 3, 30, FLUSH_PROCESS); /* the others use the process's buffer */
     CHECK(MPI_Comm_flush_buffer(c) == MPI_SUCCESS);
@@ -109,9 +109,11 @@ static void comm_buffer(void)
     CHECK(MPI_Comm_iflush_buffer(other, &r) == MPI_SUCCESS); /* none of its own: done */
     int flag = 0;
     CHECK(MPI_Test(&r, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS && flag);
-    CHECK(MPI_Comm_detach_buffer(c, &addr, &size) == MPI_SUCCESS);
-    CHECK(addr == cbuf && size == ROOM);
+    MPI_Count csize = 0;
+    CHECK(MPI_Comm_detach_buffer_c(c, &addr, &csize) == MPI_SUCCESS);
+    CHECK(addr == cbuf && csize == ROOM);
     CHECK_EQ_INT(MPI_Comm_detach_buffer(c, &addr, &size), MPI_ERR_BUFFER);
+    CHECK_EQ_INT(MPI_Comm_attach_buffer_c(c, cbuf, -1), MPI_ERR_COUNT);
     CHECK_EQ_INT(MPI_Comm_detach_buffer(c, NULL, &size), MPI_ERR_ARG);
     CHECK_EQ_INT(MPI_Comm_attach_buffer(MPI_COMM_NULL, cbuf, ROOM), MPI_ERR_COMM);
     CHECK_EQ_INT(MPI_Comm_flush_buffer(MPI_COMM_NULL), MPI_ERR_COMM);
@@ -155,9 +157,13 @@ static void session_buffer(void)
     CHECK(MPI_Wait(&r, MPI_STATUS_IGNORE) == MPI_SUCCESS);
     void *addr;
     int size;
+    MPI_Count csize = 0;
+    CHECK(MPI_Session_detach_buffer_c(s, &addr, &csize) == MPI_SUCCESS);
+    CHECK(addr == sbuf && csize == ROOM);
+    CHECK_EQ_INT(MPI_Session_detach_buffer(s, &addr, &size), MPI_ERR_BUFFER);
+    CHECK(MPI_Session_attach_buffer_c(s, sbuf, (MPI_Count)ROOM) == MPI_SUCCESS);
     CHECK(MPI_Session_detach_buffer(s, &addr, &size) == MPI_SUCCESS);
     CHECK(addr == sbuf && size == ROOM);
-    CHECK_EQ_INT(MPI_Session_detach_buffer(s, &addr, &size), MPI_ERR_BUFFER);
     CHECK_EQ_INT(MPI_Session_attach_buffer(MPI_SESSION_NULL, sbuf, ROOM), MPI_ERR_SESSION);
     CHECK_EQ_INT(MPI_Session_flush_buffer(MPI_SESSION_NULL), MPI_ERR_SESSION);
     CHECK_EQ_INT(MPI_Session_iflush_buffer(s, NULL), MPI_ERR_ARG);
