@@ -39,6 +39,13 @@ struct shmemi_seg {
     char name[96];      /* node shared-memory object holding my copy ("" = none) */
 };
 
+/* A PE's doorbell (sync.c): a futex word node mates bump, after raising a
+ * barrier counter of mine, when sleepers says I sleep (or am about to). */
+struct shmemi_bell {
+    uint32_t ring;
+    uint32_t sleepers;
+};
+
 struct shmemi_state {
     int me, npes;
     int initialized, finalized;
@@ -51,10 +58,12 @@ struct shmemi_state {
      * coll_word is one word a collective publishes to its team. */
     uint64_t *sync_in;
     uint64_t *coll_word;
+    struct shmemi_bell *bell; /* my doorbell, right after coll_word (sync.c) */
     uint64_t *sync_expect; /* [npes] private: signals from PE j waited for so far */
     size_t heap_reserved;  /* bytes of the heap before the user's part */
     size_t heap_user;      /* SHMEM_SYMMETRIC_SIZE */
     int channel_peers;     /* PEs reached over the channel (not mapped) */
+    int oversubscribed;    /* more mapped PEs (node mates and me) than online CPUs */
     pthread_mutex_t chan_lock; /* SHMEM_THREAD_MULTIPLE: one thread in the channel at a time */
 };
 /* hidden: the fast paths reach it without a GOT load */
