@@ -30,6 +30,26 @@ static void bcast(const char *call, const struct shmemi_team *t, void *dest, con
 {
     if (root < 0 || root >= t->n)
         shmemi_fatal(call, "invalid PE_root %d (the team has %d PEs)", root, t->n);
+    if (shmemi_node_shape(t)) {
+        /* Node mates: the root says "my source is ready" to each member, each
+         * copies it and says "read": one round trip instead of two barriers. */
+        int root_pe = shmemi_member(t, root);
+        if (t->my != root) {
+            shmemi_wait_signal(root_pe);
+            shmemi_get(call, dest, src, bytes, root_pe);
+            shmemi_signal_pe(root_pe);
+            return;
+        }
+        if (root_too && dest != src)
+            memmove(dest, src, bytes);
+        for (int j = 0; j < t->n; j++)
+            if (j != root)
+                shmemi_signal_pe(shmemi_member(t, j));
+        for (int j = 0; j < t->n; j++)
+            if (j != root)
+                shmemi_wait_signal(shmemi_member(t, j));
+        return;
+    }
     shmemi_team_sync(t);
     if (t->my != root)
         shmemi_get(call, dest, src, bytes, shmemi_member(t, root));
@@ -89,14 +109,10 @@ static void alltoalls(const char *call, const struct shmemi_team *t, void *dest,
 
 typedef void (*combine_fn)(void *acc, const void *in, size_t n);
 
-static void reduce(const char *call, const struct shmemi_team *t, void *dest, const void *src,
-                   size_t n, size_t size, combine_fn combine)
+/* acc = the members' sources combined in team order (tmp: room for one). */
+static void combine_all(const char *call, const struct shmemi_team *t, char *acc, char *tmp,
+                        const void *src, size_t n, size_t bytes, combine_fn combine)
 {
-    size_t bytes = n * size;
-    char *acc = malloc(bytes ? bytes : 1), *tmp = malloc(bytes ? bytes : 1);
-    if (!acc || !tmp)
-        shmemi_fatal(call, "out of memory for %zu bytes", bytes);
-    shmemi_team_sync(t);
     for (int j = 0; j < t->n; j++) {
         int pe = shmemi_member(t, j);
         const char *in = bytes ? shmemi_ptr(src, pe) : NULL;
@@ -109,8 +125,42 @@ static void reduce(const char *call, const struct shmemi_team *t, void *dest, co
         else
             combine(acc, in, n);
     }
-    shmemi_team_sync(t); /* everyone has read my source (dest may be it) */
-    memcpy(dest, acc, bytes);
+}
+
+static void reduce(const char *call, const struct shmemi_team *t, void *dest, const void *src,
+                   size_t n, size_t size, combine_fn combine)
+{
+    size_t bytes = n * size;
+    char *acc = malloc(bytes ? bytes : 1), *tmp = malloc(bytes ? bytes : 1);
+    if (!acc || !tmp)
+        shmemi_fatal(call, "out of memory for %zu bytes", bytes);
+    if (shmemi_node_shape(t)) {
+        /* Node mates: members say "source ready" to member 0, which combines
+         * once (not every member: on few cores that work is serial), puts the
+         * result in its dest and says "result ready"; members copy it and say
+         * "read" (member 0's dest and every source stay until then). */
+        int first = shmemi_member(t, 0);
+        if (t->my != 0) {
+            shmemi_signal_pe(first);
+            shmemi_wait_signal(first);
+            shmemi_get(call, dest, dest, bytes, first);
+            shmemi_signal_pe(first);
+        } else {
+            for (int j = 1; j < t->n; j++)
+                shmemi_wait_signal(shmemi_member(t, j));
+            combine_all(call, t, acc, tmp, src, n, bytes, combine);
+            memcpy(dest, acc, bytes);
+            for (int j = 1; j < t->n; j++)
+                shmemi_signal_pe(shmemi_member(t, j));
+            for (int j = 1; j < t->n; j++)
+                shmemi_wait_signal(shmemi_member(t, j));
+        }
+    } else {
+        shmemi_team_sync(t);
+        combine_all(call, t, acc, tmp, src, n, bytes, combine);
+        shmemi_team_sync(t); /* everyone has read my source (dest may be it) */
+        memcpy(dest, acc, bytes);
+    }
     free(acc);
     free(tmp);
 }

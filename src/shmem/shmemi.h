@@ -210,6 +210,13 @@ static inline uint64_t shmemi_amo(const char *call, void *dest, int op, int size
 /* One round of a polling wait: spin, then yield, then sleep briefly (PEs may
  * outnumber cores).  *round counts the rounds of this wait, from 0. */
 void shmemi_poll_pause(unsigned *round);
+/* Barrier signals (sync.c): one signal to pe (a count in its heap, its
+ * doorbell rung if it sleeps); wait for the next signal of PE from. */
+void shmemi_signal_pe(int pe);
+void shmemi_wait_signal(int from);
+/* Every member of t is mapped here and few (or more than the CPUs): the
+ * barrier, broadcast and reductions then go through member 0 or the root. */
+int shmemi_node_shape(const struct shmemi_team *t);
 /* Barrier of a team's members without the quiet (team_sync, sync_all). */
 void shmemi_team_sync(const struct shmemi_team *t);
 extern struct shmemi_team shmemi_team_world, shmemi_team_shared;

@@ -87,14 +87,14 @@ static void ring_bell(int pe)
     }
 }
 
-static void signal_pe(int pe)
+void shmemi_signal_pe(int pe)
 {
     shmemi_amo("shmem barrier", &shmemi.sync_in[shmemi.me], SKF_AOP_ADD, 8, 1, 0, pe);
     ring_bell(pe);
 }
 
 /* Wait for the next signal of PE from: poll, then (a node mate) sleep on my bell. */
-static void wait_signal(int from)
+void shmemi_wait_signal(int from)
 {
     const uint64_t *w = &shmemi.sync_in[from];
     uint64_t want = ++shmemi.sync_expect[from];
@@ -128,7 +128,7 @@ static void wait_signal(int from)
 }
 
 /* Every member mapped here, and few of them or more than the CPUs. */
-static int node_shape(const struct shmemi_team *t)
+int shmemi_node_shape(const struct shmemi_team *t)
 {
     if (!shmemi.oversubscribed && t->n > NODE_FLAT_MAX)
         return 0;
@@ -144,22 +144,22 @@ void shmemi_team_sync(const struct shmemi_team *t)
     __atomic_thread_fence(__ATOMIC_SEQ_CST); /* my puts before my signals */
     if (n < 2)
         return;
-    if (node_shape(t)) {
+    if (shmemi_node_shape(t)) {
         int root = shmemi_member(t, 0);
         if (i != 0) {
-            signal_pe(root);
-            wait_signal(root);
+            shmemi_signal_pe(root);
+            shmemi_wait_signal(root);
             return;
         }
         for (int j = 1; j < n; j++)
-            wait_signal(shmemi_member(t, j));
+            shmemi_wait_signal(shmemi_member(t, j));
         for (int j = 1; j < n; j++)
-            signal_pe(shmemi_member(t, j));
+            shmemi_signal_pe(shmemi_member(t, j));
         return;
     }
     for (int d = 1; d < n; d <<= 1) {
-        signal_pe(shmemi_member(t, (i + d) % n));
-        wait_signal(shmemi_member(t, (i - d + n) % n));
+        shmemi_signal_pe(shmemi_member(t, (i + d) % n));
+        shmemi_wait_signal(shmemi_member(t, (i - d + n) % n));
     }
 }
 
