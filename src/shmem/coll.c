@@ -31,23 +31,26 @@ static void bcast(const char *call, const struct shmemi_team *t, void *dest, con
     if (root < 0 || root >= t->n)
         shmemi_fatal(call, "invalid PE_root %d (the team has %d PEs)", root, t->n);
     if (shmemi_node_shape(t)) {
-        /* Node mates: the root says "my source is ready" to each member, each
-         * copies it and says "read": one round trip instead of two barriers. */
+        /* Node mates: each member signals the root when it is inside the
+         * call (so its dest may change), the root copies its source into
+         * every dest and signals each member.  A member's dest changes only
+         * while it is in the call, and the root never waits for "read". */
         int root_pe = shmemi_member(t, root);
         if (t->my != root) {
-            shmemi_wait_signal(root_pe);
-            shmemi_get(call, dest, src, bytes, root_pe);
             shmemi_signal_pe(root_pe);
+            shmemi_wait_signal(root_pe);
             return;
         }
-        if (root_too && dest != src)
-            memmove(dest, src, bytes);
-        for (int j = 0; j < t->n; j++)
-            if (j != root)
-                shmemi_signal_pe(shmemi_member(t, j));
         for (int j = 0; j < t->n; j++)
             if (j != root)
                 shmemi_wait_signal(shmemi_member(t, j));
+        for (int j = 0; j < t->n; j++)
+            if (j != root) {
+                shmemi_put(call, dest, src, bytes, shmemi_member(t, j));
+                shmemi_signal_pe(shmemi_member(t, j));
+            }
+        if (root_too && dest != src)
+            memmove(dest, src, bytes);
         return;
     }
     shmemi_team_sync(t);
@@ -135,25 +138,23 @@ static void reduce(const char *call, const struct shmemi_team *t, void *dest, co
     if (!acc || !tmp)
         shmemi_fatal(call, "out of memory for %zu bytes", bytes);
     if (shmemi_node_shape(t)) {
-        /* Node mates: members say "source ready" to member 0, which combines
-         * once (not every member: on few cores that work is serial), puts the
-         * result in its dest and says "result ready"; members copy it and say
-         * "read" (member 0's dest and every source stay until then). */
+        /* Node mates: members say "I am in the call" (source ready, dest
+         * free) to member 0, which combines every source once (not every
+         * member: on few cores that work is serial), copies the result into
+         * each member's dest and signals it. */
         int first = shmemi_member(t, 0);
         if (t->my != 0) {
             shmemi_signal_pe(first);
-            shmemi_wait_signal(first);
-            shmemi_get(call, dest, dest, bytes, first);
-            shmemi_signal_pe(first);
+            shmemi_wait_signal(first); /* my source stays until member 0 has read it */
         } else {
             for (int j = 1; j < t->n; j++)
                 shmemi_wait_signal(shmemi_member(t, j));
             combine_all(call, t, acc, tmp, src, n, bytes, combine);
-            memcpy(dest, acc, bytes);
-            for (int j = 1; j < t->n; j++)
+            for (int j = 1; j < t->n; j++) {
+                shmemi_put(call, dest, acc, bytes, shmemi_member(t, j));
                 shmemi_signal_pe(shmemi_member(t, j));
-            for (int j = 1; j < t->n; j++)
-                shmemi_wait_signal(shmemi_member(t, j));
+            }
+            memcpy(dest, acc, bytes);
         }
     } else {
         shmemi_team_sync(t);
