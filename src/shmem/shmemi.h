@@ -39,11 +39,14 @@ struct shmemi_seg {
     char name[96];      /* node shared-memory object holding my copy ("" = none) */
 };
 
-/* A PE's doorbell (sync.c): a futex word node mates bump, after raising a
- * barrier counter of mine, when sleepers says I sleep (or am about to). */
+/* A PE's doorbell (sync.c): a futex word a node mate bumps, after raising
+ * my barrier counter for it, when sleepers says I sleep (or am about to)
+ * and waiting_for names it. */
 struct shmemi_bell {
     uint32_t ring;
     uint32_t sleepers;
+    int32_t waiting_for; /* the PE whose signal the sleeper waits for */
+    uint32_t unused;
 };
 
 struct shmemi_state {

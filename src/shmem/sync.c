@@ -21,10 +21,12 @@
  *   dissemination (otherwise): in round k member i signals member i+2^k and
  *        waits for the signal of member i-2^k; log2(n) rounds.
  *
- * Doorbell: the waiter reads its ring, bumps its sleeper count, re-checks the
- * counter, then futex-waits on ring; the signaller adds to the counter, then
- * reads the sleeper count and rings when it is non-zero (both sequentially
- * consistent, so one of them always sees the other: no lost wake-up).  Only
+ * Doorbell: the waiter reads its ring, says whose signal it waits for, bumps
+ * its sleeper count, re-checks the counter, then futex-waits on ring; the
+ * signaller adds to the counter, then reads the sleeper count and whom the
+ * sleeper waits for, and rings when that is itself (all sequentially
+ * consistent, so one of them always sees the other: no lost wake-up, and
+ * no PE is woken by a signal it does not wait for yet).  Only
  * node mates ring; a counter raised over the channel is polled (waits there
  * also drive the channel).
  */
@@ -81,7 +83,8 @@ void shmemi_poll_pause(unsigned *round)
 static void ring_bell(int pe)
 {
     struct shmemi_bell *b = (struct shmemi_bell *)shmemi_mapped(shmemi.bell, sizeof *b, pe);
-    if (b && __atomic_load_n(&b->sleepers, __ATOMIC_SEQ_CST)) {
+    if (b && __atomic_load_n(&b->sleepers, __ATOMIC_SEQ_CST) &&
+        __atomic_load_n(&b->waiting_for, __ATOMIC_SEQ_CST) == shmemi.me) {
         __atomic_fetch_add(&b->ring, 1, __ATOMIC_SEQ_CST);
         syscall(SYS_futex, &b->ring, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
     }
@@ -117,6 +120,7 @@ void shmemi_wait_signal(int from)
         if (shmemi.channel_peers)
             shmemi_poll_pause(&round); /* drives the channel now and then */
         uint32_t ring = __atomic_load_n(&b->ring, __ATOMIC_SEQ_CST);
+        __atomic_store_n(&b->waiting_for, from, __ATOMIC_SEQ_CST);
         __atomic_fetch_add(&b->sleepers, 1, __ATOMIC_SEQ_CST);
         if (__atomic_load_n(w, __ATOMIC_SEQ_CST) < want) {
             struct timespec ts = {0, shmemi.channel_peers ? 1000000L : SLEEP_NS_MAX};
