@@ -21,6 +21,8 @@
  *   dissemination (otherwise): in round k member i signals member i+2^k and
  *        waits for the signal of member i-2^k; log2(n) rounds.
  *
+ * Waiting: SPIN_POLLS polls (SPIN_POLLS_OVER when the mapped PEs outnumber
+ * the CPUs), then WAIT_YIELDS sched_yields, then sleep on the doorbell.
  * Doorbell: the waiter reads its ring, says whose signal it waits for, bumps
  * its sleeper count, re-checks the counter, then futex-waits on ring; the
  * signaller adds to the counter, then reads the sleeper count and whom the
@@ -77,6 +79,8 @@ void shmemi_poll_pause(unsigned *round)
 #define NODE_FLAT_MAX 8      /* node-shape barrier up to this many members when not oversubscribed */
 #define SPIN_POLLS 20000     /* polls before sleeping when every mapped PE has a CPU */
 #define SPIN_POLLS_OVER 64   /* ... when they outnumber the CPUs: give the CPU away soon */
+#define WAIT_YIELDS 8        /* then sched_yields: on 2 cores with 8 PEs the one we wait for often
+                                is runnable; handing it the CPU is cheaper than a futex round */
 #define SLEEP_NS_MAX 20000000L /* a sleeper re-checks at least this often (ns) */
 
 /* After raising a counter of mapped PE pe: wake it if it sleeps on its bell. */
@@ -110,12 +114,18 @@ void shmemi_wait_signal(int from)
         return;
     }
     unsigned spin = shmemi.oversubscribed ? SPIN_POLLS_OVER : SPIN_POLLS;
+    int yields = WAIT_YIELDS;
     struct shmemi_bell *b = shmemi.bell;
     for (;;) {
         for (unsigned k = 0; k < spin; k++) {
             if (__atomic_load_n(w, __ATOMIC_ACQUIRE) >= want)
                 return;
             skf_cpu_relax();
+        }
+        if (yields-- > 0) {
+            sched_yield();
+            spin = SPIN_POLLS_OVER;
+            continue;
         }
         if (shmemi.channel_peers)
             shmemi_poll_pause(&round); /* drives the channel now and then */
