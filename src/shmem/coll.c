@@ -30,6 +30,29 @@ static void bcast(const char *call, const struct shmemi_team *t, void *dest, con
 {
     if (root < 0 || root >= t->n)
         shmemi_fatal(call, "invalid PE_root %d (the team has %d PEs)", root, t->n);
+    if (shmemi_node_shape(t)) {
+        /* Node mates: each member signals the root when it is inside the
+         * call (so its dest may change), the root copies its source into
+         * every dest and signals each member.  A member's dest changes only
+         * while it is in the call, and the root never waits for "read". */
+        int root_pe = shmemi_member(t, root);
+        if (t->my != root) {
+            shmemi_signal_pe(root_pe);
+            shmemi_wait_signal(root_pe);
+            return;
+        }
+        for (int j = 0; j < t->n; j++)
+            if (j != root)
+                shmemi_wait_signal(shmemi_member(t, j));
+        for (int j = 0; j < t->n; j++)
+            if (j != root) {
+                shmemi_put(call, dest, src, bytes, shmemi_member(t, j));
+                shmemi_signal_pe(shmemi_member(t, j));
+            }
+        if (root_too && dest != src)
+            memmove(dest, src, bytes);
+        return;
+    }
     shmemi_team_sync(t);
     if (t->my != root)
         shmemi_get(call, dest, src, bytes, shmemi_member(t, root));
@@ -89,14 +112,10 @@ static void alltoalls(const char *call, const struct shmemi_team *t, void *dest,
 
 typedef void (*combine_fn)(void *acc, const void *in, size_t n);
 
-static void reduce(const char *call, const struct shmemi_team *t, void *dest, const void *src,
-                   size_t n, size_t size, combine_fn combine)
+/* acc = the members' sources combined in team order (tmp: room for one). */
+static void combine_all(const char *call, const struct shmemi_team *t, char *acc, char *tmp,
+                        const void *src, size_t n, size_t bytes, combine_fn combine)
 {
-    size_t bytes = n * size;
-    char *acc = malloc(bytes ? bytes : 1), *tmp = malloc(bytes ? bytes : 1);
-    if (!acc || !tmp)
-        shmemi_fatal(call, "out of memory for %zu bytes", bytes);
-    shmemi_team_sync(t);
     for (int j = 0; j < t->n; j++) {
         int pe = shmemi_member(t, j);
         const char *in = bytes ? shmemi_ptr(src, pe) : NULL;
@@ -109,8 +128,40 @@ static void reduce(const char *call, const struct shmemi_team *t, void *dest, co
         else
             combine(acc, in, n);
     }
-    shmemi_team_sync(t); /* everyone has read my source (dest may be it) */
-    memcpy(dest, acc, bytes);
+}
+
+static void reduce(const char *call, const struct shmemi_team *t, void *dest, const void *src,
+                   size_t n, size_t size, combine_fn combine)
+{
+    size_t bytes = n * size;
+    char *acc = malloc(bytes ? bytes : 1), *tmp = malloc(bytes ? bytes : 1);
+    if (!acc || !tmp)
+        shmemi_fatal(call, "out of memory for %zu bytes", bytes);
+    if (shmemi_node_shape(t)) {
+        /* Node mates: members say "I am in the call" (source ready, dest
+         * free) to member 0, which combines every source once (not every
+         * member: on few cores that work is serial), copies the result into
+         * each member's dest and signals it. */
+        int first = shmemi_member(t, 0);
+        if (t->my != 0) {
+            shmemi_signal_pe(first);
+            shmemi_wait_signal(first); /* my source stays until member 0 has read it */
+        } else {
+            for (int j = 1; j < t->n; j++)
+                shmemi_wait_signal(shmemi_member(t, j));
+            combine_all(call, t, acc, tmp, src, n, bytes, combine);
+            for (int j = 1; j < t->n; j++) {
+                shmemi_put(call, dest, acc, bytes, shmemi_member(t, j));
+                shmemi_signal_pe(shmemi_member(t, j));
+            }
+            memcpy(dest, acc, bytes);
+        }
+    } else {
+        shmemi_team_sync(t);
+        combine_all(call, t, acc, tmp, src, n, bytes, combine);
+        shmemi_team_sync(t); /* everyone has read my source (dest may be it) */
+        memcpy(dest, acc, bytes);
+    }
     free(acc);
     free(tmp);
 }

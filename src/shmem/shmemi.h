@@ -39,6 +39,16 @@ struct shmemi_seg {
     char name[96];      /* node shared-memory object holding my copy ("" = none) */
 };
 
+/* A PE's doorbell (sync.c): a futex word a node mate bumps, after raising
+ * my barrier counter for it, when sleepers says I sleep (or am about to)
+ * and waiting_for names it. */
+struct shmemi_bell {
+    uint32_t ring;
+    uint32_t sleepers;
+    int32_t waiting_for; /* the PE whose signal the sleeper waits for */
+    uint32_t unused;
+};
+
 struct shmemi_state {
     int me, npes;
     int initialized, finalized;
@@ -51,10 +61,12 @@ struct shmemi_state {
      * coll_word is one word a collective publishes to its team. */
     uint64_t *sync_in;
     uint64_t *coll_word;
+    struct shmemi_bell *bell; /* my doorbell, right after coll_word (sync.c) */
     uint64_t *sync_expect; /* [npes] private: signals from PE j waited for so far */
     size_t heap_reserved;  /* bytes of the heap before the user's part */
     size_t heap_user;      /* SHMEM_SYMMETRIC_SIZE */
     int channel_peers;     /* PEs reached over the channel (not mapped) */
+    int oversubscribed;    /* more mapped PEs (node mates and me) than online CPUs */
     pthread_mutex_t chan_lock; /* SHMEM_THREAD_MULTIPLE: one thread in the channel at a time */
 };
 /* hidden: the fast paths reach it without a GOT load */
@@ -201,6 +213,13 @@ static inline uint64_t shmemi_amo(const char *call, void *dest, int op, int size
 /* One round of a polling wait: spin, then yield, then sleep briefly (PEs may
  * outnumber cores).  *round counts the rounds of this wait, from 0. */
 void shmemi_poll_pause(unsigned *round);
+/* Barrier signals (sync.c): one signal to pe (a count in its heap, its
+ * doorbell rung if it sleeps); wait for the next signal of PE from. */
+void shmemi_signal_pe(int pe);
+void shmemi_wait_signal(int from);
+/* Every member of t is mapped here and few (or more than the CPUs): the
+ * barrier, broadcast and reductions then go through member 0 or the root. */
+int shmemi_node_shape(const struct shmemi_team *t);
 /* Barrier of a team's members without the quiet (team_sync, sync_all). */
 void shmemi_team_sync(const struct shmemi_team *t);
 extern struct shmemi_team shmemi_team_world, shmemi_team_shared;

@@ -207,6 +207,9 @@ int shmemi_symm_init(void)
     }
     shmemi.sync_in = (uint64_t *)h->base;
     shmemi.coll_word = shmemi.sync_in + n;
+    shmemi.bell = (struct shmemi_bell *)(shmemi.coll_word + 1);
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    shmemi.oversubscribed = cpus > 0 && mates + 1 > cpus;
 
     /* Data+bss. */
     struct shmemi_seg *d = &shmemi.data;

@@ -1,18 +1,43 @@
 /*
  * sync.c — waiting, and the barriers every collective stands on.
  *
- * A team barrier is a dissemination barrier over one-sided atomics: in round
- * k member i adds one to its own slot (sync_in[my PE]) on member i+2^k and
- * waits until its slot for member i-2^k has reached the count it expects from
- * that PE.  The counters only grow, so nothing is reset between barriers and
- * no barrier can meet another's signal early, provided every pair of PEs
- * calls the collectives of their common teams in the same order (as the
- * standard requires of each team).  Node mates signal with a CPU atomic on
- * the mapped heap, other PEs with skf_atomic (answered by their tcp service
- * thread): no PE has to be inside SHMEM for another to progress.
+ * Barrier signals are per-pair counters: sync_in[j] on PE i counts the
+ * signals PE j has sent PE i, raised with an atomic add (a CPU atomic on the
+ * mapped heap of a node mate, skf_atomic answered by the tcp service thread
+ * of any other PE), so no PE has to be inside SHMEM for another to progress.
+ * The counters only grow: nothing is reset between barriers and no barrier
+ * can meet another's signal early, provided every pair of PEs calls the
+ * collectives of their common teams in the same order (as the standard
+ * requires of each team).  Two shapes use them:
+ *
+ *   node (every member mapped here, and either they outnumber the CPUs or
+ *        are at most NODE_FLAT_MAX): member 0 waits for one signal from each
+ *        other member, then signals each of them back.  A member that waits
+ *        sleeps on its doorbell after a short poll, and only the signal that
+ *        completes its wait wakes it: each PE is woken about once per barrier,
+ *        which is what keeps 8 PEs on 2 cores fast (the dissemination shape
+ *        below wakes each PE once per round, and spinning PEs there starved
+ *        the ones they waited for);
+ *   dissemination (otherwise): in round k member i signals member i+2^k and
+ *        waits for the signal of member i-2^k; log2(n) rounds.
+ *
+ * Waiting: SPIN_POLLS polls (SPIN_POLLS_OVER when the mapped PEs outnumber
+ * the CPUs), then WAIT_YIELDS sched_yields, then sleep on the doorbell.
+ * Doorbell: the waiter reads its ring, says whose signal it waits for, bumps
+ * its sleeper count, re-checks the counter, then futex-waits on ring; the
+ * signaller adds to the counter, then reads the sleeper count and whom the
+ * sleeper waits for, and rings when that is itself (all sequentially
+ * consistent, so one of them always sees the other: no lost wake-up, and
+ * no PE is woken by a signal it does not wait for yet).  Only
+ * node mates ring; a counter raised over the channel is polled (waits there
+ * also drive the channel).
  */
+#include <limits.h>
+#include <linux/futex.h>
 #include <sched.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "core/relax.h"
 #include "shmemi.h"
@@ -51,17 +76,104 @@ void shmemi_poll_pause(unsigned *round)
     }
 }
 
+#define NODE_FLAT_MAX 8      /* node-shape barrier up to this many members when not oversubscribed */
+#define SPIN_POLLS 20000     /* polls before sleeping when every mapped PE has a CPU */
+#define SPIN_POLLS_OVER 64   /* ... when they outnumber the CPUs: give the CPU away soon */
+#define WAIT_YIELDS 8        /* then sched_yields: on 2 cores with 8 PEs the one we wait for often
+                                is runnable; handing it the CPU is cheaper than a futex round */
+#define SLEEP_NS_MAX 20000000L /* a sleeper re-checks at least this often (ns) */
+
+/* After raising a counter of mapped PE pe: wake it if it sleeps on its bell. */
+static void ring_bell(int pe)
+{
+    struct shmemi_bell *b = (struct shmemi_bell *)shmemi_mapped(shmemi.bell, sizeof *b, pe);
+    if (b && __atomic_load_n(&b->sleepers, __ATOMIC_SEQ_CST) &&
+        __atomic_load_n(&b->waiting_for, __ATOMIC_SEQ_CST) == shmemi.me) {
+        __atomic_fetch_add(&b->ring, 1, __ATOMIC_SEQ_CST);
+        syscall(SYS_futex, &b->ring, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+    }
+}
+
+void shmemi_signal_pe(int pe)
+{
+    shmemi_amo("shmem barrier", &shmemi.sync_in[shmemi.me], SKF_AOP_ADD, 8, 1, 0, pe);
+    ring_bell(pe);
+}
+
+/* Wait for the next signal of PE from: poll, then (a node mate) sleep on my bell. */
+void shmemi_wait_signal(int from)
+{
+    const uint64_t *w = &shmemi.sync_in[from];
+    uint64_t want = ++shmemi.sync_expect[from];
+    if (__atomic_load_n(w, __ATOMIC_ACQUIRE) >= want)
+        return;
+    unsigned round = 0;
+    if (!shmemi.heap.peer[from] || from == shmemi.me) { /* raised over the channel: poll */
+        while (__atomic_load_n(w, __ATOMIC_ACQUIRE) < want)
+            shmemi_poll_pause(&round);
+        return;
+    }
+    unsigned spin = shmemi.oversubscribed ? SPIN_POLLS_OVER : SPIN_POLLS;
+    int yields = WAIT_YIELDS;
+    struct shmemi_bell *b = shmemi.bell;
+    for (;;) {
+        for (unsigned k = 0; k < spin; k++) {
+            if (__atomic_load_n(w, __ATOMIC_ACQUIRE) >= want)
+                return;
+            skf_cpu_relax();
+        }
+        if (yields-- > 0) {
+            sched_yield();
+            spin = SPIN_POLLS_OVER;
+            continue;
+        }
+        if (shmemi.channel_peers)
+            shmemi_poll_pause(&round); /* drives the channel now and then */
+        uint32_t ring = __atomic_load_n(&b->ring, __ATOMIC_SEQ_CST);
+        __atomic_store_n(&b->waiting_for, from, __ATOMIC_SEQ_CST);
+        __atomic_fetch_add(&b->sleepers, 1, __ATOMIC_SEQ_CST);
+        if (__atomic_load_n(w, __ATOMIC_SEQ_CST) < want) {
+            struct timespec ts = {0, shmemi.channel_peers ? 1000000L : SLEEP_NS_MAX};
+            syscall(SYS_futex, &b->ring, FUTEX_WAIT, ring, &ts, NULL, 0);
+        }
+        __atomic_fetch_sub(&b->sleepers, 1, __ATOMIC_SEQ_CST);
+        spin = SPIN_POLLS_OVER; /* woken: look, and sleep again soon if it was not for us */
+    }
+}
+
+/* Every member mapped here, and few of them or more than the CPUs. */
+int shmemi_node_shape(const struct shmemi_team *t)
+{
+    if (!shmemi.oversubscribed && t->n > NODE_FLAT_MAX)
+        return 0;
+    for (int j = 0; j < t->n; j++)
+        if (!shmemi.heap.peer[shmemi_member(t, j)])
+            return 0;
+    return 1;
+}
+
 void shmemi_team_sync(const struct shmemi_team *t)
 {
-    int n = t->n, i = t->my, me = shmemi.me;
+    int n = t->n, i = t->my;
     __atomic_thread_fence(__ATOMIC_SEQ_CST); /* my puts before my signals */
+    if (n < 2)
+        return;
+    if (shmemi_node_shape(t)) {
+        int root = shmemi_member(t, 0);
+        if (i != 0) {
+            shmemi_signal_pe(root);
+            shmemi_wait_signal(root);
+            return;
+        }
+        for (int j = 1; j < n; j++)
+            shmemi_wait_signal(shmemi_member(t, j));
+        for (int j = 1; j < n; j++)
+            shmemi_signal_pe(shmemi_member(t, j));
+        return;
+    }
     for (int d = 1; d < n; d <<= 1) {
-        int to = shmemi_member(t, (i + d) % n), from = shmemi_member(t, (i - d + n) % n);
-        shmemi_amo("shmem barrier", &shmemi.sync_in[me], SKF_AOP_ADD, 8, 1, 0, to);
-        uint64_t want = ++shmemi.sync_expect[from];
-        unsigned round = 0;
-        while (__atomic_load_n(&shmemi.sync_in[from], __ATOMIC_ACQUIRE) < want)
-            shmemi_poll_pause(&round);
+        shmemi_signal_pe(shmemi_member(t, (i + d) % n));
+        shmemi_wait_signal(shmemi_member(t, (i - d + n) % n));
     }
 }
 
