@@ -11,6 +11,7 @@
 #define SKIFF_MPI_DEVICE_H
 
 #include "mpi_impl.h"
+#include "device/mt.h"
 
 #pragma GCC visibility push(hidden)
 

@@ -195,12 +195,14 @@ static mpid_req_t *isend(const void *buf, void *dtp, size_t len, int dest, int t
 mpid_req_t *mpid_isend_dt(const void *buf, void *dtp, size_t len, int dest, int tag,
                           struct MPI_ABI_Comm *c, int mode)
 {
+    MPID_CS_SCOPE();
     return isend(buf, dtp, len, dest, tag, c, mode, SEND_AUTO);
 }
 
 mpid_req_t *mpid_isend_stream(void *dtp, size_t len, int dest, int tag, struct MPI_ABI_Comm *c,
                               int mode)
 {
+    MPID_CS_SCOPE();
     return isend(NULL, dtp, len, dest, tag, c, mode, SEND_STREAM);
 }
 
@@ -286,14 +288,17 @@ static mpid_req_t *isend(const void *buf, void *dtp, size_t len, int dest, int t
 int mpid_send(const void *buf, size_t len, int dest, int tag, struct MPI_ABI_Comm *c, int mode)
 {
     int world = comm_world_rank(c, dest);
+    int held = mpid_cs_enter(); /* MULTIPLE: up to the wait, never across it */
     if (likely(len <= mpid.eager_to[world] && mode != MODE_SYNC && !mpid.sendq[world].head)) {
         /* LAM's fast path: no request unless the ring refuses part of it. */
         wire_hdr_t h;
         fill_envelope(&h, len <= MPID_SHORT_MAX ? W_SHORT : W_EAGER, c, tag, len);
         struct iovec iov[2] = {{&h, sizeof h}, {(void *)buf, len}};
         ssize_t k = skf_send(mpid.ch, mpid.addr[world], iov, 2);
-        if (likely((size_t)k == sizeof h + len))
+        if (likely((size_t)k == sizeof h + len)) {
+            mpid_cs_exit(held);
             return MPI_SUCCESS;
+        }
         if (k != -EAGAIN && k < (ssize_t)sizeof h)
             mpir_fatal("sending to rank %d failed: %s", world,
                        k < 0 ? skf_strerror((int)k) : "channel split a header");
@@ -308,11 +313,13 @@ int mpid_send(const void *buf, size_t len, int dest, int tag, struct MPI_ABI_Com
         r->sent = k > 0 ? (size_t)k : 0;
         r->need = NEED_PUSH;
         sendq_append(world, r);
+        mpid_cs_exit(held);
         mpid_wait(r);
         req_release(r);
         return MPI_SUCCESS;
     }
     mpid_req_t *r = mpid_isend(buf, len, dest, tag, c, mode);
+    mpid_cs_exit(held);
     mpid_wait(r);
     req_release(r);
     return MPI_SUCCESS;

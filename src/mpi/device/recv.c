@@ -340,6 +340,7 @@ void mpid_on_message(int world, struct iovec *cont, int ncont, size_t total)
 
 void mpid_recv_attach(mpid_req_t *u, void *buf, size_t cap)
 {
+    MPID_CS_SCOPE();
     u->buf = buf;
     u->cap = cap;
     u->attached = 1;
@@ -360,6 +361,7 @@ void mpid_recv_attach(mpid_req_t *u, void *buf, size_t cap)
 
 mpid_req_t *mpid_irecv(void *buf, size_t cap, int src, int tag, struct MPI_ABI_Comm *c)
 {
+    MPID_CS_SCOPE();
     mpid_req_t *u = match_find_unexp(c, src, tag, 1);
     if (u) {
         u->kind = REQ_RECV;
@@ -441,8 +443,9 @@ int mpid_recv(void *buf, size_t cap, int src, int tag, struct MPI_ABI_Comm *c, M
               size_t *sent)
 {
     int err;
-    /* (not with gets in flight: only mpid_progress finishes them) */
-    if (mpid.n_posted == 0 && !coll_n_active && !part_n_pending && !mpid.pulls &&
+    /* (not with gets in flight: only mpid_progress finishes them; not
+     * under MPI_THREAD_MULTIPLE: another thread may be receiving too) */
+    if (likely(!mpir_mt) && mpid.n_posted == 0 && !coll_n_active && !part_n_pending && !mpid.pulls &&
         (c->n_unexp == 0 || !match_find_unexp(c, src, tag, 0)) &&
         recv_in_place(buf, cap, src, tag, c, st, sent, &err))
         return err;
@@ -455,16 +458,15 @@ int mpid_recv(void *buf, size_t cap, int src, int tag, struct MPI_ABI_Comm *c, M
     return err;
 }
 
-int mpid_iprobe(int src, int tag, struct MPI_ABI_Comm *c, MPI_Status *st, mpid_req_t **msg)
+/* MULTIPLE: the lock around each look; a message found is the caller's
+ * (mprobe removed it) or stays in the queue, where only the envelope and
+ * length are read, which no other thread changes while the lock is held. */
+static mpid_req_t *find_unexp_locked(struct MPI_ABI_Comm *c, int src, int tag,
+                                     mpid_req_t **msg, MPI_Status *st)
 {
+    MPID_CS_SCOPE();
     mpid_req_t *u = match_find_unexp(c, src, tag, msg != NULL);
-    if (!u) {
-        mpid_progress();
-        u = match_find_unexp(c, src, tag, msg != NULL);
-    }
-    if (!u)
-        return 0;
-    if (st) {
+    if (u && st) {
         st->MPI_SOURCE = u->st_source;
         st->MPI_TAG = u->st_tag;
         st->MPI_ERROR = MPI_SUCCESS;
@@ -472,6 +474,18 @@ int mpid_iprobe(int src, int tag, struct MPI_ABI_Comm *c, MPI_Status *st, mpid_r
         st->MPI_internal[1] = (int)(u->msg_len >> 32);
         st->MPI_internal[2] = 0;
     }
+    return u;
+}
+
+int mpid_iprobe(int src, int tag, struct MPI_ABI_Comm *c, MPI_Status *st, mpid_req_t **msg)
+{
+    mpid_req_t *u = find_unexp_locked(c, src, tag, msg, st);
+    if (!u) {
+        mpid_progress();
+        u = find_unexp_locked(c, src, tag, msg, st);
+    }
+    if (!u)
+        return 0;
     if (msg)
         *msg = u;
     return 1;
@@ -479,6 +493,7 @@ int mpid_iprobe(int src, int tag, struct MPI_ABI_Comm *c, MPI_Status *st, mpid_r
 
 int mpid_cancel(mpid_req_t *r)
 {
+    MPID_CS_SCOPE();
     if (r->kind == REQ_RECV && r->posted && match_unpost(r->comm, r)) {
         r->cancelled = 1;
         req_complete(r);
