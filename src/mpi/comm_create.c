@@ -316,7 +316,7 @@ struct MPI_ABI_Comm *comm_build_into(struct MPI_ABI_Comm *into, int ctx, int ran
     x->owns_world_of = 1;
     c->eh = eh;
     if (eh->kind == EH_USER)
-        eh->refs++;
+        mpid_ref_add(&eh->refs, 1);
     return c;
 }
 

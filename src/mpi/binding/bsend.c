@@ -57,6 +57,7 @@ void mpir_bsend_release(void *data)
 int mpir_bsend_start(const char *fn, const void *buf, size_t bytes, int dest, int tag,
                      struct MPI_ABI_Comm *c, mpid_req_t **out)
 {
+    MPID_CS_SCOPE(); /* MULTIPLE: the attached buffer's blocks; s is not yet anyone's */
     void *copy = block_alloc(bytes);
     if (!copy) {
         mpid_progress(); /* completed bsends may free room */

@@ -92,7 +92,7 @@ int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *sess
     s->magic = MAGIC_SESSION;
     s->eh = e;
     if (e->kind == EH_USER)
-        e->refs++;
+        mpid_ref_add(&e->refs, 1);
     s->info = used;
     *session = (MPI_Session)s;
     return MPI_SUCCESS;
@@ -263,7 +263,7 @@ int MPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
         return session_error(s, MPI_ERR_ARG, "%s: the error handler was made for %s", fn,
                              e->win ? "windows" : "communicators");
     if (e->kind == EH_USER)
-        e->refs++;
+        mpid_ref_add(&e->refs, 1);
     mpir_eh_release(s->eh);
     s->eh = e;
     return MPI_SUCCESS;
@@ -280,7 +280,7 @@ int MPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler)
         return session_error(s, MPI_ERR_ARG, "%s: NULL errhandler", fn);
     struct MPI_ABI_Errhandler *e = s->eh;
     if (e->kind == EH_USER) {
-        e->refs++; /* the returned handle is a new reference */
+        mpid_ref_add(&e->refs, 1); /* the returned handle is a new reference */
         *errhandler = (MPI_Errhandler)e;
     } else {
         *errhandler = (MPI_Errhandler)(uintptr_t)(0x140 + (e - mpir_eh_predef));

@@ -56,6 +56,15 @@ static inline void mpid_cs_scope_end(int *held) { mpid_cs_exit(*held); }
 #define MPID_CS_SCOPE()                                                                 \
     int mpid_cs_held_ __attribute__((cleanup(mpid_cs_scope_end), unused)) = mpid_cs_enter()
 
+/* Reference counts of shared objects (datatypes, groups, ops, error
+ * handlers): atomic only under MULTIPLE.  Returns the new count. */
+static inline int mpid_ref_add(int *refs, int d)
+{
+    if (__builtin_expect(mpir_mt, 0))
+        return __atomic_add_fetch(refs, d, __ATOMIC_ACQ_REL);
+    return *refs += d;
+}
+
 /* Completion flags: written under the lock, read by waiters without it.
  * On x86 both are plain moves; they only keep the compiler's order. */
 #define REQ_DONE(r) __atomic_load_n(&(r)->done, __ATOMIC_ACQUIRE)
