@@ -60,7 +60,12 @@ static const char *thread_level_for(const struct MPI_ABI_Info *asked)
     const char *v = asked ? info_get(asked, "thread_level") : NULL;
     if (v && (!strcmp(v, "MPI_THREAD_SINGLE") || !strcmp(v, "MPI_THREAD_FUNNELED")))
         return v;
-    return "MPI_THREAD_SERIALIZED"; /* the most Skiff provides (MPI_Init_thread too) */
+    /* MULTIPLE when asked, if the device is already in that mode or this
+     * session brings it up (no other thread can be inside MPI yet); a
+     * process already running at a lower level stays there. */
+    if (v && !strcmp(v, "MPI_THREAD_MULTIPLE") && (mpir_mt || !mpir_initialized))
+        return v;
+    return "MPI_THREAD_SERIALIZED";
 }
 
 int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session)
@@ -88,6 +93,8 @@ int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *sess
         info_free(used);
         return rc;
     }
+    if (!strcmp(info_get(used, "thread_level"), "MPI_THREAD_MULTIPLE"))
+        mpir_mt = 1;
     mpir_sessions++;
     s->magic = MAGIC_SESSION;
     s->eh = e;

@@ -439,15 +439,25 @@ static int recv_in_place(void *buf, size_t cap, int src, int tag, struct MPI_ABI
     }
 }
 
+/* The fast path when nothing else waits for a message (not with gets in
+ * flight: only mpid_progress finishes them).  1: done.  Kept out of line so
+ * that no load of the counters is hoisted above the thread-level test. */
+static __attribute__((noinline)) int recv_fast(void *buf, size_t cap, int src, int tag,
+                                               struct MPI_ABI_Comm *c, MPI_Status *st,
+                                               size_t *sent, int *err)
+{
+    return mpid.n_posted == 0 && !coll_n_active && !part_n_pending && !mpid.pulls &&
+           (c->n_unexp == 0 || !match_find_unexp(c, src, tag, 0)) &&
+           recv_in_place(buf, cap, src, tag, c, st, sent, err);
+}
+
 int mpid_recv(void *buf, size_t cap, int src, int tag, struct MPI_ABI_Comm *c, MPI_Status *st,
               size_t *sent)
 {
     int err;
-    /* (not with gets in flight: only mpid_progress finishes them; not
-     * under MPI_THREAD_MULTIPLE: another thread may be receiving too) */
-    if (likely(!mpir_mt) && mpid.n_posted == 0 && !coll_n_active && !part_n_pending && !mpid.pulls &&
-        (c->n_unexp == 0 || !match_find_unexp(c, src, tag, 0)) &&
-        recv_in_place(buf, cap, src, tag, c, st, sent, &err))
+    /* Not under MPI_THREAD_MULTIPLE: another thread may be receiving too
+     * (and recv_fast reads the device's counters without its lock). */
+    if (likely(!mpir_mt) && recv_fast(buf, cap, src, tag, c, st, sent, &err))
         return err;
     mpid_req_t *r = mpid_irecv(buf, cap, src, tag, c);
     mpid_wait(r);
