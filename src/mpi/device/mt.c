@@ -10,13 +10,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/relax.h"
 #include "device/device.h"
 
 int mpir_mt;
 __thread int mpid_cs_depth;
 int mpid_mt_lock_waiters; /* threads blocked in lock_slow: the sleeper must not sleep */
 
-static pthread_mutex_t device_lock = PTHREAD_MUTEX_INITIALIZER;
+/* adaptive: spins a little before sleeping, the sections are short */
+static pthread_mutex_t device_lock = PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP;
 static _Atomic uint32_t epoch;       /* bumped by every unlock */
 static _Atomic uint32_t epoch_waiters;
 static _Atomic int lock_held;
@@ -61,8 +63,18 @@ void mpid_cs_unlock_slow(void)
         syscall(SYS_futex, (uint32_t *)&epoch, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
+#define EPOCH_SPINS 256 /* polls of the epoch before the futex: a pass is short */
+
 void mpid_mt_wait_epoch(void)
 {
+    /* Most passes end within a microsecond or two: look a while before
+     * paying for a futex sleep here and a wake-up syscall in every unlock. */
+    for (int i = 0; i < EPOCH_SPINS; i++) {
+        if (atomic_load_explicit(&epoch, memory_order_acquire) != seen_epoch ||
+            !atomic_load_explicit(&lock_held, memory_order_relaxed))
+            goto out;
+        skf_cpu_relax();
+    }
     atomic_fetch_add_explicit(&epoch_waiters, 1, memory_order_seq_cst);
     uint32_t e = atomic_load_explicit(&epoch, memory_order_seq_cst);
     /* Nothing unlocked since my last wait ended, and someone holds the lock
@@ -73,6 +85,7 @@ void mpid_mt_wait_epoch(void)
         syscall(SYS_futex, (uint32_t *)&epoch, FUTEX_WAIT_PRIVATE, e, &ts, NULL, 0);
     }
     atomic_fetch_sub_explicit(&epoch_waiters, 1, memory_order_seq_cst);
+out:
     seen_epoch = atomic_load_explicit(&epoch, memory_order_seq_cst);
 }
 

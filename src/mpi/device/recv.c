@@ -383,7 +383,7 @@ mpid_req_t *mpid_irecv(void *buf, size_t cap, int src, int tag, struct MPI_ABI_C
  * matching message can be copied from the ring head without a request.
  * Returns 1 when done, 0 when the slow path must take over. */
 static int recv_in_place(void *buf, size_t cap, int src, int tag, struct MPI_ABI_Comm *c,
-                         MPI_Status *st, size_t *sent, int *err)
+                         MPI_Status *st, size_t *sent, int *err, int blocking)
 {
     for (;;) {
         struct iovec cont[SKF_CONT_SIZE];
@@ -393,6 +393,8 @@ static int recv_in_place(void *buf, size_t cap, int src, int tag, struct MPI_ABI
             mpid_progress_sends();
         ssize_t total = skf_recv(mpid.ch, cont, &ncont, &from);
         if (total == -EAGAIN) {
+            if (!blocking) /* MULTIPLE: the caller holds the device lock */
+                return 0;
             mpid_idle();
             continue;
         }
@@ -439,16 +441,31 @@ static int recv_in_place(void *buf, size_t cap, int src, int tag, struct MPI_ABI
     }
 }
 
-/* The fast path when nothing else waits for a message (not with gets in
- * flight: only mpid_progress finishes them).  1: done.  Kept out of line so
- * that no load of the counters is hoisted above the thread-level test. */
+/* The fast path applies when nothing else waits for a message (not with
+ * gets in flight: only mpid_progress finishes them). */
+static inline int recv_fast_ok(int src, int tag, struct MPI_ABI_Comm *c)
+{
+    return mpid.n_posted == 0 && !coll_n_active && !part_n_pending && !mpid.pulls &&
+           (c->n_unexp == 0 || !match_find_unexp(c, src, tag, 0));
+}
+
+/* 1: done.  Out of line so that no load of the counters is hoisted above
+ * the thread-level test. */
 static __attribute__((noinline)) int recv_fast(void *buf, size_t cap, int src, int tag,
                                                struct MPI_ABI_Comm *c, MPI_Status *st,
                                                size_t *sent, int *err)
 {
-    return mpid.n_posted == 0 && !coll_n_active && !part_n_pending && !mpid.pulls &&
-           (c->n_unexp == 0 || !match_find_unexp(c, src, tag, 0)) &&
-           recv_in_place(buf, cap, src, tag, c, st, sent, err);
+    return recv_fast_ok(src, tag, c) && recv_in_place(buf, cap, src, tag, c, st, sent, err, 1);
+}
+
+/* MULTIPLE: the same under the device lock, without waiting: what is in the
+ * ring now (no other thread can take it meanwhile), else the posted path. */
+static __attribute__((noinline)) int recv_fast_mt(void *buf, size_t cap, int src, int tag,
+                                                  struct MPI_ABI_Comm *c, MPI_Status *st,
+                                                  size_t *sent, int *err)
+{
+    MPID_CS_SCOPE();
+    return recv_fast_ok(src, tag, c) && recv_in_place(buf, cap, src, tag, c, st, sent, err, 0);
 }
 
 int mpid_recv(void *buf, size_t cap, int src, int tag, struct MPI_ABI_Comm *c, MPI_Status *st,
@@ -457,7 +474,8 @@ int mpid_recv(void *buf, size_t cap, int src, int tag, struct MPI_ABI_Comm *c, M
     int err;
     /* Not under MPI_THREAD_MULTIPLE: another thread may be receiving too
      * (and recv_fast reads the device's counters without its lock). */
-    if (likely(!mpir_mt) && recv_fast(buf, cap, src, tag, c, st, sent, &err))
+    if (likely(!mpir_mt) ? recv_fast(buf, cap, src, tag, c, st, sent, &err)
+                         : recv_fast_mt(buf, cap, src, tag, c, st, sent, &err))
         return err;
     mpid_req_t *r = mpid_irecv(buf, cap, src, tag, c);
     mpid_wait(r);
