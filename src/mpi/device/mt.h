@@ -23,7 +23,8 @@
 #pragma GCC visibility push(hidden)
 
 extern int mpir_mt; /* 1: the program asked for MPI_THREAD_MULTIPLE */
-extern __thread int mpid_cs_depth;
+/* initial-exec: a plain %fs-relative access, no __tls_get_addr call */
+extern __thread int mpid_cs_depth __attribute__((tls_model("initial-exec")));
 
 void mpid_cs_lock_slow(void);
 void mpid_cs_unlock_slow(void);

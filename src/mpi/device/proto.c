@@ -285,10 +285,13 @@ static mpid_req_t *isend(const void *buf, void *dtp, size_t len, int dest, int t
     return r;
 }
 
-int mpid_send(const void *buf, size_t len, int dest, int tag, struct MPI_ABI_Comm *c, int mode)
+/* held: MULTIPLE, the caller took the device lock; it goes before any wait.
+ * Inlined twice, so the single-threaded copy has no trace of it. */
+static inline __attribute__((always_inline)) int send_body(const void *buf, size_t len, int dest,
+                                                          int tag, struct MPI_ABI_Comm *c,
+                                                          int mode, int held)
 {
     int world = comm_world_rank(c, dest);
-    int held = mpid_cs_enter(); /* MULTIPLE: up to the wait, never across it */
     if (likely(len <= mpid.eager_to[world] && mode != MODE_SYNC && !mpid.sendq[world].head)) {
         /* LAM's fast path: no request unless the ring refuses part of it. */
         wire_hdr_t h;
@@ -323,4 +326,18 @@ int mpid_send(const void *buf, size_t len, int dest, int tag, struct MPI_ABI_Com
     mpid_wait(r);
     req_release(r);
     return MPI_SUCCESS;
+}
+
+static __attribute__((noinline)) int send_mt(const void *buf, size_t len, int dest, int tag,
+                                             struct MPI_ABI_Comm *c, int mode)
+{
+    mpid_cs_lock_slow();
+    return send_body(buf, len, dest, tag, c, mode, 1);
+}
+
+int mpid_send(const void *buf, size_t len, int dest, int tag, struct MPI_ABI_Comm *c, int mode)
+{
+    if (unlikely(mpir_mt))
+        return send_mt(buf, len, dest, tag, c, mode);
+    return send_body(buf, len, dest, tag, c, mode, 0);
 }

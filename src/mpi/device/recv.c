@@ -382,8 +382,9 @@ mpid_req_t *mpid_irecv(void *buf, size_t cap, int src, int tag, struct MPI_ABI_C
 /* Fast path of a blocking receive: with no receive posted anywhere, the next
  * matching message can be copied from the ring head without a request.
  * Returns 1 when done, 0 when the slow path must take over. */
-static int recv_in_place(void *buf, size_t cap, int src, int tag, struct MPI_ABI_Comm *c,
-                         MPI_Status *st, size_t *sent, int *err, int blocking)
+static inline __attribute__((always_inline)) int
+recv_in_place(void *buf, size_t cap, int src, int tag, struct MPI_ABI_Comm *c, MPI_Status *st,
+              size_t *sent, int *err, int blocking)
 {
     for (;;) {
         struct iovec cont[SKF_CONT_SIZE];
@@ -449,9 +450,15 @@ static inline int recv_fast_ok(int src, int tag, struct MPI_ABI_Comm *c)
            (c->n_unexp == 0 || !match_find_unexp(c, src, tag, 0));
 }
 
-/* 1: done.  Out of line so that no load of the counters is hoisted above
- * the thread-level test. */
-static __attribute__((noinline)) int recv_fast(void *buf, size_t cap, int src, int tag,
+/* 1: done.  Under ThreadSanitizer out of line, so that no load of the
+ * counters is hoisted above the thread-level test (a harmless load whose
+ * value is not used, but TSan reports it). */
+#ifdef __SANITIZE_THREAD__
+#define FAST_INLINE __attribute__((noinline))
+#else
+#define FAST_INLINE inline __attribute__((always_inline))
+#endif
+static FAST_INLINE int recv_fast(void *buf, size_t cap, int src, int tag,
                                                struct MPI_ABI_Comm *c, MPI_Status *st,
                                                size_t *sent, int *err)
 {
@@ -468,22 +475,40 @@ static __attribute__((noinline)) int recv_fast_mt(void *buf, size_t cap, int src
     return recv_fast_ok(src, tag, c) && recv_in_place(buf, cap, src, tag, c, st, sent, err, 0);
 }
 
-int mpid_recv(void *buf, size_t cap, int src, int tag, struct MPI_ABI_Comm *c, MPI_Status *st,
-              size_t *sent)
+/* The receive posted, waited for and released. */
+static int recv_posted(void *buf, size_t cap, int src, int tag, struct MPI_ABI_Comm *c,
+                       MPI_Status *st, size_t *sent)
 {
-    int err;
-    /* Not under MPI_THREAD_MULTIPLE: another thread may be receiving too
-     * (and recv_fast reads the device's counters without its lock). */
-    if (likely(!mpir_mt) ? recv_fast(buf, cap, src, tag, c, st, sent, &err)
-                         : recv_fast_mt(buf, cap, src, tag, c, st, sent, &err))
-        return err;
     mpid_req_t *r = mpid_irecv(buf, cap, src, tag, c);
     mpid_wait(r);
     req_status(r, st);
     *sent = r->msg_len;
-    err = r->st_error;
+    int err = r->st_error;
     req_release(r);
     return err;
+}
+
+/* MULTIPLE: out of line, so the single-threaded path below keeps its shape. */
+static __attribute__((noinline)) int recv_mt(void *buf, size_t cap, int src, int tag,
+                                             struct MPI_ABI_Comm *c, MPI_Status *st, size_t *sent)
+{
+    int err;
+    if (recv_fast_mt(buf, cap, src, tag, c, st, sent, &err))
+        return err;
+    return recv_posted(buf, cap, src, tag, c, st, sent);
+}
+
+int mpid_recv(void *buf, size_t cap, int src, int tag, struct MPI_ABI_Comm *c, MPI_Status *st,
+              size_t *sent)
+{
+    /* (recv_fast reads the device's counters without the lock: never under
+     * MPI_THREAD_MULTIPLE) */
+    if (unlikely(mpir_mt))
+        return recv_mt(buf, cap, src, tag, c, st, sent);
+    int err;
+    if (recv_fast(buf, cap, src, tag, c, st, sent, &err))
+        return err;
+    return recv_posted(buf, cap, src, tag, c, st, sent);
 }
 
 /* MULTIPLE: the lock around each look; a message found is the caller's
