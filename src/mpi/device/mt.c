@@ -45,7 +45,7 @@ static void dl_lock(void)
 }
 static void dl_unlock(void)
 {
-    atomic_store_explicit(&lock_held, 0, memory_order_relaxed);
+    atomic_store_explicit(&lock_held, 0, memory_order_seq_cst);
     pthread_mutex_unlock(&device_lock);
 }
 static int dl_held(void) { return atomic_load_explicit(&lock_held, memory_order_relaxed); }
@@ -74,7 +74,7 @@ static void dl_lock(void)
 }
 static void dl_unlock(void)
 {
-    if (atomic_exchange_explicit(&dl_word, 0, memory_order_release) == 2)
+    if (atomic_exchange_explicit(&dl_word, 0, memory_order_seq_cst) == 2)
         futex(&dl_word, FUTEX_WAKE_PRIVATE, 1, NULL);
 }
 static int dl_held(void) { return atomic_load_explicit(&dl_word, memory_order_relaxed) != 0; }
@@ -108,10 +108,13 @@ void mpid_cs_unlock_slow(void)
 {
     if (--mpid_cs_depth > 0)
         return;
+    /* Only the holder writes the epoch: a plain increment, no locked
+     * instruction.  The unlock's exchange orders it before the load of
+     * epoch_waiters (Dekker with the waiter's increment of epoch_waiters
+     * before its load of epoch: either it sees the new epoch or we see it). */
+    atomic_store_explicit(&epoch, atomic_load_explicit(&epoch, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
     dl_unlock();
-    /* seq_cst pairs with the waiter's increment of epoch_waiters before
-     * its load of epoch: either it sees the new epoch or we see it. */
-    atomic_fetch_add_explicit(&epoch, 1, memory_order_seq_cst);
     if (atomic_load_explicit(&epoch_waiters, memory_order_seq_cst))
         futex(&epoch, FUTEX_WAKE_PRIVATE, INT_MAX, NULL);
 }
