@@ -145,4 +145,6 @@ out:
     seen_epoch = atomic_load_explicit(&epoch, memory_order_seq_cst);
 }
 
+int mpid_mt_sleepers(void) { return (int)atomic_load_explicit(&epoch_waiters, memory_order_relaxed); }
+
 void mpid_mt_saw_epoch(void) { seen_epoch = atomic_load_explicit(&epoch, memory_order_seq_cst); }

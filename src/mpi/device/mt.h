@@ -9,7 +9,7 @@
  *
  * Under MULTIPLE the device's shared state (request pool, matching queues,
  * send FIFOs, the channel and its transports, the collective schedule list,
- * the communicator table) is guarded by one mutex, held only for short
+ * the communicator table) is guarded by one lock (mt.c), held only for short
  * non-blocking sections, never while a thread waits for its request.  It
  * is recursive per thread (a depth counter) because progress calls back
  * into the device (schedules start sends).  A thread waiting for its
@@ -32,6 +32,8 @@ int mpid_cs_trylock_slow(void);
 /* Waiting without the lock (MULTIPLE): sleep until another thread unlocks
  * after this thread's last wait ended, the lock is free, or 1 ms. */
 void mpid_mt_wait_epoch(void);
+/* Threads asleep until the next unlock. */
+int mpid_mt_sleepers(void);
 /* After a wait that held the lock: the epoch now counts as seen. */
 void mpid_mt_saw_epoch(void);
 /* Someone sleeps in the channel holding the lock: wake it (lock_slow does). */

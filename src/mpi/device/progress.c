@@ -99,6 +99,17 @@ static __attribute__((noinline)) void idle_mt(void)
     idle_rc(rc);
 }
 
+int mpid_mt_wait_locked(void)
+{
+    /* others want the lock, or sleep until it is dropped (what this thread
+     * drained from the channel may have completed their requests) */
+    if (__atomic_load_n(&mpid_mt_lock_waiters, __ATOMIC_RELAXED) || mpid_mt_sleepers())
+        return 0;
+    int rc = skf_wait(mpid.ch, idle_events(), 1);
+    idle_rc(rc);
+    return rc;
+}
+
 void mpid_idle(void)
 {
     if (unlikely(mpir_mt)) {

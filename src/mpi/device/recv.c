@@ -465,15 +465,6 @@ static FAST_INLINE int recv_fast(void *buf, size_t cap, int src, int tag,
     return recv_fast_ok(src, tag, c) && recv_in_place(buf, cap, src, tag, c, st, sent, err, 1);
 }
 
-/* MULTIPLE: the same under the device lock, without waiting: what is in the
- * ring now (no other thread can take it meanwhile), else the posted path. */
-static __attribute__((noinline)) int recv_fast_mt(void *buf, size_t cap, int src, int tag,
-                                                  struct MPI_ABI_Comm *c, MPI_Status *st,
-                                                  size_t *sent, int *err)
-{
-    MPID_CS_SCOPE();
-    return recv_fast_ok(src, tag, c) && recv_in_place(buf, cap, src, tag, c, st, sent, err, 0);
-}
 
 /* The receive posted, waited for and released. */
 static int recv_posted(void *buf, size_t cap, int src, int tag, struct MPI_ABI_Comm *c,
@@ -488,14 +479,23 @@ static int recv_posted(void *buf, size_t cap, int src, int tag, struct MPI_ABI_C
     return err;
 }
 
-/* MULTIPLE: out of line, so the single-threaded path below keeps its shape. */
+/* MULTIPLE: out of line, so the single-threaded path below keeps its shape.
+ * While no other thread wants the device (no receive posted, nobody waiting
+ * for the lock) the blocking receive waits in the channel itself and takes
+ * its message from the ring head, as at the lower levels; otherwise (a kick,
+ * a timeout, others' receives) it posts and waits like any request. */
 static __attribute__((noinline)) int recv_mt(void *buf, size_t cap, int src, int tag,
                                              struct MPI_ABI_Comm *c, MPI_Status *st, size_t *sent)
 {
-    int err;
-    if (recv_fast_mt(buf, cap, src, tag, c, st, sent, &err))
-        return err;
-    return recv_posted(buf, cap, src, tag, c, st, sent);
+    int err, got = 0, rc = 1;
+    mpid_cs_lock_slow();
+    while (rc > 0 && recv_fast_ok(src, tag, c)) {
+        if ((got = recv_in_place(buf, cap, src, tag, c, st, sent, &err, 0)))
+            break;
+        rc = mpid_mt_wait_locked();
+    }
+    mpid_cs_unlock_slow();
+    return got ? err : recv_posted(buf, cap, src, tag, c, st, sent);
 }
 
 int mpid_recv(void *buf, size_t cap, int src, int tag, struct MPI_ABI_Comm *c, MPI_Status *st,
