@@ -4,7 +4,7 @@ PREFIX  ?= /usr/local
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all configure demo test test-asan install clean distclean
+.PHONY: all configure demo test test-asan test-tsan install clean distclean
 
 all: configure
 	cmake --build $(BUILD) -j $(JOBS)
@@ -25,6 +25,16 @@ test-asan:
 	cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --output-on-failure -j $(JOBS)
 
+# The MPI_THREAD_MULTIPLE tests built with ThreadSanitizer (docs/threads.md):
+# only the library, the launcher and the threaded test program, and only the
+# cases up to 5 ranks x 8 threads (TSan slows them 5-15x).
+TSAN_CASES ?= mpi_thread_multiple_(np2_t2|np2_t8|np3_t4|np5_t2|tcp_np2_t4)$$
+test-tsan:
+	cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSKIFF_TSAN=ON > /dev/null
+	cmake --build build-tsan -j $(JOBS) --target skiffrun thread_multiple
+	cd build-tsan && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(CURDIR)/tests/tsan.supp" \
+	  ctest --output-on-failure -j $(JOBS) -R '$(TSAN_CASES)'
+
 install: all
 	cmake --install $(BUILD) --prefix $(PREFIX)
 
@@ -32,4 +42,4 @@ clean:
 	-cmake --build $(BUILD) --target clean
 
 distclean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-tsan

@@ -5,15 +5,23 @@
  * by the difference of N is the cost of one pair, start-up excluded.  Plain
  * MPI: builds with any mpicc (docs/benchmarks.md).
  *
- *   valgrind --tool=callgrind ./mpi_selfpair N
+ *   valgrind --tool=callgrind ./mpi_selfpair N [multiple]
+ *
+ * multiple: MPI_Init_thread asks MPI_THREAD_MULTIPLE (the cost of its locks
+ * with one thread; docs/threads.md).
  */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
+    int provided;
+    MPI_Init_thread(&argc, &argv,
+                    argc > 2 && !strcmp(argv[2], "multiple") ? MPI_THREAD_MULTIPLE
+                                                            : MPI_THREAD_SINGLE,
+                    &provided);
     long n = argc > 1 ? atol(argv[1]) : 100000;
     int me;
     MPI_Comm_rank(MPI_COMM_WORLD, &me);

@@ -110,6 +110,10 @@ int skf_recv_done(skf_chan_t *ch);
  * this channel depends on dies (-EPIPE).  Returns the events that are ready
  * (> 0), 0 on timeout, or a negative errno.  Polls briefly, then sleeps. */
 int skf_wait(skf_chan_t *ch, int events, int timeout_ms);
+/* From another thread of this process: make a skf_wait in progress on ch
+ * return (0) soon, e.g. because that thread holds a lock another wants.  Safe
+ * to call at any time from any thread; a wait that starts later is not cut. */
+void skf_kick(skf_chan_t *ch);
 /* After -EPIPE: which peer is gone.  Returns its rank (-1 when none is known,
  * -EINVAL for bad arguments) and, unless cap is 0, a few words about it in desc
  * ("pid 4242, this node, exited"; "on 10.0.0.2, connection reset by peer"). */

@@ -342,6 +342,15 @@ int skf_chan_lost(skf_chan_t *ch, char *desc, size_t cap)
     return -1;
 }
 
+void skf_kick(skf_chan_t *ch)
+{
+    if (!ch)
+        return;
+    for (int i = 0; i < ch->ntp; i++)
+        if (ch->tops[i]->kick)
+            ch->tops[i]->kick(ch->tp[i]);
+}
+
 int skf_wait(skf_chan_t *ch, int events, int timeout_ms)
 {
     if (!ch || events <= 0 || (events & ~(SKF_READABLE | SKF_WRITABLE | SKF_GET_DONE)) ||

@@ -13,7 +13,9 @@ static int create(skf_ctx_t *ctx, size_t size, char name[SKF_NODE_SHM_NAME], voi
     static unsigned made; /* regions this process created: keeps names unique */
     struct skf_shm_obj o;
     char label[32];
-    snprintf(label, sizeof label, "x%d-%u", ctx->rank, made++);
+    /* atomic: MPI collectives on different communicators set theirs up from
+     * several threads at once (MPI_THREAD_MULTIPLE) */
+    snprintf(label, sizeof label, "x%d-%u", ctx->rank, __atomic_fetch_add(&made, 1, __ATOMIC_RELAXED));
     /* Reserved now: a full /dev/shm must not SIGBUS the first collective. */
     int rc = skf_shm_obj_create(ctx, label, size, 1, quiet_nospace, "node shared region", &o);
     if (rc)

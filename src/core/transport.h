@@ -60,6 +60,9 @@ struct skf_transport_ops {
     /* Sleep until ready(events) would be non-zero, timeout_ms passes (-1 =
      * forever) or a peer dies.  Returns ready events, 0 on timeout, -EPIPE. */
     int (*wait)(void *tp, int events, int timeout_ms);
+    /* Optional: make a wait in progress (another thread) return 0 soon.
+     * Async-safe with respect to every other op. */
+    void (*kick)(void *tp);
     /* One-sided copy between buf and len bytes at addr inside peer's exposed
      * region key (write: buf -> region).  Blocks, driving this transport's
      * progress, until done: 0, -EINVAL (outside the exposure), -EPIPE (peer

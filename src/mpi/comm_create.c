@@ -136,11 +136,76 @@ int ctx_first(const ctx_mask_t *m, int skip_ctx)
 
 void ctx_take(int ctx)
 {
+    MPID_CS_SCOPE();
     ctx_init();
     free_ctx.w[ctx / 128] &= ~((uint64_t)1 << (ctx / 2 % 64));
 }
 
-void ctx_put(int ctx) { free_ctx.w[ctx / 128] |= (uint64_t)1 << (ctx / 2 % 64); }
+void ctx_put(int ctx)
+{
+    MPID_CS_SCOPE();
+    free_ctx.w[ctx / 128] |= (uint64_t)1 << (ctx / 2 % 64);
+}
+
+/* ---- concurrent creations (MPI_THREAD_MULTIPLE), under the device lock -------- */
+static long long *mt_parents, mt_owner = -1; /* mt_owner: the creation that offers ids this round */
+static int mt_n, mt_cap; /* parent whose creation offers ids this round */
+
+void ctx_mt_register(long long parent)
+{
+    MPID_CS_SCOPE();
+    if (mt_n == mt_cap) {
+        int cap = mt_cap ? 2 * mt_cap : 8;
+        long long *p = realloc(mt_parents, (size_t)cap * sizeof *p);
+        if (!p)
+            mpir_fatal("out of memory creating a communicator");
+        mt_parents = p;
+        mt_cap = cap;
+    }
+    mt_parents[mt_n++] = parent;
+}
+
+void ctx_mt_unregister(long long parent)
+{
+    MPID_CS_SCOPE();
+    for (int i = 0; i < mt_n; i++)
+        if (mt_parents[i] == parent) {
+            mt_parents[i] = mt_parents[--mt_n];
+            break;
+        }
+    if (!mt_n) {
+        free(mt_parents);
+        mt_parents = NULL;
+        mt_cap = 0;
+    }
+}
+
+int ctx_mt_offer(long long parent, ctx_mask_t *m)
+{
+    MPID_CS_SCOPE();
+    memset(m, 0, sizeof *m);
+    if (mt_owner >= 0)
+        return 0;
+    for (int i = 0; i < mt_n; i++)
+        if (mt_parents[i] < parent)
+            return 0;
+    mt_owner = parent;
+    ctx_local_mask(m);
+    for (int i = 0; i < CTX_MASK_WORDS; i++)
+        offered.w[i] |= m->w[i];
+    return 1;
+}
+
+void ctx_mt_settle(long long parent, const ctx_mask_t *m, int ctx)
+{
+    MPID_CS_SCOPE();
+    if (mt_owner != parent)
+        return;
+    if (ctx >= 0)
+        ctx_take(ctx);
+    ctx_unoffer(m);
+    mt_owner = -1;
+}
 
 /* ---- placeholders for early messages ---------------------------------------- */
 struct MPI_ABI_Comm *comm_early_arrival(int ctx)
@@ -235,6 +300,7 @@ struct MPI_ABI_Comm *comm_build_into(struct MPI_ABI_Comm *into, int ctx, int ran
                                      int *world_of, struct MPI_ABI_Group *group,
                                      struct MPI_ABI_Group *remote, struct MPI_ABI_Errhandler *eh)
 {
+    MPID_CS_SCOPE(); /* the context table is read by progress */
     struct MPI_ABI_Comm *c = into ? into : calloc(1, sizeof *c);
     struct MPI_ABI_Comm *shadow = calloc(1, sizeof *shadow);
     struct comm_ext *x = calloc(1, sizeof *x);
@@ -250,7 +316,7 @@ struct MPI_ABI_Comm *comm_build_into(struct MPI_ABI_Comm *into, int ctx, int ran
     x->owns_world_of = 1;
     c->eh = eh;
     if (eh->kind == EH_USER)
-        eh->refs++;
+        mpid_ref_add(&eh->refs, 1);
     return c;
 }
 
@@ -281,6 +347,7 @@ static void destroy_freed(struct MPI_ABI_Comm *c)
 
 void comm_free_when_idle(struct MPI_ABI_Comm *c)
 {
+    MPID_CS_SCOPE();
     comm_reap_freed(0);
     if (!busy(c)) {
         destroy_freed(c);
@@ -300,6 +367,7 @@ void comm_free_when_idle(struct MPI_ABI_Comm *c)
 
 void comm_reap_freed(int force)
 {
+    MPID_CS_SCOPE();
     for (int i = 0; i < n_freed;)
         if (force || !busy(freed[i])) {
             struct MPI_ABI_Comm *c = freed[i];
@@ -317,6 +385,7 @@ void comm_reap_freed(int force)
 
 void comm_destroy(struct MPI_ABI_Comm *c)
 {
+    MPID_CS_SCOPE();
     struct comm_ext *x = c->ext;
     int ctx = c->ctx;
     comm_teardown(c->coll);

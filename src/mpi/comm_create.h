@@ -64,6 +64,17 @@ void ctx_unhold(void);
 /* Lowest free context in m (even, p2p; +1 is its collective twin), or -1. */
 int ctx_first(const ctx_mask_t *m, int skip_ctx);
 void ctx_take(int ctx);
+/* MPI_THREAD_MULTIPLE: blocking intracommunicator creations running in
+ * several threads at once (docs/threads.md).  Each registers its key (the
+ * parent's context id and the creation's tag: the same at every member); in a round only the creation with the lowest registered parent
+ * offers this process's free ids (the others offer none, say so, and every
+ * member repeats the round), so the globally lowest one always completes. */
+void ctx_mt_register(long long parent);
+void ctx_mt_unregister(long long parent);
+/* My mask for this round: 1 if offered, 0 if deferred (m is empty). */
+int ctx_mt_offer(long long parent, ctx_mask_t *m);
+/* The round is over: take ctx (>= 0) and give the rest of m back. */
+void ctx_mt_settle(long long parent, const ctx_mask_t *m, int ctx);
 void ctx_put(int ctx);
 
 /* Build a communicator on ctx (and its collective twin ctx+1).  world_of

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "attr/attr.h"
+#include "device/mt.h"
 #include "datatype/dtype.h"
 #include "rma/win.h"
 
@@ -50,6 +51,7 @@ static int bad_key(const char *fn, int keyval)
 int attr_keyval_create(const char *fn, int kind, void (*copy)(void), void (*del)(void),
                        void *extra, int *keyval)
 {
+    MPID_CS_SCOPE(); /* MULTIPLE: the keyval table and use counts */
     if (!keyval)
         return mpir_error(NULL, MPI_ERR_ARG, "%s: NULL keyval", fn);
     if (nkeys == capkeys) {
@@ -67,6 +69,7 @@ int attr_keyval_create(const char *fn, int kind, void (*copy)(void), void (*del)
 
 int attr_keyval_free(const char *fn, int kind, int *keyval)
 {
+    MPID_CS_SCOPE(); /* MULTIPLE: the keyval table and use counts */
     keyval_t *k;
     if (!keyval || !(k = key_of(kind, *keyval)))
         return bad_key(fn, keyval ? *keyval : 0);
@@ -156,6 +159,7 @@ static int run_delete(const char *fn, int kind, void *obj, const attr_t *a)
 
 int attr_set(const char *fn, int kind, void *obj, attr_t **list, int keyval, void *val)
 {
+    MPID_CS_SCOPE(); /* MULTIPLE: the keyval table and use counts */
     keyval_t *k = key_of(kind, keyval);
     if (!k)
         return bad_key(fn, keyval);
@@ -181,6 +185,7 @@ int attr_set(const char *fn, int kind, void *obj, attr_t **list, int keyval, voi
 
 int attr_get(const char *fn, int kind, attr_t *list, int keyval, void *val, int *flag)
 {
+    MPID_CS_SCOPE(); /* MULTIPLE: the keyval table and use counts */
     if (!val || !flag)
         return mpir_error(NULL, MPI_ERR_ARG, "%s: NULL attribute_val or flag", fn);
     int i = keyval - KEY_BASE;
@@ -198,6 +203,7 @@ int attr_get(const char *fn, int kind, attr_t *list, int keyval, void *val, int 
 
 int attr_delete(const char *fn, int kind, void *obj, attr_t **list, int keyval)
 {
+    MPID_CS_SCOPE(); /* MULTIPLE: the keyval table and use counts */
     if (!key_of(kind, keyval) &&
         (keyval < KEY_BASE || keyval - KEY_BASE >= nkeys || keys[keyval - KEY_BASE].kind != kind))
         return bad_key(fn, keyval);
@@ -222,6 +228,7 @@ int attr_delete(const char *fn, int kind, void *obj, attr_t **list, int keyval)
 
 int attr_copy_all(const char *fn, int kind, void *old_obj, attr_t *from, attr_t **to)
 {
+    MPID_CS_SCOPE(); /* MULTIPLE: the keyval table and use counts */
     /* oldest first, so the copy keeps the same order */
     int n = 0;
     for (attr_t *a = from; a; a = a->next)
@@ -266,6 +273,7 @@ int attr_copy_all(const char *fn, int kind, void *old_obj, attr_t *from, attr_t 
 
 int attr_delete_all(const char *fn, int kind, void *obj, attr_t **list)
 {
+    MPID_CS_SCOPE(); /* MULTIPLE: the keyval table and use counts */
     while (*list) { /* newest first: reverse order of setting */
         attr_t *a = *list;
         *list = a->next; /* unlinked first: the callback may delete others */

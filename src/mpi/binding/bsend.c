@@ -106,6 +106,7 @@ static struct bsend_pool *pool_for(struct MPI_ABI_Comm *c)
 int mpir_bsend_start(const char *fn, const void *buf, size_t bytes, int dest, int tag,
                      struct MPI_ABI_Comm *c, mpid_req_t **out)
 {
+    MPID_CS_SCOPE(); /* MULTIPLE: the pool's blocks; s is not yet anyone's */
     struct bsend_pool *p = pool_for(c);
     void *copy = p ? block_alloc(p, bytes) : NULL;
     if (p && !copy && !p->automatic) {
@@ -246,6 +247,7 @@ static int pool_detach(struct bsend_pool *p, void *buffer_addr, MPI_Count *size,
 /* A request that completes once p is empty (at once if it is). */
 static mpid_req_t *pool_iflush(struct bsend_pool *p, struct MPI_ABI_Comm *c)
 {
+    MPID_CS_SCOPE(); /* MULTIPLE: flush_waiters is completed under the device lock */
     mpid_req_t *r = req_alloc(REQ_DONE);
     r->comm = c;
     if (!p || !p->blocks)

@@ -8,6 +8,7 @@
  * (and for split its color and key).  Intercommunicators agree in three
  * steps: inside each group, between the two leaders, back inside each group.
  */
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,6 +25,7 @@ typedef struct agree_msg {
     int color, key;
     int world; /* world rank of the sender */
     int high;
+    int deferred; /* MULTIPLE: another creation here offers ids this round */
 } agree_msg_t;
 
 static int no_ctx(const char *fn, struct MPI_ABI_Comm *c)
@@ -50,9 +52,47 @@ static ic_set_t whole(struct MPI_ABI_Comm *c)
  * intercommunicator ones (HOLD_KEEP) exchange more first and call
  * ctx_unhold when done. */
 enum { HOLD_DROP, HOLD_KEEP };
+
+/* MPI_THREAD_MULTIPLE, intracommunicator: rounds until an id is agreed or
+ * every member offered all it has (comm_create.h, ctx_mt_*).  The id is
+ * taken at once, before another thread's creation can offer it. */
+static int gather_mt(const ic_set_t *s, agree_msg_t *mine, agree_msg_t **all, ctx_mask_t *acc)
+{
+    long long parent = (long long)s->cc->ctx << 32 | (uint32_t)s->tag;
+    agree_msg_t *v = malloc((size_t)s->n * sizeof *v);
+    if (!v)
+        return MPI_ERR_NO_MEM;
+    ctx_mt_register(parent);
+    for (;;) {
+        comm_reap_freed(0);
+        mine->deferred = !ctx_mt_offer(parent, &mine->mask);
+        mine->world = mpid.rank;
+        ic_allgather(s, mine, sizeof *mine, v);
+        int deferred = v[0].deferred;
+        *acc = v[0].mask;
+        for (int i = 1; i < s->n; i++) {
+            ctx_and(acc, &v[i].mask);
+            deferred |= v[i].deferred;
+        }
+        int ctx = ctx_first(acc, -1);
+        ctx_mt_settle(parent, &mine->mask, ctx);
+        if (ctx >= 0 || !deferred)
+            break;
+        sched_yield(); /* let the creation that offers finish its round */
+    }
+    ctx_mt_unregister(parent);
+    if (all)
+        *all = v;
+    else
+        free(v);
+    return 0;
+}
+
 static int gather_hold(const ic_set_t *s, agree_msg_t *mine, agree_msg_t **all, ctx_mask_t *acc,
                        int hold)
 {
+    if (unlikely(mpir_mt) && hold == HOLD_DROP)
+        return gather_mt(s, mine, all, acc);
     comm_reap_freed(0); /* freed communicators now idle give their ids back */
     ctx_local_mask(&mine->mask);
     ctx_hold(&mine->mask);
@@ -672,6 +712,8 @@ static int split_intra(const char *fn, struct MPI_ABI_Comm *c, int color, int ke
     *newcomm = NULL;
     if (color == MPI_UNDEFINED) {
         free(all);
+        if (unlikely(mpir_mt))
+            ctx_put(ctx); /* gather_mt took it */
         return MPI_SUCCESS;
     }
     int *w = malloc((size_t)c->size * sizeof *w), me = 0;
@@ -791,6 +833,8 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     int ctx = ctx_first(&acc, -1);
     if (ctx < 0)
         return no_ctx(fn, c);
+    if (g->rank == MPI_UNDEFINED && unlikely(mpir_mt))
+        ctx_put(ctx); /* gather_mt took it */
     *newcomm = g->rank == MPI_UNDEFINED ? MPI_COMM_NULL : build_from_group(ctx, g, c);
     if (g->rank != MPI_UNDEFINED && *newcomm == MPI_COMM_NULL)
         return no_mem(fn, c);

@@ -30,8 +30,8 @@ static int pending(MPI_Request h)
         return 0;
     mpid_req_t *r = (mpid_req_t *)h;
     if (r->kind == REQ_PERSIST)
-        return r->active && !r->active->done;
-    return !r->done;
+        return r->active && !REQ_DONE(r->active);
+    return !REQ_DONE(r);
 }
 
 static int inactive(MPI_Request h)
@@ -351,6 +351,7 @@ int MPI_Request_free(MPI_Request *request)
         return rc ? mpir_error(NULL, rc, "MPI_Request_free: free_fn returned %d", rc)
                   : MPI_SUCCESS;
     }
+    MPID_CS_SCOPE(); /* MULTIPLE: progress must not complete it between the look and the mark */
     if (r->kind == REQ_PERSIST) {
         mpid_req_t *op = r->active;
         if (op) {

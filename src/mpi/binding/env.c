@@ -2,9 +2,10 @@
  * env.c — the environment: Init/Finalize and friends, timers, versions,
  * processor name, Alloc_mem/Free_mem, Comm_rank/size.
  *
- * Thread level: MPI_THREAD_SERIALIZED at most.  The library keeps plain
- * process-wide state and the channel is used by one thread at a time, so
- * calls from any thread are fine as long as the application serialises them.
+ * Thread level: whatever is asked, MPI_THREAD_MULTIPLE included.  Below
+ * MULTIPLE the library keeps its plain, lock-free paths; MULTIPLE sets
+ * mpir_mt before MPI_Init_thread returns, which turns on the device lock
+ * and the waiting protocol of device/mt.h (docs/threads.md).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -58,9 +59,11 @@ static int init(const char *fn, int required)
     int rc = mpir_device_up(fn);
     if (rc)
         return rc;
-    thread_level = required > MPI_THREAD_SERIALIZED ? MPI_THREAD_SERIALIZED : required;
+    thread_level = required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE : required;
     if (thread_level < MPI_THREAD_SINGLE)
         thread_level = MPI_THREAD_SINGLE;
+    if (thread_level == MPI_THREAD_MULTIPLE)
+        mpir_mt = 1;
     world_model = 1;
     return MPI_SUCCESS;
 }

@@ -27,7 +27,7 @@ static int check_eh(const char *fn, MPI_Errhandler h, struct MPI_ABI_Errhandler 
 
 void mpir_eh_release(struct MPI_ABI_Errhandler *e)
 {
-    if (e->kind == EH_USER && --e->refs == 0) {
+    if (e->kind == EH_USER && mpid_ref_add(&e->refs, -1) == 0) {
         e->magic = 0;
         free(e);
     }
@@ -53,7 +53,7 @@ int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
         return mpir_error(c, MPI_ERR_ARG, "%s: the error handler was made for %s", fn,
                           e->win ? "windows" : "sessions");
     if (e->kind == EH_USER)
-        e->refs++;
+        mpid_ref_add(&e->refs, 1);
     if (c->eh) /* (none yet on a pending idup's communicator) */
         mpir_eh_release(c->eh);
     c->eh = e;
@@ -71,7 +71,7 @@ int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
     if (!errhandler)
         return mpir_error(c, MPI_ERR_ARG, "%s: NULL errhandler", fn);
     if (c->eh->kind == EH_USER)
-        c->eh->refs++; /* the returned handle is a new reference */
+        mpid_ref_add(&c->eh->refs, 1); /* the returned handle is a new reference */
     *errhandler = handle_of(c->eh);
     return MPI_SUCCESS;
 }
@@ -147,7 +147,7 @@ int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
         return mpir_win_error(w, MPI_ERR_ARG, "%s: the error handler was made for communicators",
                               fn);
     if (e->kind == EH_USER)
-        e->refs++;
+        mpid_ref_add(&e->refs, 1);
     mpir_eh_release(w->eh);
     w->eh = e;
     return MPI_SUCCESS;
@@ -164,7 +164,7 @@ int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
     if (!errhandler)
         return mpir_win_error(w, MPI_ERR_ARG, "%s: NULL errhandler", fn);
     if (w->eh->kind == EH_USER)
-        w->eh->refs++;
+        mpid_ref_add(&w->eh->refs, 1);
     *errhandler = handle_of(w->eh);
     return MPI_SUCCESS;
 }

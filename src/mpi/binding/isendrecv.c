@@ -32,6 +32,7 @@ static mpid_req_t *send_half(const void *buf, MPI_Count count, MPI_Datatype dt, 
 /* Join the halves: one request, done when both are. */
 static mpid_req_t *join(mpid_req_t *s, mpid_req_t *r)
 {
+    MPID_CS_SCOPE(); /* MULTIPLE: progress may complete either half meanwhile */
     if (!s)
         return r;
     if (r->kind != REQ_RECV) { /* receive from MPI_PROC_NULL: the send carries its status */

@@ -69,7 +69,12 @@ static const char *thread_level_for(const struct MPI_ABI_Info *asked)
     const char *v = asked ? info_get(asked, "thread_level") : NULL;
     if (v && (!strcmp(v, "MPI_THREAD_SINGLE") || !strcmp(v, "MPI_THREAD_FUNNELED")))
         return v;
-    return "MPI_THREAD_SERIALIZED"; /* the most Skiff provides (MPI_Init_thread too) */
+    /* MULTIPLE when asked, if the device is already in that mode or this
+     * session brings it up (no other thread can be inside MPI yet); a
+     * process already running at a lower level stays there. */
+    if (v && !strcmp(v, "MPI_THREAD_MULTIPLE") && (mpir_mt || !mpir_initialized))
+        return v;
+    return "MPI_THREAD_SERIALIZED";
 }
 
 int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session)
@@ -97,11 +102,13 @@ int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *sess
         info_free(used);
         return rc;
     }
+    if (!strcmp(info_get(used, "thread_level"), "MPI_THREAD_MULTIPLE"))
+        mpir_mt = 1;
     mpir_sessions++;
     s->magic = MAGIC_SESSION;
     s->eh = e;
     if (e->kind == EH_USER)
-        e->refs++;
+        mpid_ref_add(&e->refs, 1);
     s->info = used;
     *session = (MPI_Session)s;
     return MPI_SUCCESS;
@@ -274,7 +281,7 @@ int MPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
         return mpir_session_error(s, MPI_ERR_ARG, "%s: the error handler was made for %s", fn,
                              e->win ? "windows" : "communicators");
     if (e->kind == EH_USER)
-        e->refs++;
+        mpid_ref_add(&e->refs, 1);
     mpir_eh_release(s->eh);
     s->eh = e;
     return MPI_SUCCESS;
@@ -291,7 +298,7 @@ int MPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler)
         return mpir_session_error(s, MPI_ERR_ARG, "%s: NULL errhandler", fn);
     struct MPI_ABI_Errhandler *e = s->eh;
     if (e->kind == EH_USER) {
-        e->refs++; /* the returned handle is a new reference */
+        mpid_ref_add(&e->refs, 1); /* the returned handle is a new reference */
         *errhandler = (MPI_Errhandler)e;
     } else {
         *errhandler = (MPI_Errhandler)(uintptr_t)(0x140 + (e - mpir_eh_predef));

@@ -122,7 +122,14 @@ static void wake_if_sleepers(bell_t *b)
 }
 
 /* Point-to-point and nonblocking collectives keep moving while we wait. */
-static int others_pending(void) { return mpid.n_active || mpid.n_posted || coll_n_active; }
+static __attribute__((noinline)) int others_pending_single(void)
+{
+    return mpid.n_active || mpid.n_posted || coll_n_active;
+}
+/* MULTIPLE: the counters are the device lock's; other threads may have
+ * anything pending, so the short sleep (a separate function: no load of
+ * them may be hoisted above the test) */
+static int others_pending(void) { return unlikely(mpir_mt) ? 1 : others_pending_single(); }
 
 static long now_ms(void)
 {

@@ -20,6 +20,7 @@
 #include <wchar.h>
 
 #include "coll/coll.h"
+#include "device/mt.h"
 
 /* ---- kernels ------------------------------------------------------------- */
 #define KERNEL(name, T, expr)                                                     \
@@ -260,12 +261,12 @@ void op_apply(const reducer_t *r, const void *in, void *inout, size_t count)
 void op_hold(struct MPI_ABI_Op *op)
 {
     if (op->user)
-        op->refs++;
+        mpid_ref_add(&op->refs, 1);
 }
 
 void op_release(struct MPI_ABI_Op *op)
 {
-    if (op->user && --op->refs == 0) {
+    if (op->user && mpid_ref_add(&op->refs, -1) == 0) {
         op->magic = 0;
         free(op);
     }

@@ -253,7 +253,7 @@ static int advance(sched_t *s)
     }
     if (!fence_passed(s))
         return moved;
-    s->done = 1;
+    __atomic_store_n(&s->done, 1, __ATOMIC_RELEASE);
     return 1;
 }
 
@@ -299,6 +299,7 @@ static void finish(sched_t *s)
 
 static void start(sched_t *s)
 {
+    MPID_CS_SCOPE(); /* MULTIPLE: the active list is the device's */
     s->prev = NULL;
     s->next = active_head;
     if (active_head)
@@ -333,9 +334,11 @@ int sched_run(sched_t *s)
     s->blocking = 1;
     sched_fence(s);
     start(s);
-    while (!s->done)
-        if (!mpid_progress() && !s->done)
+    while (!__atomic_load_n(&s->done, __ATOMIC_ACQUIRE))
+        if (!mpid_progress() && !__atomic_load_n(&s->done, __ATOMIC_ACQUIRE))
             mpid_idle();
+    /* MULTIPLE: the thread that set done unlinks s before it unlocks */
+    mpid_cs_exit(mpid_cs_enter());
     int err = s->err;
     sched_free(s);
     return err;

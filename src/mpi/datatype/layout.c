@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "datatype/dtype.h"
+#include "device/mt.h"
 
 int dt_check(const char *fn, MPI_Datatype h, struct MPI_ABI_Datatype **out)
 {
@@ -33,13 +34,13 @@ int dt_check(const char *fn, MPI_Datatype h, struct MPI_ABI_Datatype **out)
 void dt_retain(struct MPI_ABI_Datatype *d)
 {
     if (!d->rep->predefined)
-        d->rep->refs++;
+        mpid_ref_add(&d->rep->refs, 1);
 }
 
 void dt_release(struct MPI_ABI_Datatype *d)
 {
     struct dtype_rep *t = d->rep;
-    if (t->predefined || --t->refs > 0)
+    if (t->predefined || mpid_ref_add(&t->refs, -1) > 0)
         return;
     for (int i = 0; i < t->nd; i++)
         dt_release(t->types[i]);

@@ -51,6 +51,7 @@ static struct {
 
 static char *bounce_get(size_t n, size_t *cap)
 {
+    MPID_CS_SCOPE(); /* MULTIPLE: the cache is process-wide */
     if (n >= BOUNCE_CACHE_MIN)
         for (int i = 0; i < BOUNCE_KEEP; i++)
             if (cache[i].p && cache[i].cap >= n && cache[i].cap / 4 <= n) {
@@ -68,6 +69,7 @@ static char *bounce_get(size_t n, size_t *cap)
 
 static void bounce_put(char *p, size_t cap)
 {
+    MPID_CS_SCOPE();
     if (cap >= BOUNCE_CACHE_MIN) {
         int s = 0;
         for (int i = 0; i < BOUNCE_KEEP; i++)
@@ -273,6 +275,7 @@ static void pending_free(dt_pending_t *p)
 static mpid_req_t *send_packed(dt_pending_t *p, size_t n, int dest, int tag,
                                struct MPI_ABI_Comm *c, int mode)
 {
+    MPID_CS_SCOPE(); /* MULTIPLE: dtp set before progress can complete r */
     mpid_req_t *r = mpid_isend(p->packed, n, dest, tag, c, mode);
     r->dtp = p;
     if (r->done)
@@ -356,6 +359,7 @@ mpid_req_t *mpir_dt_irecv(void *buf, MPI_Count count, struct MPI_ABI_Datatype *d
     if (d->contiguous)
         return mpid_irecv(buf, dtype_bytes(d, count), src, tag, c);
     dt_pending_t *p = pending_new(buf, count, d, 1);
+    MPID_CS_SCOPE(); /* MULTIPLE: dtp set before progress can complete r */
     mpid_req_t *r = mpid_irecv(p->packed, dt_packed_size(d, count), src, tag, c);
     r->dtp = p;
     if (r->done) /* an unexpected message completed it at once */
@@ -366,6 +370,7 @@ mpid_req_t *mpir_dt_irecv(void *buf, MPI_Count count, struct MPI_ABI_Datatype *d
 void mpir_dt_attach(mpid_req_t *u, void *buf, MPI_Count count, struct MPI_ABI_Datatype *d)
 {
     dt_pending_t *p = pending_new(buf, count, d, 1);
+    MPID_CS_SCOPE(); /* MULTIPLE: u may still be arriving (progress delivers into it) */
     u->dtp = p; /* before attaching: attaching may complete it */
     mpid_recv_attach(u, p->packed, dt_packed_size(d, count));
 }

@@ -11,6 +11,7 @@
 #define SKIFF_MPI_DEVICE_H
 
 #include "mpi_impl.h"
+#include "device/mt.h"
 
 #pragma GCC visibility push(hidden)
 
@@ -288,6 +289,9 @@ void mpid_idle(void);          /* nothing moved: let skf_wait poll, then sleep *
 /* A wait saw -EPIPE: end the job with a line naming the peer that is gone. */
 void mpid_peer_gone(void) __attribute__((noreturn));
 void mpid_wait(mpid_req_t *r); /* progress until r->done */
+/* MULTIPLE, device lock held: sleep in the channel (1 ms at most) unless
+ * another thread waits for the lock.  > 0: events ready; 0: timeout, kick. */
+int mpid_mt_wait_locked(void);
 
 /* copy len bytes from offset off of a received message's pieces */
 void mpid_copy_out(void *dst, const struct iovec *cont, int ncont, size_t off, size_t len);

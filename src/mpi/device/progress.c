@@ -14,7 +14,7 @@
 
 #define ARRIVALS_PER_PASS 64
 
-int mpid_progress(void)
+static int progress_pass(void)
 {
     int moved = 0;
     if (mpid.n_active)
@@ -40,6 +40,24 @@ int mpid_progress(void)
     return moved;
 }
 
+/* MULTIPLE: one thread drives progress at a time; the others find the lock
+ * taken and go on waiting for their own flags (mt.h). */
+static __attribute__((noinline)) int progress_mt(void)
+{
+    if (!mpid_cs_trylock_slow())
+        return 0;
+    int moved = progress_pass();
+    mpid_cs_unlock_slow();
+    return moved;
+}
+
+int mpid_progress(void)
+{
+    if (unlikely(mpir_mt))
+        return progress_mt();
+    return progress_pass();
+}
+
 void mpid_peer_gone(void)
 {
     char desc[128];
@@ -49,19 +67,62 @@ void mpid_peer_gone(void)
     mpir_fatal("a peer process is gone; ending the job");
 }
 
-void mpid_idle(void)
+static int idle_events(void)
 {
-    int events = SKF_READABLE | (mpid.n_active ? SKF_WRITABLE : 0) | (mpid.pulls ? SKF_GET_DONE : 0);
-    int rc = skf_wait(mpid.ch, events, __atomic_load_n(&mpir_greq_open, __ATOMIC_RELAXED) ? 1 : 1000);
+    return SKF_READABLE | (mpid.n_active ? SKF_WRITABLE : 0) | (mpid.pulls ? SKF_GET_DONE : 0);
+}
+
+static void idle_rc(int rc)
+{
     if (rc == -EPIPE)
         mpid_peer_gone();
     if (rc < 0 && rc != -EINTR && rc != -EAGAIN)
         mpir_fatal("waiting for messages failed: %s", skf_strerror(rc));
 }
 
+/* MULTIPLE: the thread that gets the lock sleeps in the channel (1 ms at
+ * most, cut short by skf_kick when another thread needs the lock); the
+ * others sleep until an unlock (mt.c). */
+static __attribute__((noinline)) void idle_mt(void)
+{
+    if (mpid_cs_depth > 0) /* waiting inside the device (should not happen): just poll */
+        return;
+    if (!mpid_cs_trylock_slow()) {
+        mpid_mt_wait_epoch();
+        return;
+    }
+    int rc = 0;
+    if (!__atomic_load_n(&mpid_mt_lock_waiters, __ATOMIC_RELAXED))
+        rc = skf_wait(mpid.ch, idle_events(), 1);
+    mpid_cs_unlock_slow();
+    mpid_mt_saw_epoch();
+    idle_rc(rc);
+}
+
+int mpid_mt_wait_locked(void)
+{
+    /* others want the lock, or sleep until it is dropped (what this thread
+     * drained from the channel may have completed their requests) */
+    if (__atomic_load_n(&mpid_mt_lock_waiters, __ATOMIC_RELAXED) || mpid_mt_sleepers())
+        return 0;
+    int rc = skf_wait(mpid.ch, idle_events(), 1);
+    idle_rc(rc);
+    return rc;
+}
+
+void mpid_idle(void)
+{
+    if (unlikely(mpir_mt)) {
+        idle_mt();
+        return;
+    }
+    idle_rc(skf_wait(mpid.ch, idle_events(),
+                     __atomic_load_n(&mpir_greq_open, __ATOMIC_RELAXED) ? 1 : 1000));
+}
+
 void mpid_wait(mpid_req_t *r)
 {
-    while (!r->done)
-        if (!mpid_progress() && !r->done)
+    while (!REQ_DONE(r))
+        if (!mpid_progress() && !REQ_DONE(r))
             mpid_idle();
 }

@@ -195,12 +195,14 @@ static mpid_req_t *isend(const void *buf, void *dtp, size_t len, int dest, int t
 mpid_req_t *mpid_isend_dt(const void *buf, void *dtp, size_t len, int dest, int tag,
                           struct MPI_ABI_Comm *c, int mode)
 {
+    MPID_CS_SCOPE();
     return isend(buf, dtp, len, dest, tag, c, mode, SEND_AUTO);
 }
 
 mpid_req_t *mpid_isend_stream(void *dtp, size_t len, int dest, int tag, struct MPI_ABI_Comm *c,
                               int mode)
 {
+    MPID_CS_SCOPE();
     return isend(NULL, dtp, len, dest, tag, c, mode, SEND_STREAM);
 }
 
@@ -283,7 +285,11 @@ static mpid_req_t *isend(const void *buf, void *dtp, size_t len, int dest, int t
     return r;
 }
 
-int mpid_send(const void *buf, size_t len, int dest, int tag, struct MPI_ABI_Comm *c, int mode)
+/* held: MULTIPLE, the caller took the device lock; it goes before any wait.
+ * Inlined twice, so the single-threaded copy has no trace of it. */
+static inline __attribute__((always_inline)) int send_body(const void *buf, size_t len, int dest,
+                                                          int tag, struct MPI_ABI_Comm *c,
+                                                          int mode, int held)
 {
     int world = comm_world_rank(c, dest);
     if (likely(len <= mpid.eager_to[world] && mode != MODE_SYNC && !mpid.sendq[world].head)) {
@@ -292,8 +298,10 @@ int mpid_send(const void *buf, size_t len, int dest, int tag, struct MPI_ABI_Com
         fill_envelope(&h, len <= MPID_SHORT_MAX ? W_SHORT : W_EAGER, c, tag, len);
         struct iovec iov[2] = {{&h, sizeof h}, {(void *)buf, len}};
         ssize_t k = skf_send(mpid.ch, mpid.addr[world], iov, 2);
-        if (likely((size_t)k == sizeof h + len))
+        if (likely((size_t)k == sizeof h + len)) {
+            mpid_cs_exit(held);
             return MPI_SUCCESS;
+        }
         if (k != -EAGAIN && k < (ssize_t)sizeof h)
             mpir_fatal("sending to rank %d failed: %s", world,
                        k < 0 ? skf_strerror((int)k) : "channel split a header");
@@ -308,12 +316,28 @@ int mpid_send(const void *buf, size_t len, int dest, int tag, struct MPI_ABI_Com
         r->sent = k > 0 ? (size_t)k : 0;
         r->need = NEED_PUSH;
         sendq_append(world, r);
+        mpid_cs_exit(held);
         mpid_wait(r);
         req_release(r);
         return MPI_SUCCESS;
     }
     mpid_req_t *r = mpid_isend(buf, len, dest, tag, c, mode);
+    mpid_cs_exit(held);
     mpid_wait(r);
     req_release(r);
     return MPI_SUCCESS;
+}
+
+static __attribute__((noinline)) int send_mt(const void *buf, size_t len, int dest, int tag,
+                                             struct MPI_ABI_Comm *c, int mode)
+{
+    mpid_cs_lock_slow();
+    return send_body(buf, len, dest, tag, c, mode, 1);
+}
+
+int mpid_send(const void *buf, size_t len, int dest, int tag, struct MPI_ABI_Comm *c, int mode)
+{
+    if (unlikely(mpir_mt))
+        return send_mt(buf, len, dest, tag, c, mode);
+    return send_body(buf, len, dest, tag, c, mode, 0);
 }

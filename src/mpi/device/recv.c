@@ -340,6 +340,7 @@ void mpid_on_message(int world, struct iovec *cont, int ncont, size_t total)
 
 void mpid_recv_attach(mpid_req_t *u, void *buf, size_t cap)
 {
+    MPID_CS_SCOPE();
     u->buf = buf;
     u->cap = cap;
     u->attached = 1;
@@ -360,6 +361,7 @@ void mpid_recv_attach(mpid_req_t *u, void *buf, size_t cap)
 
 mpid_req_t *mpid_irecv(void *buf, size_t cap, int src, int tag, struct MPI_ABI_Comm *c)
 {
+    MPID_CS_SCOPE();
     mpid_req_t *u = match_find_unexp(c, src, tag, 1);
     if (u) {
         u->kind = REQ_RECV;
@@ -380,8 +382,9 @@ mpid_req_t *mpid_irecv(void *buf, size_t cap, int src, int tag, struct MPI_ABI_C
 /* Fast path of a blocking receive: with no receive posted anywhere, the next
  * matching message can be copied from the ring head without a request.
  * Returns 1 when done, 0 when the slow path must take over. */
-static int recv_in_place(void *buf, size_t cap, int src, int tag, struct MPI_ABI_Comm *c,
-                         MPI_Status *st, size_t *sent, int *err)
+static inline __attribute__((always_inline)) int
+recv_in_place(void *buf, size_t cap, int src, int tag, struct MPI_ABI_Comm *c, MPI_Status *st,
+              size_t *sent, int *err, int blocking)
 {
     for (;;) {
         struct iovec cont[SKF_CONT_SIZE];
@@ -391,6 +394,8 @@ static int recv_in_place(void *buf, size_t cap, int src, int tag, struct MPI_ABI
             mpid_progress_sends();
         ssize_t total = skf_recv(mpid.ch, cont, &ncont, &from);
         if (total == -EAGAIN) {
+            if (!blocking) /* MULTIPLE: the caller holds the device lock */
+                return 0;
             mpid_idle();
             continue;
         }
@@ -437,34 +442,84 @@ static int recv_in_place(void *buf, size_t cap, int src, int tag, struct MPI_ABI
     }
 }
 
-int mpid_recv(void *buf, size_t cap, int src, int tag, struct MPI_ABI_Comm *c, MPI_Status *st,
-              size_t *sent)
+/* The fast path applies when nothing else waits for a message (not with
+ * gets in flight: only mpid_progress finishes them). */
+static inline int recv_fast_ok(int src, int tag, struct MPI_ABI_Comm *c)
 {
-    int err;
-    /* (not with gets in flight: only mpid_progress finishes them) */
-    if (mpid.n_posted == 0 && !coll_n_active && !part_n_pending && !mpid.pulls &&
-        (c->n_unexp == 0 || !match_find_unexp(c, src, tag, 0)) &&
-        recv_in_place(buf, cap, src, tag, c, st, sent, &err))
-        return err;
+    return mpid.n_posted == 0 && !coll_n_active && !part_n_pending && !mpid.pulls &&
+           (c->n_unexp == 0 || !match_find_unexp(c, src, tag, 0));
+}
+
+/* 1: done.  Under ThreadSanitizer out of line, so that no load of the
+ * counters is hoisted above the thread-level test (a harmless load whose
+ * value is not used, but TSan reports it). */
+#ifdef __SANITIZE_THREAD__
+#define FAST_INLINE __attribute__((noinline))
+#else
+#define FAST_INLINE inline __attribute__((always_inline))
+#endif
+static FAST_INLINE int recv_fast(void *buf, size_t cap, int src, int tag,
+                                               struct MPI_ABI_Comm *c, MPI_Status *st,
+                                               size_t *sent, int *err)
+{
+    return recv_fast_ok(src, tag, c) && recv_in_place(buf, cap, src, tag, c, st, sent, err, 1);
+}
+
+
+/* The receive posted, waited for and released. */
+static int recv_posted(void *buf, size_t cap, int src, int tag, struct MPI_ABI_Comm *c,
+                       MPI_Status *st, size_t *sent)
+{
     mpid_req_t *r = mpid_irecv(buf, cap, src, tag, c);
     mpid_wait(r);
     req_status(r, st);
     *sent = r->msg_len;
-    err = r->st_error;
+    int err = r->st_error;
     req_release(r);
     return err;
 }
 
-int mpid_iprobe(int src, int tag, struct MPI_ABI_Comm *c, MPI_Status *st, mpid_req_t **msg)
+/* MULTIPLE: out of line, so the single-threaded path below keeps its shape.
+ * While no other thread wants the device (no receive posted, nobody waiting
+ * for the lock) the blocking receive waits in the channel itself and takes
+ * its message from the ring head, as at the lower levels; otherwise (a kick,
+ * a timeout, others' receives) it posts and waits like any request. */
+static __attribute__((noinline)) int recv_mt(void *buf, size_t cap, int src, int tag,
+                                             struct MPI_ABI_Comm *c, MPI_Status *st, size_t *sent)
 {
-    mpid_req_t *u = match_find_unexp(c, src, tag, msg != NULL);
-    if (!u) {
-        mpid_progress();
-        u = match_find_unexp(c, src, tag, msg != NULL);
+    int err, got = 0, rc = 1;
+    mpid_cs_lock_slow();
+    while (rc > 0 && recv_fast_ok(src, tag, c)) {
+        if ((got = recv_in_place(buf, cap, src, tag, c, st, sent, &err, 0)))
+            break;
+        rc = mpid_mt_wait_locked();
     }
-    if (!u)
-        return 0;
-    if (st) {
+    mpid_cs_unlock_slow();
+    return got ? err : recv_posted(buf, cap, src, tag, c, st, sent);
+}
+
+int mpid_recv(void *buf, size_t cap, int src, int tag, struct MPI_ABI_Comm *c, MPI_Status *st,
+              size_t *sent)
+{
+    /* (recv_fast reads the device's counters without the lock: never under
+     * MPI_THREAD_MULTIPLE) */
+    if (unlikely(mpir_mt))
+        return recv_mt(buf, cap, src, tag, c, st, sent);
+    int err;
+    if (recv_fast(buf, cap, src, tag, c, st, sent, &err))
+        return err;
+    return recv_posted(buf, cap, src, tag, c, st, sent);
+}
+
+/* MULTIPLE: the lock around each look; a message found is the caller's
+ * (mprobe removed it) or stays in the queue, where only the envelope and
+ * length are read, which no other thread changes while the lock is held. */
+static mpid_req_t *find_unexp_locked(struct MPI_ABI_Comm *c, int src, int tag,
+                                     mpid_req_t **msg, MPI_Status *st)
+{
+    MPID_CS_SCOPE();
+    mpid_req_t *u = match_find_unexp(c, src, tag, msg != NULL);
+    if (u && st) {
         st->MPI_SOURCE = u->st_source;
         st->MPI_TAG = u->st_tag;
         st->MPI_ERROR = MPI_SUCCESS;
@@ -472,6 +527,18 @@ int mpid_iprobe(int src, int tag, struct MPI_ABI_Comm *c, MPI_Status *st, mpid_r
         st->MPI_internal[1] = (int)(u->msg_len >> 32);
         st->MPI_internal[2] = 0;
     }
+    return u;
+}
+
+int mpid_iprobe(int src, int tag, struct MPI_ABI_Comm *c, MPI_Status *st, mpid_req_t **msg)
+{
+    mpid_req_t *u = find_unexp_locked(c, src, tag, msg, st);
+    if (!u) {
+        mpid_progress();
+        u = find_unexp_locked(c, src, tag, msg, st);
+    }
+    if (!u)
+        return 0;
     if (msg)
         *msg = u;
     return 1;
@@ -479,6 +546,7 @@ int mpid_iprobe(int src, int tag, struct MPI_ABI_Comm *c, MPI_Status *st, mpid_r
 
 int mpid_cancel(mpid_req_t *r)
 {
+    MPID_CS_SCOPE();
     if (r->kind == REQ_RECV && r->posted && match_unpost(r->comm, r)) {
         r->cancelled = 1;
         req_complete(r);

@@ -37,6 +37,7 @@ static void grow(void)
 
 mpid_req_t *req_alloc(int kind)
 {
+    MPID_CS_SCOPE();
     if (unlikely(!free_reqs))
         grow();
     mpid_req_t *r = free_reqs;
@@ -52,6 +53,7 @@ mpid_req_t *req_alloc(int kind)
 
 void req_release(mpid_req_t *r)
 {
+    MPID_CS_SCOPE();
     if (unlikely(r->dtp))
         mpir_dt_forget(r);
     if (r->tmp && r->tmp != r->inline_buf)
@@ -61,13 +63,14 @@ void req_release(mpid_req_t *r)
     free_reqs = r;
 }
 
+/* The done flag goes up last: a waiting thread may take r the moment it
+ * sees it (MPI_THREAD_MULTIPLE), so nothing may still be written to r. */
 void req_complete(mpid_req_t *r)
 {
     if (unlikely(r->pair) && r->kind == REQ_RECV && !r->pair->done) {
         r->pair_arrived = 1; /* isendrecv: the send half completes it */
         return;
     }
-    r->done = 1;
     if (unlikely(r->dtp))
         mpir_dt_complete(r); /* unpack a non-contiguous receive */
     if (r->bsend_block) {
@@ -80,12 +83,17 @@ void req_complete(mpid_req_t *r)
             r->pair = NULL;
             req_release(o);
         } else if (o->pair_arrived) {
+            r->done = 1; /* o's completion looks at it */
             req_complete(o); /* releases r */
             return;
         }
     }
-    if (r->user_freed)
+    if (r->user_freed) {
+        r->done = 1;
         req_release(r);
+        return;
+    }
+    REQ_SET_DONE(r);
 }
 
 int req_any(int (*pred)(const mpid_req_t *r, const void *arg), const void *arg)

@@ -39,12 +39,12 @@ struct MPI_ABI_Group *group_new(int n, const int *world)
 void group_retain(struct MPI_ABI_Group *g)
 {
     if (g != &mpir_group_empty)
-        g->refs++;
+        mpid_ref_add(&g->refs, 1);
 }
 
 void group_release(struct MPI_ABI_Group *g)
 {
-    if (g == &mpir_group_empty || --g->refs > 0)
+    if (g == &mpir_group_empty || mpid_ref_add(&g->refs, -1) > 0)
         return;
     g->magic = 0;
     free(g->world);

@@ -112,6 +112,7 @@ struct shm_tp {
     uint64_t batch;         /* publish head after this many lines */
     long dedicated_after, spin;
     int yields;
+    _Atomic int kicked; /* skf_kick from another thread: the wait returns */
 };
 
 /* ---- layout ---------------------------------------------------------------- */
@@ -578,6 +579,20 @@ static long elapsed_ms(const struct timespec *t0)
 
 /* Poll (spin, then yield when oversubscribed), then sleep on my doorbell in
  * slices, checking for dead peers between slices. */
+static int kicked(struct shm_tp *t)
+{
+    return atomic_load_explicit(&t->kicked, memory_order_relaxed) &&
+           atomic_exchange_explicit(&t->kicked, 0, memory_order_relaxed);
+}
+
+/* Another thread of this process wants the waiter back (MPI_THREAD_MULTIPLE). */
+static void shm_kick(void *tpv)
+{
+    struct shm_tp *t = tpv;
+    atomic_store_explicit(&t->kicked, 1, memory_order_seq_cst);
+    ring_bell(&t->rxc->sleep);
+}
+
 static int shm_wait(void *tpv, int events, int timeout_ms)
 {
     struct shm_tp *t = tpv;
@@ -585,11 +600,15 @@ static int shm_wait(void *tpv, int events, int timeout_ms)
     for (long i = 0; i < t->spin; i++) {
         if ((r = shm_ready(t, events)))
             return r;
+        if (kicked(t))
+            return 0;
         skf_cpu_relax();
     }
     for (int i = 0; i < t->yields; i++) {
         if ((r = shm_ready(t, events)))
             return r;
+        if (kicked(t))
+            return 0;
         sched_yield();
     }
     struct timespec t0;
@@ -606,7 +625,7 @@ static int shm_wait(void *tpv, int events, int timeout_ms)
             return r;
         }
         long left = timeout_ms < 0 ? slice : timeout_ms - elapsed_ms(&t0);
-        if (left <= 0) {
+        if (left <= 0 || kicked(t)) {
             atomic_store_explicit(&t->rxc->sleep, 0, memory_order_relaxed);
             return 0;
         }
@@ -614,6 +633,8 @@ static int shm_wait(void *tpv, int events, int timeout_ms)
         atomic_store_explicit(&t->rxc->sleep, 0, memory_order_relaxed);
         if ((r = shm_ready(t, events)))
             return r;
+        if (kicked(t))
+            return 0;
         if ((events & SKF_READABLE) ? any_peer_lost(t)
                                     : (t->blocked >= 0 && peer_lost(t, t->blocked)))
             return -EPIPE;
@@ -751,5 +772,6 @@ const struct skf_transport_ops skf_shm_ops = {
     .recv_done = shm_recv_done,
     .ready = shm_ready,
     .wait = shm_wait,
+    .kick = shm_kick,
     .lost_peer = shm_lost_peer,
 };
