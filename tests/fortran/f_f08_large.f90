@@ -105,6 +105,7 @@ program f_f08_large
     end do
     call check(all(gathered(displs(r) + r + 2:displs(r) + r + 3) == -1), 'MPI_Allgatherv gaps')
   end do
+  deallocate(counts8, displs, gathered)
 
   ! datatypes: count-kind counts in, count-kind sizes out
   call MPI_Type_contiguous(3_ck, MPI_DOUBLE_PRECISION, t3)
