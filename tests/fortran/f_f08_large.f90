@@ -7,7 +7,26 @@
 module f08_large_checks
   implicit none
   integer :: failures = 0, myrank = -1
+  integer :: op_calls = 0, op_bad = 0
 contains
+  ! an MPI_User_function_c: the length arrives as INTEGER(KIND=MPI_COUNT_KIND)
+  subroutine absmax_c(invec, inoutvec, len, datatype)
+    use mpi_f08
+    use, intrinsic :: iso_c_binding
+    type(c_ptr), value :: invec, inoutvec
+    integer(kind=MPI_COUNT_KIND) :: len
+    type(MPI_Datatype) :: datatype
+    integer, pointer :: a(:), b(:)
+    op_calls = op_calls + 1
+    if (datatype /= MPI_INTEGER .or. len < 1 .or. len > 4) then
+      op_bad = op_bad + 1
+      return
+    end if
+    call c_f_pointer(invec, a, [len])
+    call c_f_pointer(inoutvec, b, [len])
+    b = max(abs(a), abs(b))
+  end subroutine absmax_c
+
   subroutine check(ok, what)
     logical, intent(in) :: ok
     character(len=*), intent(in) :: what
@@ -34,6 +53,8 @@ program f_f08_large
   type(MPI_Request) :: req
   type(MPI_Datatype) :: t3, tbig, tvec
   type(MPI_Win) :: win
+  type(MPI_Op) :: op
+  integer :: u(4), w(4)
   integer :: a(20), b(20), c(15), v(7), s(6), s2(6)
   integer, target :: wbuf(6)
   double precision :: d(6), e(6)
@@ -89,6 +110,18 @@ program f_f08_large
              'MPI_Allreduce with a count-kind count')
   call MPI_Allreduce(MPI_IN_PLACE, s, 6_ck, MPI_INTEGER, MPI_MAX, MPI_COMM_WORLD)
   call check(all(s == [(nprocs - 1 + i, i = 1, 6)]), 'MPI_Allreduce in place, count kind')
+  ! a user op whose function takes a count-kind length (MPI_Op_create_c)
+  call MPI_Op_create_c(absmax_c, .true., op)
+  u = [(-(rank * 3 + i), i = 1, 4)]
+  call MPI_Allreduce(u, w, 4_ck, MPI_INTEGER, op, MPI_COMM_WORLD)
+  call check(all(w == [((nprocs - 1) * 3 + i, i = 1, 4)]) .or. nprocs == 1, &
+             'MPI_Allreduce with an MPI_Op_create_c op')
+  call check(op_bad == 0 .and. (op_calls > 0 .or. nprocs == 1), &
+             'the MPI_User_function_c got MPI_INTEGER and a count-kind length')
+  call MPI_Reduce_local(u, w, 4_ck, MPI_INTEGER, op)
+  call check(all(w == [((nprocs - 1) * 3 + i, i = 1, 4)]), 'MPI_Reduce_local with it')
+  call MPI_Op_free(op)
+
   ! rank r gives r+1 values r*10+j, placed with a gap of 2 after each block
   allocate(counts8(0:nprocs - 1), displs(0:nprocs - 1))
   do r = 0, nprocs - 1

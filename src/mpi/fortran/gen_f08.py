@@ -241,6 +241,15 @@ HAND_F08 = """
     call skiff_c_op_create(c_funloc(user_fn), commute, op, e)
     if (present(ierror)) ierror = e
   end subroutine MPI_Op_create_f08
+  subroutine MPI_Op_create_c_f08(user_fn, commute, op, ierror)
+    procedure(MPI_User_function_c) :: user_fn
+    logical, intent(in) :: commute
+    type(MPI_Op), intent(out) :: op
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    call skiff_c_op_create_c(c_funloc(user_fn), commute, op, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Op_create_c_f08
   subroutine MPI_Grequest_start_f08(query_fn, free_fn, cancel_fn, extra_state, request, ierror)
     procedure(MPI_Grequest_query_function) :: query_fn
     procedure(MPI_Grequest_free_function) :: free_fn
@@ -286,6 +295,13 @@ HAND_F08_IFACE = """
       type(MPI_Op) :: op
       integer :: ierror
     end subroutine skiff_c_op_create
+    subroutine skiff_c_op_create_c(fn, commute, op, ierror) bind(C, name="mpi_op_create_c_")
+      import
+      type(c_funptr), value :: fn
+      logical :: commute
+      type(MPI_Op) :: op
+      integer :: ierror
+    end subroutine skiff_c_op_create_c
     subroutine skiff_c_f_sync_reg(buf) bind(C, name="mpi_f_sync_reg_")
       type(*), dimension(..), asynchronous :: buf
     end subroutine skiff_c_f_sync_reg
@@ -335,6 +351,12 @@ HAND_F08_IFACE = """
       integer :: len
       type(MPI_Datatype) :: datatype
     end subroutine MPI_User_function
+    subroutine MPI_User_function_c(invec, inoutvec, len, datatype)
+      import
+      type(c_ptr), value :: invec, inoutvec
+      integer(kind=MPI_COUNT_KIND) :: len
+      type(MPI_Datatype) :: datatype
+    end subroutine MPI_User_function_c
     subroutine MPI_Grequest_query_function(extra_state, status, ierror)
       import
       integer(kind=MPI_ADDRESS_KIND) :: extra_state
@@ -539,7 +561,7 @@ def emit_f08(fns, large, typed_consts, int_consts, raw_void):
         ifaces += i
         procs += p
         specifics.setdefault(generic_name(fn), []).append(f08_name(fn))
-    for g in ["MPI_Init", "MPI_Init_thread", "MPI_Op_create", "MPI_Grequest_start",
+    for g in ["MPI_Init", "MPI_Init_thread", "MPI_Op_create", "MPI_Op_create_c", "MPI_Grequest_start",
               "MPI_Info_create_env", "MPI_F_sync_reg"] + attr_names:
         specifics[g] = [g + "_f08"]
     L += ifaces

@@ -375,6 +375,13 @@ module mpi_f08
       type(MPI_Op) :: op
       integer :: ierror
     end subroutine skiff_c_op_create
+    subroutine skiff_c_op_create_c(fn, commute, op, ierror) bind(C, name="mpi_op_create_c_")
+      import
+      type(c_funptr), value :: fn
+      logical :: commute
+      type(MPI_Op) :: op
+      integer :: ierror
+    end subroutine skiff_c_op_create_c
     subroutine skiff_c_f_sync_reg(buf) bind(C, name="mpi_f_sync_reg_")
       type(*), dimension(..), asynchronous :: buf
     end subroutine skiff_c_f_sync_reg
@@ -424,6 +431,12 @@ module mpi_f08
       integer :: len
       type(MPI_Datatype) :: datatype
     end subroutine MPI_User_function
+    subroutine MPI_User_function_c(invec, inoutvec, len, datatype)
+      import
+      type(c_ptr), value :: invec, inoutvec
+      integer(kind=MPI_COUNT_KIND) :: len
+      type(MPI_Datatype) :: datatype
+    end subroutine MPI_User_function_c
     subroutine MPI_Grequest_query_function(extra_state, status, ierror)
       import
       integer(kind=MPI_ADDRESS_KIND) :: extra_state
@@ -7250,6 +7263,9 @@ module mpi_f08
   interface MPI_Op_create
     module procedure MPI_Op_create_f08
   end interface MPI_Op_create
+  interface MPI_Op_create_c
+    module procedure MPI_Op_create_c_f08
+  end interface MPI_Op_create_c
   interface MPI_Grequest_start
     module procedure MPI_Grequest_start_f08
   end interface MPI_Grequest_start
@@ -7390,6 +7406,15 @@ contains
     call skiff_c_op_create(c_funloc(user_fn), commute, op, e)
     if (present(ierror)) ierror = e
   end subroutine MPI_Op_create_f08
+  subroutine MPI_Op_create_c_f08(user_fn, commute, op, ierror)
+    procedure(MPI_User_function_c) :: user_fn
+    logical, intent(in) :: commute
+    type(MPI_Op), intent(out) :: op
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    call skiff_c_op_create_c(c_funloc(user_fn), commute, op, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Op_create_c_f08
   subroutine MPI_Grequest_start_f08(query_fn, free_fn, cancel_fn, extra_state, request, ierror)
     procedure(MPI_Grequest_query_function) :: query_fn
     procedure(MPI_Grequest_free_function) :: free_fn
