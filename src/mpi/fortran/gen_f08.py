@@ -232,24 +232,6 @@ HAND_F08 = """
     call skiff_c_info_create_env(info, e)
     if (present(ierror)) ierror = e
   end subroutine MPI_Info_create_env_f08
-  subroutine MPI_Op_create_f08(user_fn, commute, op, ierror)
-    procedure(MPI_User_function) :: user_fn
-    logical, intent(in) :: commute
-    type(MPI_Op), intent(out) :: op
-    integer, optional, intent(out) :: ierror
-    integer :: e
-    call skiff_c_op_create(c_funloc(user_fn), commute, op, e)
-    if (present(ierror)) ierror = e
-  end subroutine MPI_Op_create_f08
-  subroutine MPI_Op_create_c_f08(user_fn, commute, op, ierror)
-    procedure(MPI_User_function_c) :: user_fn
-    logical, intent(in) :: commute
-    type(MPI_Op), intent(out) :: op
-    integer, optional, intent(out) :: ierror
-    integer :: e
-    call skiff_c_op_create_c(c_funloc(user_fn), commute, op, e)
-    if (present(ierror)) ierror = e
-  end subroutine MPI_Op_create_c_f08
   subroutine MPI_Grequest_start_f08(query_fn, free_fn, cancel_fn, extra_state, request, ierror)
     procedure(MPI_Grequest_query_function) :: query_fn
     procedure(MPI_Grequest_free_function) :: free_fn
@@ -288,20 +270,6 @@ HAND_F08_IFACE = """
       import
       integer(c_intptr_t) :: a, b, skiff_c_aint_diff
     end function skiff_c_aint_diff
-    subroutine skiff_c_op_create(fn, commute, op, ierror) bind(C, name="mpi_op_create_")
-      import
-      type(c_funptr), value :: fn
-      logical :: commute
-      type(MPI_Op) :: op
-      integer :: ierror
-    end subroutine skiff_c_op_create
-    subroutine skiff_c_op_create_c(fn, commute, op, ierror) bind(C, name="mpi_op_create_c_")
-      import
-      type(c_funptr), value :: fn
-      logical :: commute
-      type(MPI_Op) :: op
-      integer :: ierror
-    end subroutine skiff_c_op_create_c
     subroutine skiff_c_f_sync_reg(buf) bind(C, name="mpi_f_sync_reg_")
       type(*), dimension(..), asynchronous :: buf
     end subroutine skiff_c_f_sync_reg
@@ -401,6 +369,26 @@ def sizeof_routines(optional_ierror):
     return iface, procs
 
 
+def op_create_routines():
+    """MPI_Op_create and mpi_f08's MPI_Op_create_c (a name of its own: the
+    specifics of a generic cannot differ only in a dummy procedure's
+    interface), user functions written in Fortran, through fbind.c."""
+    I, P = ["  interface"], []
+    for sfx, fn in (("", "MPI_User_function"), ("_c", "MPI_User_function_c")):
+        I += [f"    subroutine skiff_c_op_create{sfx}(fn, commute, op, ierror) "
+              f"bind(C, name=\"mpi_op_create{sfx}_\")",
+              "      import", "      type(c_funptr), value :: fn", "      logical :: commute",
+              "      type(MPI_Op) :: op", "      integer :: ierror",
+              f"    end subroutine skiff_c_op_create{sfx}"]
+        P += [f"  subroutine MPI_Op_create{sfx}_f08(user_fn, commute, op, ierror)",
+              f"    procedure({fn}) :: user_fn", "    logical, intent(in) :: commute",
+              "    type(MPI_Op), intent(out) :: op", "    integer, optional, intent(out) :: ierror",
+              "    integer :: e", f"    call skiff_c_op_create{sfx}(c_funloc(user_fn), commute, op, e)",
+              "    if (present(ierror)) ierror = e", f"  end subroutine MPI_Op_create{sfx}_f08"]
+    I.append("  end interface")
+    return I, P, ["MPI_Op_create", "MPI_Op_create_c"]
+
+
 ATTR_KINDS = (("Comm", "MPI_Comm"), ("Type", "MPI_Datatype"), ("Win", "MPI_Win"))
 EH_KINDS = (("Comm", "MPI_Comm"), ("Win", "MPI_Win"), ("Session", "MPI_Session"))
 
@@ -464,7 +452,8 @@ def attr_routines():
     names = [f"MPI_{k}_{op}_attr" for k, _ in ATTR_KINDS for op in ("set", "get")]
     ki, kp, knames = keyval_routines()
     ei, ep, enames = errhandler_routines()
-    return I + ki + ei, P + kp + ep, names + knames + enames
+    oi, op, onames = op_create_routines()
+    return I + ki + ei + oi, P + kp + ep + op, names + knames + enames + onames
 
 
 def keyval_routines():
@@ -561,7 +550,7 @@ def emit_f08(fns, large, typed_consts, int_consts, raw_void):
         ifaces += i
         procs += p
         specifics.setdefault(generic_name(fn), []).append(f08_name(fn))
-    for g in ["MPI_Init", "MPI_Init_thread", "MPI_Op_create", "MPI_Op_create_c", "MPI_Grequest_start",
+    for g in ["MPI_Init", "MPI_Init_thread", "MPI_Grequest_start",
               "MPI_Info_create_env", "MPI_F_sync_reg"] + attr_names:
         specifics[g] = [g + "_f08"]
     L += ifaces

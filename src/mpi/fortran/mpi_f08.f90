@@ -368,20 +368,6 @@ module mpi_f08
       import
       integer(c_intptr_t) :: a, b, skiff_c_aint_diff
     end function skiff_c_aint_diff
-    subroutine skiff_c_op_create(fn, commute, op, ierror) bind(C, name="mpi_op_create_")
-      import
-      type(c_funptr), value :: fn
-      logical :: commute
-      type(MPI_Op) :: op
-      integer :: ierror
-    end subroutine skiff_c_op_create
-    subroutine skiff_c_op_create_c(fn, commute, op, ierror) bind(C, name="mpi_op_create_c_")
-      import
-      type(c_funptr), value :: fn
-      logical :: commute
-      type(MPI_Op) :: op
-      integer :: ierror
-    end subroutine skiff_c_op_create_c
     subroutine skiff_c_f_sync_reg(buf) bind(C, name="mpi_f_sync_reg_")
       type(*), dimension(..), asynchronous :: buf
     end subroutine skiff_c_f_sync_reg
@@ -614,6 +600,22 @@ module mpi_f08
       type(MPI_Errhandler) :: errhandler
       integer :: ierror
     end subroutine skiff_c_session_create_errhandler
+  end interface
+  interface
+    subroutine skiff_c_op_create(fn, commute, op, ierror) bind(C, name="mpi_op_create_")
+      import
+      type(c_funptr), value :: fn
+      logical :: commute
+      type(MPI_Op) :: op
+      integer :: ierror
+    end subroutine skiff_c_op_create
+    subroutine skiff_c_op_create_c(fn, commute, op, ierror) bind(C, name="mpi_op_create_c_")
+      import
+      type(c_funptr), value :: fn
+      logical :: commute
+      type(MPI_Op) :: op
+      integer :: ierror
+    end subroutine skiff_c_op_create_c
   end interface
   interface
     subroutine skiff_c_finalize(ierror) &
@@ -7260,12 +7262,6 @@ module mpi_f08
   interface MPI_Init_thread
     module procedure MPI_Init_thread_f08
   end interface MPI_Init_thread
-  interface MPI_Op_create
-    module procedure MPI_Op_create_f08
-  end interface MPI_Op_create
-  interface MPI_Op_create_c
-    module procedure MPI_Op_create_c_f08
-  end interface MPI_Op_create_c
   interface MPI_Grequest_start
     module procedure MPI_Grequest_start_f08
   end interface MPI_Grequest_start
@@ -7311,6 +7307,12 @@ module mpi_f08
   interface MPI_Session_create_errhandler
     module procedure MPI_Session_create_errhandler_f08
   end interface MPI_Session_create_errhandler
+  interface MPI_Op_create
+    module procedure MPI_Op_create_f08
+  end interface MPI_Op_create
+  interface MPI_Op_create_c
+    module procedure MPI_Op_create_c_f08
+  end interface MPI_Op_create_c
   interface operator(==)
     module procedure skiff_eq_comm
     module procedure skiff_eq_datatype
@@ -7397,24 +7399,6 @@ contains
     call skiff_c_info_create_env(info, e)
     if (present(ierror)) ierror = e
   end subroutine MPI_Info_create_env_f08
-  subroutine MPI_Op_create_f08(user_fn, commute, op, ierror)
-    procedure(MPI_User_function) :: user_fn
-    logical, intent(in) :: commute
-    type(MPI_Op), intent(out) :: op
-    integer, optional, intent(out) :: ierror
-    integer :: e
-    call skiff_c_op_create(c_funloc(user_fn), commute, op, e)
-    if (present(ierror)) ierror = e
-  end subroutine MPI_Op_create_f08
-  subroutine MPI_Op_create_c_f08(user_fn, commute, op, ierror)
-    procedure(MPI_User_function_c) :: user_fn
-    logical, intent(in) :: commute
-    type(MPI_Op), intent(out) :: op
-    integer, optional, intent(out) :: ierror
-    integer :: e
-    call skiff_c_op_create_c(c_funloc(user_fn), commute, op, e)
-    if (present(ierror)) ierror = e
-  end subroutine MPI_Op_create_c_f08
   subroutine MPI_Grequest_start_f08(query_fn, free_fn, cancel_fn, extra_state, request, ierror)
     procedure(MPI_Grequest_query_function) :: query_fn
     procedure(MPI_Grequest_free_function) :: free_fn
@@ -7656,6 +7640,24 @@ contains
     call skiff_c_session_create_errhandler(c_funloc(session_errhandler_fn), errhandler, e)
     if (present(ierror)) ierror = e
   end subroutine MPI_Session_create_errhandler_f08
+  subroutine MPI_Op_create_f08(user_fn, commute, op, ierror)
+    procedure(MPI_User_function) :: user_fn
+    logical, intent(in) :: commute
+    type(MPI_Op), intent(out) :: op
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    call skiff_c_op_create(c_funloc(user_fn), commute, op, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Op_create_f08
+  subroutine MPI_Op_create_c_f08(user_fn, commute, op, ierror)
+    procedure(MPI_User_function_c) :: user_fn
+    logical, intent(in) :: commute
+    type(MPI_Op), intent(out) :: op
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    call skiff_c_op_create_c(c_funloc(user_fn), commute, op, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Op_create_c_f08
   subroutine MPI_Finalize_f08(ierror)
     integer, optional, intent(out) :: ierror
     integer :: e
