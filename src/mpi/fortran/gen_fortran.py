@@ -301,7 +301,10 @@ def main():
     plain = {fn.name: fn for fn in fns}
     for fn in list(large):
         base = plain.get(fn.name[:-2])
-        if base is None or gen_f08.ambiguous(base, fn, RAW_VOID):
+        if base is None:
+            large.remove(fn)
+            skipped.append(fn.name + " (no plain form)")
+        elif gen_f08.ambiguous(base, fn, RAW_VOID):
             large.remove(fn)
             same.append(fn.name)
     with open(output("src/mpi/fortran/fbind_gen.c"), "w") as f:
