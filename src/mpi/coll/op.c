@@ -239,12 +239,16 @@ void op_apply(const reducer_t *r, const void *in, void *inout, size_t count)
         return;
     }
     MPI_Datatype dt = r->dtype;
+    MPI_Fint fdt = r->op->fortran ? MPI_Type_c2f(dt) : 0;
     if (r->op->large) { /* one call, whatever the count */
         MPI_Count len = (MPI_Count)count;
-        ((MPI_User_function_c *)(void (*)(void))r->user)((void *)in, inout, &len, &dt);
+        if (r->op->fortran) /* mpi_f08's MPI_User_function_c: the datatype's INTEGER */
+            ((void (*)(void *, void *, MPI_Count *, MPI_Fint *))(void (*)(void))r->user)(
+                (void *)in, inout, &len, &fdt);
+        else
+            ((MPI_User_function_c *)(void (*)(void))r->user)((void *)in, inout, &len, &dt);
         return;
     }
-    MPI_Fint fdt = r->op->fortran ? MPI_Type_c2f(dt) : 0;
     while (count) { /* the user function takes an int count */
         int len = count > INT_MAX ? INT_MAX : (int)count;
         if (r->op->fortran)

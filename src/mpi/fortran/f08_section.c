@@ -20,6 +20,8 @@
 void *skiff_f08_addr(CFI_cdesc_t *d, MPI_Fint *ierror);
 void *skiff_f08_section(CFI_cdesc_t *d, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *made,
                         MPI_Fint *ierror);
+void *skiff_f08_section_c(CFI_cdesc_t *d, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *made,
+                          MPI_Fint *ierror);
 void skiff_f08_free(MPI_Fint *datatype);
 
 static int contiguous(const CFI_cdesc_t *d)
@@ -53,8 +55,10 @@ void *skiff_f08_addr(CFI_cdesc_t *d, MPI_Fint *ierror)
     return d->base_addr;
 }
 
-void *skiff_f08_section(CFI_cdesc_t *d, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *made,
-                        MPI_Fint *ierror)
+/* The buffer's address.  For a non-contiguous section, *datatype becomes the
+ * section's datatype and *made 1: the caller then sends one of it. */
+static void *section(CFI_cdesc_t *d, long long count, MPI_Fint *datatype, MPI_Fint *made,
+                     MPI_Fint *ierror)
 {
     *made = 0;
     if (contiguous(d))
@@ -69,19 +73,38 @@ void *skiff_f08_section(CFI_cdesc_t *d, MPI_Fint *count, MPI_Fint *datatype, MPI
     for (int i = 0; i < d->rank; i++)
         n *= d->dim[i].extent;
     int per = (int)(d->elem_len / (size_t)extent);
-    if ((long long)*count != n * per)
+    if (count != n * per)
         return refuse(ierror, "the count must cover the whole non-contiguous array section");
     MPI_Type_contiguous(per, t, &next);
     for (int i = 0; i < d->rank; i++) {
         MPI_Datatype inner = next;
-        MPI_Type_create_hvector((int)d->dim[i].extent, 1, (MPI_Aint)d->dim[i].sm, inner, &next);
+        MPI_Type_create_hvector_c((MPI_Count)d->dim[i].extent, 1, (MPI_Count)d->dim[i].sm, inner,
+                                  &next);
         MPI_Type_free(&inner);
     }
     MPI_Type_commit(&next);
     *datatype = MPI_Type_c2f(next);
-    *count = 1;
     *made = 1;
     return d->base_addr;
+}
+
+void *skiff_f08_section(CFI_cdesc_t *d, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *made,
+                        MPI_Fint *ierror)
+{
+    void *p = section(d, *count, datatype, made, ierror);
+    if (*made)
+        *count = 1;
+    return p;
+}
+
+/* mpi_f08's large-count procedures (MPI_Send_f08c): an INTEGER(KIND=MPI_COUNT_KIND) count */
+void *skiff_f08_section_c(CFI_cdesc_t *d, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *made,
+                          MPI_Fint *ierror)
+{
+    void *p = section(d, *count, datatype, made, ierror);
+    if (*made)
+        *count = 1;
+    return p;
 }
 
 void skiff_f08_free(MPI_Fint *datatype)

@@ -126,13 +126,27 @@ MPI_Aint pmpi_aint_diff_(MPI_Aint *a, MPI_Aint *b) { return MPI_Aint_diff(*a, *b
 
 /* A user op written in Fortran: SUBROUTINE f(invec, inoutvec, len, datatype),
  * the datatype an INTEGER handle (coll/op.c converts it per call). */
+static void op_made(MPI_Fint rc, MPI_Op c, MPI_Fint *op, MPI_Fint *ierror)
+{
+    if (rc == MPI_SUCCESS)
+        ((struct MPI_ABI_Op *)c)->fortran = 1;
+    *op = MPI_Op_c2f(c);
+    *ierror = rc;
+}
+
 void pmpi_op_create_(MPI_User_function *fn, MPI_Fint *commute, MPI_Fint *op, MPI_Fint *ierror)
 {
     MPI_Op c = MPI_OP_NULL;
-    *ierror = MPI_Op_create(fn, *commute, &c);
-    if (*ierror == MPI_SUCCESS)
-        ((struct MPI_ABI_Op *)c)->fortran = 1;
-    *op = MPI_Op_c2f(c);
+    MPI_Fint rc = MPI_Op_create(fn, *commute, &c);
+    op_made(rc, c, op, ierror);
+}
+
+/* mpi_f08's MPI_Op_create_c: len is INTEGER(KIND=MPI_COUNT_KIND) (not in mpif.h) */
+void pmpi_op_create_c_(MPI_User_function_c *fn, MPI_Fint *commute, MPI_Fint *op, MPI_Fint *ierror)
+{
+    MPI_Op c = MPI_OP_NULL;
+    MPI_Fint rc = MPI_Op_create_c(fn, *commute, &c);
+    op_made(rc, c, op, ierror);
 }
 
 /* Error handlers written in Fortran: SUBROUTINE h(comm, code) (errors.c
@@ -411,6 +425,7 @@ FORTRAN_PMPI(mpi_wtick_)
 FORTRAN_PMPI(mpi_aint_add_)
 FORTRAN_PMPI(mpi_aint_diff_)
 FORTRAN_PMPI(mpi_op_create_)
+FORTRAN_PMPI(mpi_op_create_c_)
 FORTRAN_PMPI(mpi_comm_create_errhandler_)
 FORTRAN_PMPI(mpi_win_create_errhandler_)
 FORTRAN_PMPI(mpi_session_create_errhandler_)

@@ -437,7 +437,7 @@ FORTRAN_PMPI(mpi_wait_)
 
 void pmpi_waitall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
 {
-    int n_array_of_requests = *count;
+    int n_array_of_requests = (int)(*count);
     MPI_Request *c_array_of_requests = fb_alloc(n_array_of_requests, sizeof *c_array_of_requests);
     for (int i = 0; i < n_array_of_requests; i++)
         c_array_of_requests[i] = MPI_Request_f2c(array_of_requests[i]);
@@ -451,7 +451,7 @@ FORTRAN_PMPI(mpi_waitall_)
 
 void pmpi_waitany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *status, MPI_Fint *ierror)
 {
-    int n_array_of_requests = *count;
+    int n_array_of_requests = (int)(*count);
     MPI_Request *c_array_of_requests = fb_alloc(n_array_of_requests, sizeof *c_array_of_requests);
     for (int i = 0; i < n_array_of_requests; i++)
         c_array_of_requests[i] = MPI_Request_f2c(array_of_requests[i]);
@@ -466,7 +466,7 @@ FORTRAN_PMPI(mpi_waitany_)
 
 void pmpi_waitsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
 {
-    int n_array_of_requests = *incount;
+    int n_array_of_requests = (int)(*incount);
     MPI_Request *c_array_of_requests = fb_alloc(n_array_of_requests, sizeof *c_array_of_requests);
     for (int i = 0; i < n_array_of_requests; i++)
         c_array_of_requests[i] = MPI_Request_f2c(array_of_requests[i]);
@@ -491,7 +491,7 @@ FORTRAN_PMPI(mpi_test_)
 
 void pmpi_testall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
 {
-    int n_array_of_requests = *count;
+    int n_array_of_requests = (int)(*count);
     MPI_Request *c_array_of_requests = fb_alloc(n_array_of_requests, sizeof *c_array_of_requests);
     for (int i = 0; i < n_array_of_requests; i++)
         c_array_of_requests[i] = MPI_Request_f2c(array_of_requests[i]);
@@ -506,7 +506,7 @@ FORTRAN_PMPI(mpi_testall_)
 
 void pmpi_testany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror)
 {
-    int n_array_of_requests = *count;
+    int n_array_of_requests = (int)(*count);
     MPI_Request *c_array_of_requests = fb_alloc(n_array_of_requests, sizeof *c_array_of_requests);
     for (int i = 0; i < n_array_of_requests; i++)
         c_array_of_requests[i] = MPI_Request_f2c(array_of_requests[i]);
@@ -522,7 +522,7 @@ FORTRAN_PMPI(mpi_testany_)
 
 void pmpi_testsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
 {
-    int n_array_of_requests = *incount;
+    int n_array_of_requests = (int)(*incount);
     MPI_Request *c_array_of_requests = fb_alloc(n_array_of_requests, sizeof *c_array_of_requests);
     for (int i = 0; i < n_array_of_requests; i++)
         c_array_of_requests[i] = MPI_Request_f2c(array_of_requests[i]);
@@ -670,11 +670,11 @@ FORTRAN_PMPI(mpi_alltoallv_)
 
 void pmpi_alltoallw_(const void *sendbuf, const MPI_Fint *sendcounts, const MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror)
 {
-    int n_sendtypes = fb_types_len(comm, 1, 0);
+    int n_sendtypes = (int)(fb_types_len(comm, 1, 0));
     MPI_Datatype *c_sendtypes = fb_alloc(n_sendtypes, sizeof *c_sendtypes);
     for (int i = 0; i < n_sendtypes; i++)
         c_sendtypes[i] = MPI_Type_f2c(sendtypes[i]);
-    int n_recvtypes = fb_types_len(comm, 0, 0);
+    int n_recvtypes = (int)(fb_types_len(comm, 0, 0));
     MPI_Datatype *c_recvtypes = fb_alloc(n_recvtypes, sizeof *c_recvtypes);
     for (int i = 0; i < n_recvtypes; i++)
         c_recvtypes[i] = MPI_Type_f2c(recvtypes[i]);
@@ -823,11 +823,11 @@ FORTRAN_PMPI(mpi_ialltoallv_)
 
 void pmpi_ialltoallw_(const void *sendbuf, const MPI_Fint *sendcounts, const MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
-    int n_sendtypes = fb_types_len(comm, 1, 0);
+    int n_sendtypes = (int)(fb_types_len(comm, 1, 0));
     MPI_Datatype *c_sendtypes = fb_alloc(n_sendtypes, sizeof *c_sendtypes);
     for (int i = 0; i < n_sendtypes; i++)
         c_sendtypes[i] = MPI_Type_f2c(sendtypes[i]);
-    int n_recvtypes = fb_types_len(comm, 0, 0);
+    int n_recvtypes = (int)(fb_types_len(comm, 0, 0));
     MPI_Datatype *c_recvtypes = fb_alloc(n_recvtypes, sizeof *c_recvtypes);
     for (int i = 0; i < n_recvtypes; i++)
         c_recvtypes[i] = MPI_Type_f2c(recvtypes[i]);
@@ -906,11 +906,11 @@ FORTRAN_PMPI(mpi_neighbor_alltoallv_)
 
 void pmpi_neighbor_alltoallw_(const void *sendbuf, const MPI_Fint *sendcounts, const MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror)
 {
-    int n_sendtypes = fb_types_len(comm, 1, 1);
+    int n_sendtypes = (int)(fb_types_len(comm, 1, 1));
     MPI_Datatype *c_sendtypes = fb_alloc(n_sendtypes, sizeof *c_sendtypes);
     for (int i = 0; i < n_sendtypes; i++)
         c_sendtypes[i] = MPI_Type_f2c(sendtypes[i]);
-    int n_recvtypes = fb_types_len(comm, 0, 1);
+    int n_recvtypes = (int)(fb_types_len(comm, 0, 1));
     MPI_Datatype *c_recvtypes = fb_alloc(n_recvtypes, sizeof *c_recvtypes);
     for (int i = 0; i < n_recvtypes; i++)
         c_recvtypes[i] = MPI_Type_f2c(recvtypes[i]);
@@ -959,11 +959,11 @@ FORTRAN_PMPI(mpi_ineighbor_alltoallv_)
 
 void pmpi_ineighbor_alltoallw_(const void *sendbuf, const MPI_Fint *sendcounts, const MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
-    int n_sendtypes = fb_types_len(comm, 1, 0);
+    int n_sendtypes = (int)(fb_types_len(comm, 1, 0));
     MPI_Datatype *c_sendtypes = fb_alloc(n_sendtypes, sizeof *c_sendtypes);
     for (int i = 0; i < n_sendtypes; i++)
         c_sendtypes[i] = MPI_Type_f2c(sendtypes[i]);
-    int n_recvtypes = fb_types_len(comm, 0, 0);
+    int n_recvtypes = (int)(fb_types_len(comm, 0, 0));
     MPI_Datatype *c_recvtypes = fb_alloc(n_recvtypes, sizeof *c_recvtypes);
     for (int i = 0; i < n_recvtypes; i++)
         c_recvtypes[i] = MPI_Type_f2c(recvtypes[i]);
@@ -1032,7 +1032,7 @@ FORTRAN_PMPI(mpi_start_)
 
 void pmpi_startall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *ierror)
 {
-    int n_array_of_requests = *count;
+    int n_array_of_requests = (int)(*count);
     MPI_Request *c_array_of_requests = fb_alloc(n_array_of_requests, sizeof *c_array_of_requests);
     for (int i = 0; i < n_array_of_requests; i++)
         c_array_of_requests[i] = MPI_Request_f2c(array_of_requests[i]);
@@ -1137,7 +1137,7 @@ FORTRAN_PMPI(mpi_type_create_hindexed_block_)
 
 void pmpi_type_create_struct_(MPI_Fint *count, const MPI_Fint *array_of_blocklengths, const MPI_Aint *array_of_displacements, MPI_Fint *array_of_types, MPI_Fint *newtype, MPI_Fint *ierror)
 {
-    int n_array_of_types = *count;
+    int n_array_of_types = (int)(*count);
     MPI_Datatype *c_array_of_types = fb_alloc(n_array_of_types, sizeof *c_array_of_types);
     for (int i = 0; i < n_array_of_types; i++)
         c_array_of_types[i] = MPI_Type_f2c(array_of_types[i]);
@@ -1233,7 +1233,7 @@ FORTRAN_PMPI(mpi_type_get_envelope_)
 
 void pmpi_type_get_contents_(MPI_Fint *datatype, MPI_Fint *max_integers, MPI_Fint *max_addresses, MPI_Fint *max_datatypes, MPI_Fint *array_of_integers, MPI_Aint *array_of_addresses, MPI_Fint *array_of_datatypes, MPI_Fint *ierror)
 {
-    int n_array_of_datatypes = *max_datatypes;
+    int n_array_of_datatypes = (int)(*max_datatypes);
     MPI_Datatype *c_array_of_datatypes = fb_alloc(n_array_of_datatypes, sizeof *c_array_of_datatypes);
     for (int i = 0; i < n_array_of_datatypes; i++)
         c_array_of_datatypes[i] = MPI_Type_f2c(array_of_datatypes[i]);
@@ -2535,11 +2535,11 @@ FORTRAN_PMPI(mpi_alltoallv_init_)
 
 void pmpi_alltoallw_init_(const void *sendbuf, const MPI_Fint *sendcounts, const MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
-    int n_sendtypes = fb_types_len(comm, 1, 0);
+    int n_sendtypes = (int)(fb_types_len(comm, 1, 0));
     MPI_Datatype *c_sendtypes = fb_alloc(n_sendtypes, sizeof *c_sendtypes);
     for (int i = 0; i < n_sendtypes; i++)
         c_sendtypes[i] = MPI_Type_f2c(sendtypes[i]);
-    int n_recvtypes = fb_types_len(comm, 0, 0);
+    int n_recvtypes = (int)(fb_types_len(comm, 0, 0));
     MPI_Datatype *c_recvtypes = fb_alloc(n_recvtypes, sizeof *c_recvtypes);
     for (int i = 0; i < n_recvtypes; i++)
         c_recvtypes[i] = MPI_Type_f2c(recvtypes[i]);
@@ -2608,11 +2608,11 @@ FORTRAN_PMPI(mpi_neighbor_alltoallv_init_)
 
 void pmpi_neighbor_alltoallw_init_(const void *sendbuf, const MPI_Fint *sendcounts, const MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
-    int n_sendtypes = fb_types_len(comm, 1, 1);
+    int n_sendtypes = (int)(fb_types_len(comm, 1, 1));
     MPI_Datatype *c_sendtypes = fb_alloc(n_sendtypes, sizeof *c_sendtypes);
     for (int i = 0; i < n_sendtypes; i++)
         c_sendtypes[i] = MPI_Type_f2c(sendtypes[i]);
-    int n_recvtypes = fb_types_len(comm, 0, 1);
+    int n_recvtypes = (int)(fb_types_len(comm, 0, 1));
     MPI_Datatype *c_recvtypes = fb_alloc(n_recvtypes, sizeof *c_recvtypes);
     for (int i = 0; i < n_recvtypes; i++)
         c_recvtypes[i] = MPI_Type_f2c(recvtypes[i]);
@@ -2753,3 +2753,1104 @@ void pmpi_get_hw_resource_info_(MPI_Fint *hw_info, MPI_Fint *ierror)
     *ierror = rc;
 }
 FORTRAN_PMPI(mpi_get_hw_resource_info_)
+
+void pmpi_send_c_(const void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    int rc = MPI_Send_c(fb_buf(buf), *count, MPI_Type_f2c(*datatype), *dest, *tag, MPI_Comm_f2c(*comm));
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_send_c_)
+
+void pmpi_bsend_c_(const void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    int rc = MPI_Bsend_c(fb_buf(buf), *count, MPI_Type_f2c(*datatype), *dest, *tag, MPI_Comm_f2c(*comm));
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_bsend_c_)
+
+void pmpi_ssend_c_(const void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    int rc = MPI_Ssend_c(fb_buf(buf), *count, MPI_Type_f2c(*datatype), *dest, *tag, MPI_Comm_f2c(*comm));
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_ssend_c_)
+
+void pmpi_rsend_c_(const void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    int rc = MPI_Rsend_c(fb_buf(buf), *count, MPI_Type_f2c(*datatype), *dest, *tag, MPI_Comm_f2c(*comm));
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_rsend_c_)
+
+void pmpi_recv_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
+{
+    int rc = MPI_Recv_c(fb_buf(buf), *count, MPI_Type_f2c(*datatype), *source, *tag, MPI_Comm_f2c(*comm), (MPI_Status *)fb_status(status));
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_recv_c_)
+
+void pmpi_isend_c_(const void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Isend_c(fb_buf(buf), *count, MPI_Type_f2c(*datatype), *dest, *tag, MPI_Comm_f2c(*comm), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_isend_c_)
+
+void pmpi_ibsend_c_(const void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Ibsend_c(fb_buf(buf), *count, MPI_Type_f2c(*datatype), *dest, *tag, MPI_Comm_f2c(*comm), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_ibsend_c_)
+
+void pmpi_issend_c_(const void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Issend_c(fb_buf(buf), *count, MPI_Type_f2c(*datatype), *dest, *tag, MPI_Comm_f2c(*comm), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_issend_c_)
+
+void pmpi_irsend_c_(const void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Irsend_c(fb_buf(buf), *count, MPI_Type_f2c(*datatype), *dest, *tag, MPI_Comm_f2c(*comm), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_irsend_c_)
+
+void pmpi_irecv_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Irecv_c(fb_buf(buf), *count, MPI_Type_f2c(*datatype), *source, *tag, MPI_Comm_f2c(*comm), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_irecv_c_)
+
+void pmpi_send_init_c_(const void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Send_init_c(fb_buf(buf), *count, MPI_Type_f2c(*datatype), *dest, *tag, MPI_Comm_f2c(*comm), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_send_init_c_)
+
+void pmpi_bsend_init_c_(const void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Bsend_init_c(fb_buf(buf), *count, MPI_Type_f2c(*datatype), *dest, *tag, MPI_Comm_f2c(*comm), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_bsend_init_c_)
+
+void pmpi_ssend_init_c_(const void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Ssend_init_c(fb_buf(buf), *count, MPI_Type_f2c(*datatype), *dest, *tag, MPI_Comm_f2c(*comm), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_ssend_init_c_)
+
+void pmpi_rsend_init_c_(const void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Rsend_init_c(fb_buf(buf), *count, MPI_Type_f2c(*datatype), *dest, *tag, MPI_Comm_f2c(*comm), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_rsend_init_c_)
+
+void pmpi_recv_init_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Recv_init_c(fb_buf(buf), *count, MPI_Type_f2c(*datatype), *source, *tag, MPI_Comm_f2c(*comm), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_recv_init_c_)
+
+void pmpi_sendrecv_c_(const void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
+{
+    int rc = MPI_Sendrecv_c(fb_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), *dest, *sendtag, fb_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), *source, *recvtag, MPI_Comm_f2c(*comm), (MPI_Status *)fb_status(status));
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_sendrecv_c_)
+
+void pmpi_sendrecv_replace_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
+{
+    int rc = MPI_Sendrecv_replace_c(fb_buf(buf), *count, MPI_Type_f2c(*datatype), *dest, *sendtag, *source, *recvtag, MPI_Comm_f2c(*comm), (MPI_Status *)fb_status(status));
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_sendrecv_replace_c_)
+
+void pmpi_isendrecv_c_(const void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Isendrecv_c(fb_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), *dest, *sendtag, fb_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), *source, *recvtag, MPI_Comm_f2c(*comm), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_isendrecv_c_)
+
+void pmpi_isendrecv_replace_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Isendrecv_replace_c(fb_buf(buf), *count, MPI_Type_f2c(*datatype), *dest, *sendtag, *source, *recvtag, MPI_Comm_f2c(*comm), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_isendrecv_replace_c_)
+
+void pmpi_mrecv_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror)
+{
+    MPI_Message c_message = MPI_Message_f2c(*message);
+    int rc = MPI_Mrecv_c(fb_buf(buf), *count, MPI_Type_f2c(*datatype), &c_message, (MPI_Status *)fb_status(status));
+    *message = MPI_Message_c2f(c_message);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_mrecv_c_)
+
+void pmpi_imrecv_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Message c_message = MPI_Message_f2c(*message);
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Imrecv_c(fb_buf(buf), *count, MPI_Type_f2c(*datatype), &c_message, &c_request);
+    *message = MPI_Message_c2f(c_message);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_imrecv_c_)
+
+void pmpi_buffer_attach_c_(void *buffer, MPI_Count *size, MPI_Fint *ierror)
+{
+    int rc = MPI_Buffer_attach_c(fb_buf(buffer), *size);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_buffer_attach_c_)
+
+void pmpi_buffer_detach_c_(void *buffer_addr, MPI_Count *size, MPI_Fint *ierror)
+{
+    int rc = MPI_Buffer_detach_c(buffer_addr, size);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_buffer_detach_c_)
+
+void pmpi_comm_attach_buffer_c_(MPI_Fint *comm, void *buffer, MPI_Count *size, MPI_Fint *ierror)
+{
+    int rc = MPI_Comm_attach_buffer_c(MPI_Comm_f2c(*comm), fb_buf(buffer), *size);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_comm_attach_buffer_c_)
+
+void pmpi_comm_detach_buffer_c_(MPI_Fint *comm, void *buffer_addr, MPI_Count *size, MPI_Fint *ierror)
+{
+    int rc = MPI_Comm_detach_buffer_c(MPI_Comm_f2c(*comm), buffer_addr, size);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_comm_detach_buffer_c_)
+
+void pmpi_session_attach_buffer_c_(MPI_Fint *session, void *buffer, MPI_Count *size, MPI_Fint *ierror)
+{
+    int rc = MPI_Session_attach_buffer_c(MPI_Session_f2c(*session), fb_buf(buffer), *size);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_session_attach_buffer_c_)
+
+void pmpi_session_detach_buffer_c_(MPI_Fint *session, void *buffer_addr, MPI_Count *size, MPI_Fint *ierror)
+{
+    int rc = MPI_Session_detach_buffer_c(MPI_Session_f2c(*session), buffer_addr, size);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_session_detach_buffer_c_)
+
+void pmpi_get_count_c_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror)
+{
+    int rc = MPI_Get_count_c((const MPI_Status *)fb_status(status), MPI_Type_f2c(*datatype), count);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_get_count_c_)
+
+void pmpi_get_elements_c_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror)
+{
+    int rc = MPI_Get_elements_c((const MPI_Status *)fb_status(status), MPI_Type_f2c(*datatype), count);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_get_elements_c_)
+
+void pmpi_status_set_elements_c_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror)
+{
+    int rc = MPI_Status_set_elements_c((MPI_Status *)fb_status(status), MPI_Type_f2c(*datatype), *count);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_status_set_elements_c_)
+
+void pmpi_type_size_c_(MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierror)
+{
+    int rc = MPI_Type_size_c(MPI_Type_f2c(*datatype), size);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_type_size_c_)
+
+void pmpi_pack_c_(const void *inbuf, MPI_Count *incount, MPI_Fint *datatype, void *outbuf, MPI_Count *outsize, MPI_Count *position, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    int rc = MPI_Pack_c(fb_buf(inbuf), *incount, MPI_Type_f2c(*datatype), fb_buf(outbuf), *outsize, position, MPI_Comm_f2c(*comm));
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_pack_c_)
+
+void pmpi_unpack_c_(const void *inbuf, MPI_Count *insize, MPI_Count *position, void *outbuf, MPI_Count *outcount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    int rc = MPI_Unpack_c(fb_buf(inbuf), *insize, position, fb_buf(outbuf), *outcount, MPI_Type_f2c(*datatype), MPI_Comm_f2c(*comm));
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_unpack_c_)
+
+void pmpi_pack_size_c_(MPI_Count *incount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Count *size, MPI_Fint *ierror)
+{
+    int rc = MPI_Pack_size_c(*incount, MPI_Type_f2c(*datatype), MPI_Comm_f2c(*comm), size);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_pack_size_c_)
+
+void pmpi_pack_external_c_(const char *datarep, const void *inbuf, MPI_Count *incount, MPI_Fint *datatype, void *outbuf, MPI_Count *outsize, MPI_Count *position, MPI_Fint *ierror, size_t datarep_len)
+{
+    char *c_datarep = fb_str_in(datarep, datarep_len);
+    int rc = MPI_Pack_external_c(c_datarep, fb_buf(inbuf), *incount, MPI_Type_f2c(*datatype), fb_buf(outbuf), *outsize, position);
+    free(c_datarep);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_pack_external_c_)
+
+void pmpi_unpack_external_c_(const char *datarep, const void *inbuf, MPI_Count *insize, MPI_Count *position, void *outbuf, MPI_Count *outcount, MPI_Fint *datatype, MPI_Fint *ierror, size_t datarep_len)
+{
+    char *c_datarep = fb_str_in(datarep, datarep_len);
+    int rc = MPI_Unpack_external_c(c_datarep, fb_buf(inbuf), *insize, position, fb_buf(outbuf), *outcount, MPI_Type_f2c(*datatype));
+    free(c_datarep);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_unpack_external_c_)
+
+void pmpi_pack_external_size_c_(const char *datarep, MPI_Count *incount, MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierror, size_t datarep_len)
+{
+    char *c_datarep = fb_str_in(datarep, datarep_len);
+    int rc = MPI_Pack_external_size_c(c_datarep, *incount, MPI_Type_f2c(*datatype), size);
+    free(c_datarep);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_pack_external_size_c_)
+
+void pmpi_type_contiguous_c_(MPI_Count *count, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
+{
+    MPI_Datatype c_newtype = MPI_Type_f2c(*newtype);
+    int rc = MPI_Type_contiguous_c(*count, MPI_Type_f2c(*oldtype), &c_newtype);
+    *newtype = MPI_Type_c2f(c_newtype);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_type_contiguous_c_)
+
+void pmpi_type_vector_c_(MPI_Count *count, MPI_Count *blocklength, MPI_Count *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
+{
+    MPI_Datatype c_newtype = MPI_Type_f2c(*newtype);
+    int rc = MPI_Type_vector_c(*count, *blocklength, *stride, MPI_Type_f2c(*oldtype), &c_newtype);
+    *newtype = MPI_Type_c2f(c_newtype);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_type_vector_c_)
+
+void pmpi_type_create_hvector_c_(MPI_Count *count, MPI_Count *blocklength, MPI_Count *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
+{
+    MPI_Datatype c_newtype = MPI_Type_f2c(*newtype);
+    int rc = MPI_Type_create_hvector_c(*count, *blocklength, *stride, MPI_Type_f2c(*oldtype), &c_newtype);
+    *newtype = MPI_Type_c2f(c_newtype);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_type_create_hvector_c_)
+
+void pmpi_type_indexed_c_(MPI_Count *count, const MPI_Count *array_of_blocklengths, const MPI_Count *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
+{
+    MPI_Datatype c_newtype = MPI_Type_f2c(*newtype);
+    int rc = MPI_Type_indexed_c(*count, array_of_blocklengths, array_of_displacements, MPI_Type_f2c(*oldtype), &c_newtype);
+    *newtype = MPI_Type_c2f(c_newtype);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_type_indexed_c_)
+
+void pmpi_type_create_hindexed_c_(MPI_Count *count, const MPI_Count *array_of_blocklengths, const MPI_Count *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
+{
+    MPI_Datatype c_newtype = MPI_Type_f2c(*newtype);
+    int rc = MPI_Type_create_hindexed_c(*count, array_of_blocklengths, array_of_displacements, MPI_Type_f2c(*oldtype), &c_newtype);
+    *newtype = MPI_Type_c2f(c_newtype);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_type_create_hindexed_c_)
+
+void pmpi_type_create_indexed_block_c_(MPI_Count *count, MPI_Count *blocklength, const MPI_Count *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
+{
+    MPI_Datatype c_newtype = MPI_Type_f2c(*newtype);
+    int rc = MPI_Type_create_indexed_block_c(*count, *blocklength, array_of_displacements, MPI_Type_f2c(*oldtype), &c_newtype);
+    *newtype = MPI_Type_c2f(c_newtype);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_type_create_indexed_block_c_)
+
+void pmpi_type_create_hindexed_block_c_(MPI_Count *count, MPI_Count *blocklength, const MPI_Count *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
+{
+    MPI_Datatype c_newtype = MPI_Type_f2c(*newtype);
+    int rc = MPI_Type_create_hindexed_block_c(*count, *blocklength, array_of_displacements, MPI_Type_f2c(*oldtype), &c_newtype);
+    *newtype = MPI_Type_c2f(c_newtype);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_type_create_hindexed_block_c_)
+
+void pmpi_type_create_struct_c_(MPI_Count *count, const MPI_Count *array_of_blocklengths, const MPI_Count *array_of_displacements, MPI_Fint *array_of_types, MPI_Fint *newtype, MPI_Fint *ierror)
+{
+    int n_array_of_types = (int)(*count);
+    MPI_Datatype *c_array_of_types = fb_alloc(n_array_of_types, sizeof *c_array_of_types);
+    for (int i = 0; i < n_array_of_types; i++)
+        c_array_of_types[i] = MPI_Type_f2c(array_of_types[i]);
+    MPI_Datatype c_newtype = MPI_Type_f2c(*newtype);
+    int rc = MPI_Type_create_struct_c(*count, array_of_blocklengths, array_of_displacements, c_array_of_types, &c_newtype);
+    fb_free(c_array_of_types);
+    *newtype = MPI_Type_c2f(c_newtype);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_type_create_struct_c_)
+
+void pmpi_type_create_subarray_c_(MPI_Fint *ndims, const MPI_Count *array_of_sizes, const MPI_Count *array_of_subsizes, const MPI_Count *array_of_starts, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
+{
+    MPI_Datatype c_newtype = MPI_Type_f2c(*newtype);
+    int rc = MPI_Type_create_subarray_c(*ndims, array_of_sizes, array_of_subsizes, array_of_starts, *order, MPI_Type_f2c(*oldtype), &c_newtype);
+    *newtype = MPI_Type_c2f(c_newtype);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_type_create_subarray_c_)
+
+void pmpi_type_create_darray_c_(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims, const MPI_Count *array_of_gsizes, const MPI_Fint *array_of_distribs, const MPI_Fint *array_of_dargs, const MPI_Fint *array_of_psizes, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
+{
+    MPI_Datatype c_newtype = MPI_Type_f2c(*newtype);
+    int rc = MPI_Type_create_darray_c(*size, *rank, *ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, *order, MPI_Type_f2c(*oldtype), &c_newtype);
+    *newtype = MPI_Type_c2f(c_newtype);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_type_create_darray_c_)
+
+void pmpi_type_get_envelope_c_(MPI_Fint *datatype, MPI_Count *num_integers, MPI_Count *num_addresses, MPI_Count *num_large_counts, MPI_Count *num_datatypes, MPI_Fint *combiner, MPI_Fint *ierror)
+{
+    int rc = MPI_Type_get_envelope_c(MPI_Type_f2c(*datatype), num_integers, num_addresses, num_large_counts, num_datatypes, combiner);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_type_get_envelope_c_)
+
+void pmpi_type_get_contents_c_(MPI_Fint *datatype, MPI_Count *max_integers, MPI_Count *max_addresses, MPI_Count *max_large_counts, MPI_Count *max_datatypes, MPI_Fint *array_of_integers, MPI_Aint *array_of_addresses, MPI_Count *array_of_large_counts, MPI_Fint *array_of_datatypes, MPI_Fint *ierror)
+{
+    int n_array_of_datatypes = (int)(*max_datatypes);
+    MPI_Datatype *c_array_of_datatypes = fb_alloc(n_array_of_datatypes, sizeof *c_array_of_datatypes);
+    for (int i = 0; i < n_array_of_datatypes; i++)
+        c_array_of_datatypes[i] = MPI_Type_f2c(array_of_datatypes[i]);
+    int rc = MPI_Type_get_contents_c(MPI_Type_f2c(*datatype), *max_integers, *max_addresses, *max_large_counts, *max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, c_array_of_datatypes);
+    for (int i = 0; i < n_array_of_datatypes; i++)
+        array_of_datatypes[i] = MPI_Type_c2f(c_array_of_datatypes[i]);
+    fb_free(c_array_of_datatypes);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_type_get_contents_c_)
+
+void pmpi_bcast_c_(void *buffer, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    int rc = MPI_Bcast_c(fb_buf(buffer), *count, MPI_Type_f2c(*datatype), *root, MPI_Comm_f2c(*comm));
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_bcast_c_)
+
+void pmpi_gather_c_(const void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    int rc = MPI_Gather_c(fb_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), fb_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), *root, MPI_Comm_f2c(*comm));
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_gather_c_)
+
+void pmpi_gatherv_c_(const void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    int rc = MPI_Gatherv_c(fb_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), fb_buf(recvbuf), recvcounts, displs, MPI_Type_f2c(*recvtype), *root, MPI_Comm_f2c(*comm));
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_gatherv_c_)
+
+void pmpi_scatter_c_(const void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    int rc = MPI_Scatter_c(fb_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), fb_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), *root, MPI_Comm_f2c(*comm));
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_scatter_c_)
+
+void pmpi_scatterv_c_(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    int rc = MPI_Scatterv_c(fb_buf(sendbuf), sendcounts, displs, MPI_Type_f2c(*sendtype), fb_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), *root, MPI_Comm_f2c(*comm));
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_scatterv_c_)
+
+void pmpi_allgather_c_(const void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    int rc = MPI_Allgather_c(fb_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), fb_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm));
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_allgather_c_)
+
+void pmpi_allgatherv_c_(const void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    int rc = MPI_Allgatherv_c(fb_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), fb_buf(recvbuf), recvcounts, displs, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm));
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_allgatherv_c_)
+
+void pmpi_alltoall_c_(const void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    int rc = MPI_Alltoall_c(fb_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), fb_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm));
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_alltoall_c_)
+
+void pmpi_alltoallv_c_(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    int rc = MPI_Alltoallv_c(fb_buf(sendbuf), sendcounts, sdispls, MPI_Type_f2c(*sendtype), fb_buf(recvbuf), recvcounts, rdispls, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm));
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_alltoallv_c_)
+
+void pmpi_alltoallw_c_(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    int n_sendtypes = (int)(fb_types_len(comm, 1, 0));
+    MPI_Datatype *c_sendtypes = fb_alloc(n_sendtypes, sizeof *c_sendtypes);
+    for (int i = 0; i < n_sendtypes; i++)
+        c_sendtypes[i] = MPI_Type_f2c(sendtypes[i]);
+    int n_recvtypes = (int)(fb_types_len(comm, 0, 0));
+    MPI_Datatype *c_recvtypes = fb_alloc(n_recvtypes, sizeof *c_recvtypes);
+    for (int i = 0; i < n_recvtypes; i++)
+        c_recvtypes[i] = MPI_Type_f2c(recvtypes[i]);
+    int rc = MPI_Alltoallw_c(fb_buf(sendbuf), sendcounts, sdispls, c_sendtypes, fb_buf(recvbuf), recvcounts, rdispls, c_recvtypes, MPI_Comm_f2c(*comm));
+    fb_free(c_sendtypes);
+    fb_free(c_recvtypes);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_alltoallw_c_)
+
+void pmpi_reduce_c_(const void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    int rc = MPI_Reduce_c(fb_buf(sendbuf), fb_buf(recvbuf), *count, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), *root, MPI_Comm_f2c(*comm));
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_reduce_c_)
+
+void pmpi_allreduce_c_(const void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    int rc = MPI_Allreduce_c(fb_buf(sendbuf), fb_buf(recvbuf), *count, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm));
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_allreduce_c_)
+
+void pmpi_reduce_scatter_block_c_(const void *sendbuf, void *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    int rc = MPI_Reduce_scatter_block_c(fb_buf(sendbuf), fb_buf(recvbuf), *recvcount, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm));
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_reduce_scatter_block_c_)
+
+void pmpi_reduce_scatter_c_(const void *sendbuf, void *recvbuf, const MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    int rc = MPI_Reduce_scatter_c(fb_buf(sendbuf), fb_buf(recvbuf), recvcounts, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm));
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_reduce_scatter_c_)
+
+void pmpi_scan_c_(const void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    int rc = MPI_Scan_c(fb_buf(sendbuf), fb_buf(recvbuf), *count, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm));
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_scan_c_)
+
+void pmpi_exscan_c_(const void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    int rc = MPI_Exscan_c(fb_buf(sendbuf), fb_buf(recvbuf), *count, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm));
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_exscan_c_)
+
+void pmpi_ibcast_c_(void *buffer, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Ibcast_c(fb_buf(buffer), *count, MPI_Type_f2c(*datatype), *root, MPI_Comm_f2c(*comm), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_ibcast_c_)
+
+void pmpi_igather_c_(const void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Igather_c(fb_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), fb_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), *root, MPI_Comm_f2c(*comm), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_igather_c_)
+
+void pmpi_igatherv_c_(const void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Igatherv_c(fb_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), fb_buf(recvbuf), recvcounts, displs, MPI_Type_f2c(*recvtype), *root, MPI_Comm_f2c(*comm), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_igatherv_c_)
+
+void pmpi_iscatter_c_(const void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Iscatter_c(fb_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), fb_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), *root, MPI_Comm_f2c(*comm), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_iscatter_c_)
+
+void pmpi_iscatterv_c_(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Iscatterv_c(fb_buf(sendbuf), sendcounts, displs, MPI_Type_f2c(*sendtype), fb_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), *root, MPI_Comm_f2c(*comm), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_iscatterv_c_)
+
+void pmpi_iallgather_c_(const void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Iallgather_c(fb_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), fb_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_iallgather_c_)
+
+void pmpi_iallgatherv_c_(const void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Iallgatherv_c(fb_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), fb_buf(recvbuf), recvcounts, displs, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_iallgatherv_c_)
+
+void pmpi_ialltoall_c_(const void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Ialltoall_c(fb_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), fb_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_ialltoall_c_)
+
+void pmpi_ialltoallv_c_(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Ialltoallv_c(fb_buf(sendbuf), sendcounts, sdispls, MPI_Type_f2c(*sendtype), fb_buf(recvbuf), recvcounts, rdispls, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_ialltoallv_c_)
+
+void pmpi_ialltoallw_c_(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int n_sendtypes = (int)(fb_types_len(comm, 1, 0));
+    MPI_Datatype *c_sendtypes = fb_alloc(n_sendtypes, sizeof *c_sendtypes);
+    for (int i = 0; i < n_sendtypes; i++)
+        c_sendtypes[i] = MPI_Type_f2c(sendtypes[i]);
+    int n_recvtypes = (int)(fb_types_len(comm, 0, 0));
+    MPI_Datatype *c_recvtypes = fb_alloc(n_recvtypes, sizeof *c_recvtypes);
+    for (int i = 0; i < n_recvtypes; i++)
+        c_recvtypes[i] = MPI_Type_f2c(recvtypes[i]);
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Ialltoallw_c(fb_buf(sendbuf), sendcounts, sdispls, c_sendtypes, fb_buf(recvbuf), recvcounts, rdispls, c_recvtypes, MPI_Comm_f2c(*comm), &c_request);
+    fb_free(c_sendtypes);
+    fb_free(c_recvtypes);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_ialltoallw_c_)
+
+void pmpi_ireduce_c_(const void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Ireduce_c(fb_buf(sendbuf), fb_buf(recvbuf), *count, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), *root, MPI_Comm_f2c(*comm), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_ireduce_c_)
+
+void pmpi_iallreduce_c_(const void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Iallreduce_c(fb_buf(sendbuf), fb_buf(recvbuf), *count, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_iallreduce_c_)
+
+void pmpi_ireduce_scatter_block_c_(const void *sendbuf, void *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Ireduce_scatter_block_c(fb_buf(sendbuf), fb_buf(recvbuf), *recvcount, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_ireduce_scatter_block_c_)
+
+void pmpi_ireduce_scatter_c_(const void *sendbuf, void *recvbuf, const MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Ireduce_scatter_c(fb_buf(sendbuf), fb_buf(recvbuf), recvcounts, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_ireduce_scatter_c_)
+
+void pmpi_iscan_c_(const void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Iscan_c(fb_buf(sendbuf), fb_buf(recvbuf), *count, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_iscan_c_)
+
+void pmpi_iexscan_c_(const void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Iexscan_c(fb_buf(sendbuf), fb_buf(recvbuf), *count, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_iexscan_c_)
+
+void pmpi_bcast_init_c_(void *buffer, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Bcast_init_c(fb_buf(buffer), *count, MPI_Type_f2c(*datatype), *root, MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_bcast_init_c_)
+
+void pmpi_gather_init_c_(const void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Gather_init_c(fb_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), fb_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), *root, MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_gather_init_c_)
+
+void pmpi_gatherv_init_c_(const void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Gatherv_init_c(fb_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), fb_buf(recvbuf), recvcounts, displs, MPI_Type_f2c(*recvtype), *root, MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_gatherv_init_c_)
+
+void pmpi_scatter_init_c_(const void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Scatter_init_c(fb_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), fb_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), *root, MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_scatter_init_c_)
+
+void pmpi_scatterv_init_c_(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Scatterv_init_c(fb_buf(sendbuf), sendcounts, displs, MPI_Type_f2c(*sendtype), fb_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), *root, MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_scatterv_init_c_)
+
+void pmpi_allgather_init_c_(const void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Allgather_init_c(fb_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), fb_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_allgather_init_c_)
+
+void pmpi_allgatherv_init_c_(const void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Allgatherv_init_c(fb_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), fb_buf(recvbuf), recvcounts, displs, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_allgatherv_init_c_)
+
+void pmpi_alltoall_init_c_(const void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Alltoall_init_c(fb_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), fb_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_alltoall_init_c_)
+
+void pmpi_alltoallv_init_c_(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Alltoallv_init_c(fb_buf(sendbuf), sendcounts, sdispls, MPI_Type_f2c(*sendtype), fb_buf(recvbuf), recvcounts, rdispls, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_alltoallv_init_c_)
+
+void pmpi_alltoallw_init_c_(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int n_sendtypes = (int)(fb_types_len(comm, 1, 0));
+    MPI_Datatype *c_sendtypes = fb_alloc(n_sendtypes, sizeof *c_sendtypes);
+    for (int i = 0; i < n_sendtypes; i++)
+        c_sendtypes[i] = MPI_Type_f2c(sendtypes[i]);
+    int n_recvtypes = (int)(fb_types_len(comm, 0, 0));
+    MPI_Datatype *c_recvtypes = fb_alloc(n_recvtypes, sizeof *c_recvtypes);
+    for (int i = 0; i < n_recvtypes; i++)
+        c_recvtypes[i] = MPI_Type_f2c(recvtypes[i]);
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Alltoallw_init_c(fb_buf(sendbuf), sendcounts, sdispls, c_sendtypes, fb_buf(recvbuf), recvcounts, rdispls, c_recvtypes, MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
+    fb_free(c_sendtypes);
+    fb_free(c_recvtypes);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_alltoallw_init_c_)
+
+void pmpi_reduce_init_c_(const void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Reduce_init_c(fb_buf(sendbuf), fb_buf(recvbuf), *count, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), *root, MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_reduce_init_c_)
+
+void pmpi_allreduce_init_c_(const void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Allreduce_init_c(fb_buf(sendbuf), fb_buf(recvbuf), *count, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_allreduce_init_c_)
+
+void pmpi_reduce_scatter_block_init_c_(const void *sendbuf, void *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Reduce_scatter_block_init_c(fb_buf(sendbuf), fb_buf(recvbuf), *recvcount, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_reduce_scatter_block_init_c_)
+
+void pmpi_reduce_scatter_init_c_(const void *sendbuf, void *recvbuf, const MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Reduce_scatter_init_c(fb_buf(sendbuf), fb_buf(recvbuf), recvcounts, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_reduce_scatter_init_c_)
+
+void pmpi_scan_init_c_(const void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Scan_init_c(fb_buf(sendbuf), fb_buf(recvbuf), *count, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_scan_init_c_)
+
+void pmpi_exscan_init_c_(const void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Exscan_init_c(fb_buf(sendbuf), fb_buf(recvbuf), *count, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_exscan_init_c_)
+
+void pmpi_neighbor_allgather_c_(const void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    int rc = MPI_Neighbor_allgather_c(fb_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), fb_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm));
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_neighbor_allgather_c_)
+
+void pmpi_neighbor_allgatherv_c_(const void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    int rc = MPI_Neighbor_allgatherv_c(fb_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), fb_buf(recvbuf), recvcounts, displs, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm));
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_neighbor_allgatherv_c_)
+
+void pmpi_neighbor_alltoall_c_(const void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    int rc = MPI_Neighbor_alltoall_c(fb_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), fb_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm));
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_neighbor_alltoall_c_)
+
+void pmpi_neighbor_alltoallv_c_(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    int rc = MPI_Neighbor_alltoallv_c(fb_buf(sendbuf), sendcounts, sdispls, MPI_Type_f2c(*sendtype), fb_buf(recvbuf), recvcounts, rdispls, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm));
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_neighbor_alltoallv_c_)
+
+void pmpi_neighbor_alltoallw_c_(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    int n_sendtypes = (int)(fb_types_len(comm, 1, 1));
+    MPI_Datatype *c_sendtypes = fb_alloc(n_sendtypes, sizeof *c_sendtypes);
+    for (int i = 0; i < n_sendtypes; i++)
+        c_sendtypes[i] = MPI_Type_f2c(sendtypes[i]);
+    int n_recvtypes = (int)(fb_types_len(comm, 0, 1));
+    MPI_Datatype *c_recvtypes = fb_alloc(n_recvtypes, sizeof *c_recvtypes);
+    for (int i = 0; i < n_recvtypes; i++)
+        c_recvtypes[i] = MPI_Type_f2c(recvtypes[i]);
+    int rc = MPI_Neighbor_alltoallw_c(fb_buf(sendbuf), sendcounts, sdispls, c_sendtypes, fb_buf(recvbuf), recvcounts, rdispls, c_recvtypes, MPI_Comm_f2c(*comm));
+    fb_free(c_sendtypes);
+    fb_free(c_recvtypes);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_neighbor_alltoallw_c_)
+
+void pmpi_ineighbor_allgather_c_(const void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Ineighbor_allgather_c(fb_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), fb_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_ineighbor_allgather_c_)
+
+void pmpi_ineighbor_allgatherv_c_(const void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Ineighbor_allgatherv_c(fb_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), fb_buf(recvbuf), recvcounts, displs, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_ineighbor_allgatherv_c_)
+
+void pmpi_ineighbor_alltoall_c_(const void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Ineighbor_alltoall_c(fb_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), fb_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_ineighbor_alltoall_c_)
+
+void pmpi_ineighbor_alltoallv_c_(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Ineighbor_alltoallv_c(fb_buf(sendbuf), sendcounts, sdispls, MPI_Type_f2c(*sendtype), fb_buf(recvbuf), recvcounts, rdispls, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_ineighbor_alltoallv_c_)
+
+void pmpi_ineighbor_alltoallw_c_(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int n_sendtypes = (int)(fb_types_len(comm, 1, 0));
+    MPI_Datatype *c_sendtypes = fb_alloc(n_sendtypes, sizeof *c_sendtypes);
+    for (int i = 0; i < n_sendtypes; i++)
+        c_sendtypes[i] = MPI_Type_f2c(sendtypes[i]);
+    int n_recvtypes = (int)(fb_types_len(comm, 0, 0));
+    MPI_Datatype *c_recvtypes = fb_alloc(n_recvtypes, sizeof *c_recvtypes);
+    for (int i = 0; i < n_recvtypes; i++)
+        c_recvtypes[i] = MPI_Type_f2c(recvtypes[i]);
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Ineighbor_alltoallw_c(fb_buf(sendbuf), sendcounts, sdispls, c_sendtypes, fb_buf(recvbuf), recvcounts, rdispls, c_recvtypes, MPI_Comm_f2c(*comm), &c_request);
+    fb_free(c_sendtypes);
+    fb_free(c_recvtypes);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_ineighbor_alltoallw_c_)
+
+void pmpi_neighbor_allgather_init_c_(const void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Neighbor_allgather_init_c(fb_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), fb_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_neighbor_allgather_init_c_)
+
+void pmpi_neighbor_allgatherv_init_c_(const void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Neighbor_allgatherv_init_c(fb_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), fb_buf(recvbuf), recvcounts, displs, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_neighbor_allgatherv_init_c_)
+
+void pmpi_neighbor_alltoall_init_c_(const void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Neighbor_alltoall_init_c(fb_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), fb_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_neighbor_alltoall_init_c_)
+
+void pmpi_neighbor_alltoallv_init_c_(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Neighbor_alltoallv_init_c(fb_buf(sendbuf), sendcounts, sdispls, MPI_Type_f2c(*sendtype), fb_buf(recvbuf), recvcounts, rdispls, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_neighbor_alltoallv_init_c_)
+
+void pmpi_neighbor_alltoallw_init_c_(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int n_sendtypes = (int)(fb_types_len(comm, 1, 1));
+    MPI_Datatype *c_sendtypes = fb_alloc(n_sendtypes, sizeof *c_sendtypes);
+    for (int i = 0; i < n_sendtypes; i++)
+        c_sendtypes[i] = MPI_Type_f2c(sendtypes[i]);
+    int n_recvtypes = (int)(fb_types_len(comm, 0, 1));
+    MPI_Datatype *c_recvtypes = fb_alloc(n_recvtypes, sizeof *c_recvtypes);
+    for (int i = 0; i < n_recvtypes; i++)
+        c_recvtypes[i] = MPI_Type_f2c(recvtypes[i]);
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Neighbor_alltoallw_init_c(fb_buf(sendbuf), sendcounts, sdispls, c_sendtypes, fb_buf(recvbuf), recvcounts, rdispls, c_recvtypes, MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
+    fb_free(c_sendtypes);
+    fb_free(c_recvtypes);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_neighbor_alltoallw_init_c_)
+
+void pmpi_reduce_local_c_(const void *inbuf, void *inoutbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierror)
+{
+    int rc = MPI_Reduce_local_c(fb_buf(inbuf), fb_buf(inoutbuf), *count, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op));
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_reduce_local_c_)
+
+void pmpi_win_create_c_(void *base, MPI_Aint *size, MPI_Aint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierror)
+{
+    MPI_Win c_win = MPI_Win_f2c(*win);
+    int rc = MPI_Win_create_c(fb_buf(base), *size, *disp_unit, MPI_Info_f2c(*info), MPI_Comm_f2c(*comm), &c_win);
+    *win = MPI_Win_c2f(c_win);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_win_create_c_)
+
+void pmpi_win_allocate_c_(MPI_Aint *size, MPI_Aint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void *baseptr, MPI_Fint *win, MPI_Fint *ierror)
+{
+    MPI_Win c_win = MPI_Win_f2c(*win);
+    int rc = MPI_Win_allocate_c(*size, *disp_unit, MPI_Info_f2c(*info), MPI_Comm_f2c(*comm), baseptr, &c_win);
+    *win = MPI_Win_c2f(c_win);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_win_allocate_c_)
+
+void pmpi_win_allocate_shared_c_(MPI_Aint *size, MPI_Aint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void *baseptr, MPI_Fint *win, MPI_Fint *ierror)
+{
+    MPI_Win c_win = MPI_Win_f2c(*win);
+    int rc = MPI_Win_allocate_shared_c(*size, *disp_unit, MPI_Info_f2c(*info), MPI_Comm_f2c(*comm), baseptr, &c_win);
+    *win = MPI_Win_c2f(c_win);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_win_allocate_shared_c_)
+
+void pmpi_win_shared_query_c_(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size, MPI_Aint *disp_unit, void *baseptr, MPI_Fint *ierror)
+{
+    int rc = MPI_Win_shared_query_c(MPI_Win_f2c(*win), *rank, size, disp_unit, baseptr);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_win_shared_query_c_)
+
+void pmpi_put_c_(const void *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror)
+{
+    int rc = MPI_Put_c(fb_buf(origin_addr), *origin_count, MPI_Type_f2c(*origin_datatype), *target_rank, *target_disp, *target_count, MPI_Type_f2c(*target_datatype), MPI_Win_f2c(*win));
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_put_c_)
+
+void pmpi_get_c_(void *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror)
+{
+    int rc = MPI_Get_c(fb_buf(origin_addr), *origin_count, MPI_Type_f2c(*origin_datatype), *target_rank, *target_disp, *target_count, MPI_Type_f2c(*target_datatype), MPI_Win_f2c(*win));
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_get_c_)
+
+void pmpi_accumulate_c_(const void *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror)
+{
+    int rc = MPI_Accumulate_c(fb_buf(origin_addr), *origin_count, MPI_Type_f2c(*origin_datatype), *target_rank, *target_disp, *target_count, MPI_Type_f2c(*target_datatype), MPI_Op_f2c(*op), MPI_Win_f2c(*win));
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_accumulate_c_)
+
+void pmpi_get_accumulate_c_(const void *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Count *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror)
+{
+    int rc = MPI_Get_accumulate_c(fb_buf(origin_addr), *origin_count, MPI_Type_f2c(*origin_datatype), fb_buf(result_addr), *result_count, MPI_Type_f2c(*result_datatype), *target_rank, *target_disp, *target_count, MPI_Type_f2c(*target_datatype), MPI_Op_f2c(*op), MPI_Win_f2c(*win));
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_get_accumulate_c_)
+
+void pmpi_rput_c_(const void *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Rput_c(fb_buf(origin_addr), *origin_count, MPI_Type_f2c(*origin_datatype), *target_rank, *target_disp, *target_count, MPI_Type_f2c(*target_datatype), MPI_Win_f2c(*win), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_rput_c_)
+
+void pmpi_rget_c_(void *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Rget_c(fb_buf(origin_addr), *origin_count, MPI_Type_f2c(*origin_datatype), *target_rank, *target_disp, *target_count, MPI_Type_f2c(*target_datatype), MPI_Win_f2c(*win), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_rget_c_)
+
+void pmpi_raccumulate_c_(const void *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Raccumulate_c(fb_buf(origin_addr), *origin_count, MPI_Type_f2c(*origin_datatype), *target_rank, *target_disp, *target_count, MPI_Type_f2c(*target_datatype), MPI_Op_f2c(*op), MPI_Win_f2c(*win), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_raccumulate_c_)
+
+void pmpi_rget_accumulate_c_(const void *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Count *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_Request_f2c(*request);
+    int rc = MPI_Rget_accumulate_c(fb_buf(origin_addr), *origin_count, MPI_Type_f2c(*origin_datatype), fb_buf(result_addr), *result_count, MPI_Type_f2c(*result_datatype), *target_rank, *target_disp, *target_count, MPI_Type_f2c(*target_datatype), MPI_Op_f2c(*op), MPI_Win_f2c(*win), &c_request);
+    *request = MPI_Request_c2f(c_request);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_rget_accumulate_c_)

@@ -53,7 +53,7 @@ def f08_args(fn, raw_void):
 
     def triple(i):  # (buffer, count, datatype) of its own
         p = fn.params
-        return (i + 2 < len(p) and p[i + 1][0] == "int" and not p[i + 1][2] and
+        return (i + 2 < len(p) and p[i + 1][0] in ("int", "MPI_Count") and not p[i + 1][2] and
                 p[i + 2][0] == "MPI_Datatype")
     own = len(bufs) > 0 and all(triple(i) for i in bufs)
     skip = set()
@@ -68,13 +68,16 @@ def f08_args(fn, raw_void):
             iface.append(f"type(c_ptr), value :: {name}")
             if own:
                 cnt, dt = fn.params[i + 1][1], fn.params[i + 2][1]
-                dummies.append(f"integer, intent(in) :: {cnt}")
+                ct, _ = number_decl(fn.params[i + 1][0], cnt, "")
+                large = "_c" if fn.params[i + 1][0] == "MPI_Count" else ""
+                dummies.append(f"{ct}, intent(in) :: {cnt}")
                 dummies.append(f"type(MPI_Datatype), intent(in) :: {dt}")
-                iface.append(f"integer :: {cnt}")
+                iface.append(f"{ct} :: {cnt}")
                 iface.append(f"type(MPI_Datatype) :: {dt}")
                 pre.append(f"n_{name} = {cnt}")
                 pre.append(f"t_{name} = {dt}")
-                pre.append(f"p_{name} = skiff_f08_section({name}, n_{name}, t_{name}, made_{name}, e)")
+                pre.append(f"p_{name} = skiff_f08_section{large}({name}, n_{name}, t_{name}, "
+                           f"made_{name}, e)")
                 post.append(f"if (made_{name} /= 0) call skiff_f08_free(t_{name})")
                 call += [f"p_{name}", f"n_{name}", f"t_{name}"]
                 skip |= {i + 1, i + 2}
@@ -115,8 +118,41 @@ def f08_args(fn, raw_void):
     return dummies, iface, call, hidden, pre, post, bufs
 
 
+def f08_name(fn):
+    """The specific procedure: MPI_Send_f08, and MPI_Send_f08c for MPI_Send_c."""
+    return fn.name[:-2] + "_f08c" if is_large(fn) else fn.name + "_f08"
+
+
+def is_large(fn):
+    return fn.name.endswith("_c")
+
+
+def generic_name(fn):
+    return fn.name[:-2] if is_large(fn) else fn.name
+
+
+def tkr(decl):
+    """(type and kind, rank) of a dummy declaration, as generic resolution sees
+    them: MPI_ADDRESS_KIND, MPI_COUNT_KIND and MPI_OFFSET_KIND are all 8."""
+    t, _, rest = decl.partition(" :: ")
+    t = t.split(", ")[0]
+    if t.startswith("type(*)"):
+        return "any", "any"
+    t = re.sub(r"integer\(kind=MPI_(ADDRESS|COUNT|OFFSET)_KIND\)", "integer(8)", t)
+    return t, rest.count(",") + 1 if "(" in rest else 0
+
+
+def ambiguous(fn, large, raw_void):
+    """True when large (MPI_X_c) cannot be a second specific of MPI_X's generic:
+    its dummies have the same types, kinds and ranks, position by position
+    (MPI_Type_get_extent_c: MPI_Count and MPI_Aint are both 8 bytes)."""
+    sig = [tkr(d) for d in f08_args(fn, raw_void)[0]]
+    return sig == [tkr(d) for d in f08_args(large, raw_void)[0]]
+
+
 def emit_procedure(fn, raw_void):
     lower = fn.name.lower()
+    proc = f08_name(fn)
     dummies, iface, call, hidden, pre, post, bufs = f08_args(fn, raw_void)
     argnames = [n for _, n, _ in fn.params]
     I = ["  interface"]
@@ -129,7 +165,7 @@ def emit_procedure(fn, raw_void):
     I += [f"      integer(c_size_t), value :: {h}_len" for h in hidden]
     I.append(f"    end subroutine skiff_c_{lower[4:]}")
     I.append("  end interface")
-    P = wrap(f"  subroutine {fn.name}_f08({', '.join(argnames + ['ierror'])})", "  ")
+    P = wrap(f"  subroutine {proc}({', '.join(argnames + ['ierror'])})", "  ")
     P += ["    " + d for d in dummies]
     P.append("    integer, optional, intent(out) :: ierror")
     P.append("    integer :: e")
@@ -137,7 +173,10 @@ def emit_procedure(fn, raw_void):
         bn = fn.params[b][1]
         P.append(f"    type(c_ptr) :: p_{bn}")
         if any(l.startswith(f"n_{bn} =") for l in pre):
-            P.append(f"    integer :: n_{bn}, made_{bn}")
+            ct = "integer(kind=MPI_COUNT_KIND)" if any(
+                l.startswith(f"p_{bn} = skiff_f08_section_c(") for l in pre) else "integer"
+            P.append(f"    {ct} :: n_{bn}")
+            P.append(f"    integer :: made_{bn}")
             P.append(f"    type(MPI_Datatype) :: t_{bn}")
     P.append("    e = MPI_SUCCESS")
     P += ["    " + l for l in pre]
@@ -145,7 +184,7 @@ def emit_procedure(fn, raw_void):
     P += wrap(f"    if (e == MPI_SUCCESS) call skiff_c_{lower[4:]}({args})", "    ")
     P += ["    " + l for l in post]
     P.append("    if (present(ierror)) ierror = e")
-    P.append(f"  end subroutine {fn.name}_f08")
+    P.append(f"  end subroutine {proc}")
     return I, P
 
 
@@ -193,15 +232,6 @@ HAND_F08 = """
     call skiff_c_info_create_env(info, e)
     if (present(ierror)) ierror = e
   end subroutine MPI_Info_create_env_f08
-  subroutine MPI_Op_create_f08(user_fn, commute, op, ierror)
-    procedure(MPI_User_function) :: user_fn
-    logical, intent(in) :: commute
-    type(MPI_Op), intent(out) :: op
-    integer, optional, intent(out) :: ierror
-    integer :: e
-    call skiff_c_op_create(c_funloc(user_fn), commute, op, e)
-    if (present(ierror)) ierror = e
-  end subroutine MPI_Op_create_f08
   subroutine MPI_Grequest_start_f08(query_fn, free_fn, cancel_fn, extra_state, request, ierror)
     procedure(MPI_Grequest_query_function) :: query_fn
     procedure(MPI_Grequest_free_function) :: free_fn
@@ -240,13 +270,6 @@ HAND_F08_IFACE = """
       import
       integer(c_intptr_t) :: a, b, skiff_c_aint_diff
     end function skiff_c_aint_diff
-    subroutine skiff_c_op_create(fn, commute, op, ierror) bind(C, name="mpi_op_create_")
-      import
-      type(c_funptr), value :: fn
-      logical :: commute
-      type(MPI_Op) :: op
-      integer :: ierror
-    end subroutine skiff_c_op_create
     subroutine skiff_c_f_sync_reg(buf) bind(C, name="mpi_f_sync_reg_")
       type(*), dimension(..), asynchronous :: buf
     end subroutine skiff_c_f_sync_reg
@@ -270,6 +293,14 @@ HAND_F08_IFACE = """
       type(MPI_Datatype) :: datatype
       type(c_ptr) :: skiff_f08_section
     end function skiff_f08_section
+    function skiff_f08_section_c(buf, count, datatype, made, ierror) bind(C, name="skiff_f08_section_c")
+      import
+      type(*), dimension(..) :: buf
+      integer(kind=MPI_COUNT_KIND) :: count
+      integer :: made, ierror
+      type(MPI_Datatype) :: datatype
+      type(c_ptr) :: skiff_f08_section_c
+    end function skiff_f08_section_c
     function skiff_f08_addr(buf, ierror) bind(C, name="skiff_f08_addr")
       import
       type(*), dimension(..) :: buf
@@ -288,6 +319,12 @@ HAND_F08_IFACE = """
       integer :: len
       type(MPI_Datatype) :: datatype
     end subroutine MPI_User_function
+    subroutine MPI_User_function_c(invec, inoutvec, len, datatype)
+      import
+      type(c_ptr), value :: invec, inoutvec
+      integer(kind=MPI_COUNT_KIND) :: len
+      type(MPI_Datatype) :: datatype
+    end subroutine MPI_User_function_c
     subroutine MPI_Grequest_query_function(extra_state, status, ierror)
       import
       integer(kind=MPI_ADDRESS_KIND) :: extra_state
@@ -330,6 +367,26 @@ def sizeof_routines(optional_ierror):
                   ("    if (present(ierror)) " if optional_ierror else "    ") + "ierror = MPI_SUCCESS",
                   f"  end subroutine {n}"]
     return iface, procs
+
+
+def op_create_routines():
+    """MPI_Op_create and mpi_f08's MPI_Op_create_c (a name of its own: the
+    specifics of a generic cannot differ only in a dummy procedure's
+    interface), user functions written in Fortran, through fbind.c."""
+    I, P = ["  interface"], []
+    for sfx, fn in (("", "MPI_User_function"), ("_c", "MPI_User_function_c")):
+        I += [f"    subroutine skiff_c_op_create{sfx}(fn, commute, op, ierror) "
+              f"bind(C, name=\"mpi_op_create{sfx}_\")",
+              "      import", "      type(c_funptr), value :: fn", "      logical :: commute",
+              "      type(MPI_Op) :: op", "      integer :: ierror",
+              f"    end subroutine skiff_c_op_create{sfx}"]
+        P += [f"  subroutine MPI_Op_create{sfx}_f08(user_fn, commute, op, ierror)",
+              f"    procedure({fn}) :: user_fn", "    logical, intent(in) :: commute",
+              "    type(MPI_Op), intent(out) :: op", "    integer, optional, intent(out) :: ierror",
+              "    integer :: e", f"    call skiff_c_op_create{sfx}(c_funloc(user_fn), commute, op, e)",
+              "    if (present(ierror)) ierror = e", f"  end subroutine MPI_Op_create{sfx}_f08"]
+    I.append("  end interface")
+    return I, P, ["MPI_Op_create", "MPI_Op_create_c"]
 
 
 ATTR_KINDS = (("Comm", "MPI_Comm"), ("Type", "MPI_Datatype"), ("Win", "MPI_Win"))
@@ -395,7 +452,8 @@ def attr_routines():
     names = [f"MPI_{k}_{op}_attr" for k, _ in ATTR_KINDS for op in ("set", "get")]
     ki, kp, knames = keyval_routines()
     ei, ep, enames = errhandler_routines()
-    return I + ki + ei, P + kp + ep, names + knames + enames
+    oi, op, onames = op_create_routines()
+    return I + ki + ei + oi, P + kp + ep + op, names + knames + enames + onames
 
 
 def keyval_routines():
@@ -445,7 +503,10 @@ def keyval_routines():
     return I, P, [f"MPI_{k}_create_keyval" for k, _ in ATTR_KINDS]
 
 
-def emit_f08(fns, typed_consts, int_consts, raw_void):
+def emit_f08(fns, large, typed_consts, int_consts, raw_void):
+    """fns: the bindings, each the generic's specific MPI_X_f08; large: the
+    MPI_X_c bindings, each its generic's second specific MPI_X_f08c with
+    INTEGER(KIND=MPI_COUNT_KIND) counts."""
     L = ["! mpi_f08.f90 — module mpi_f08.  Generated by gen_fortran.py: do not edit.",
          "! Procedures call the C bindings of mpif.h through BIND(C) interfaces (docs/fortran.md).",
          "module mpi_f08",
@@ -483,17 +544,18 @@ def emit_f08(fns, typed_consts, int_consts, raw_void):
           "  save /skiff_fc_statuses_ignore/, /skiff_fc_unweighted/, /skiff_fc_weights_empty/"]
     L.append(HAND_F08_IFACE.rstrip("\n"))
     ifaces, procs, attr_names = attr_routines()
-    for fn in fns:
+    specifics = {}
+    for fn in fns + large:
         i, p = emit_procedure(fn, raw_void)
         ifaces += i
         procs += p
-    generic = [f.name for f in fns] + ["MPI_Init", "MPI_Init_thread", "MPI_Op_create",
-                                       "MPI_Grequest_start", "MPI_Info_create_env",
-                                       "MPI_F_sync_reg"]
-    generic += attr_names
+        specifics.setdefault(generic_name(fn), []).append(f08_name(fn))
+    for g in ["MPI_Init", "MPI_Init_thread", "MPI_Grequest_start",
+              "MPI_Info_create_env", "MPI_F_sync_reg"] + attr_names:
+        specifics[g] = [g + "_f08"]
     L += ifaces
-    for g in generic:
-        L += [f"  interface {g}", f"    module procedure {g}_f08", f"  end interface {g}"]
+    for g, procs_of_g in specifics.items():
+        L += [f"  interface {g}", f"    module procedure {', '.join(procs_of_g)}", f"  end interface {g}"]
     for op, fname in (("==", "eq"), ("/=", "ne")):
         L.append(f"  interface operator({op})")
         L += [f"    module procedure skiff_{fname}_{t[4:].lower()}" for t in HANDLE_TYPES]

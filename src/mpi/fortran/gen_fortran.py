@@ -44,9 +44,16 @@ C_ONLY = re.compile(r"MPI_(\w+_(c2f|f2c)|Status_(c2f|f2c|c2f08|f082c|f2f08|f082f
 # Fortran's form differs from C's and is not written yet (docs/fortran.md)
 NOT_YET = set()
 # The large-count (_c) C functions: in Fortran they are not separate names
-# but the mpi_f08 module's MPI_COUNT_KIND overloads of the plain ones, not
-# written yet (docs/fortran.md)
-NOT_YET_LARGE = re.compile(r"MPI_\w+_c$")
+# (not in mpif.h or module mpi) but mpi_f08's second specific procedure of
+# the plain name's generic (MPI_Send_f08c, INTEGER(KIND=MPI_COUNT_KIND)
+# counts), over a C binding mpi_send_c_ like the others.
+LARGE = re.compile(r"MPI_\w+_c$")
+# ... except these, written by hand (fbind.c, gen_f08.py): MPI_Op_create_c
+# keeps its own name in mpi_f08 (dummy procedures cannot tell a generic's
+# specifics apart), its user function taking an INTEGER(KIND=MPI_COUNT_KIND) len.
+HAND_LARGE = {"MPI_Op_create_c"}
+# ... and these, whose Fortran form is not written yet (docs/fortran.md)
+NOT_YET_LARGE = set()
 # void * arguments that are not communication buffers: passed as they are
 RAW_VOID = {"baseptr", "buffer_addr", "location"}
 # void * arguments whose Fortran meaning differs (an INTEGER(KIND=MPI_ADDRESS_KIND)
@@ -116,7 +123,7 @@ def convert(fn):
             length = ARRAY_LEN[name].format(count=fn.count_name(),
                                             neighbor=int("Neighbor" in fn.name))
             fn.fargs.append(f"MPI_Fint *{name}")
-            fn.pre.append(f"int n_{name} = {length};")
+            fn.pre.append(f"int n_{name} = (int)({length});")
             fn.pre.append(f"{base} *c_{name} = fb_alloc(n_{name}, sizeof *c_{name});")
             fn.pre.append(f"for (int i = 0; i < n_{name}; i++)")
             fn.pre.append(f"    c_{name}[i] = MPI_{k}_f2c({name}[i]);")
@@ -153,7 +160,7 @@ def convert(fn):
             fn.fargs.append(f"MPI_Fint *{name}")
             fn.call.append(f"fb_weights({name})")
         elif base in ("int *", "MPI_Aint *", "MPI_Count *", "MPI_Offset *") or (
-                base in ("int", "MPI_Aint") and arr in ("[]", "[][3]")):
+                base in ("int", "MPI_Aint", "MPI_Count") and arr in ("[]", "[][3]")):
             t = "MPI_Fint" if base.startswith("int") else base.rstrip(" *")
             fn.fargs.append(f"{'const ' if const else ''}{t} *{name}")
             fn.call.append(f"({ctype} (*)[3]){name}" if arr == "[][3]" else name)
@@ -276,21 +283,32 @@ def emit_module(fns):
 
 def main():
     text = open(os.path.join(ROOT, "include/mpi.h")).read()
-    fns, skipped = [], []
+    fns, large, skipped, same = [], [], [], []
     for ret, name, params in prototypes(text):
-        if name in HAND or C_ONLY.match(name):
+        if name in HAND or name in HAND_LARGE or C_ONLY.match(name):
             continue
-        if name in NOT_YET or NOT_YET_LARGE.match(name):
+        if name in NOT_YET or name in NOT_YET_LARGE:
             skipped.append(name)
             continue
         plist = [] if params == "void" else [parse_param(p) for p in params.split(",")]
         fn = Fn(name, plist)
         if ret == "int" and "..." not in params and convert(fn):
-            fns.append(fn)
+            (large if LARGE.match(name) else fns).append(fn)
         else:
             skipped.append(name)
+    # a large-count form needs its plain form's generic, and must differ
+    # from it in the types, kinds or ranks of its arguments
+    plain = {fn.name: fn for fn in fns}
+    for fn in list(large):
+        base = plain.get(fn.name[:-2])
+        if base is None:
+            large.remove(fn)
+            skipped.append(fn.name + " (no plain form)")
+        elif gen_f08.ambiguous(base, fn, RAW_VOID):
+            large.remove(fn)
+            same.append(fn.name)
     with open(output("src/mpi/fortran/fbind_gen.c"), "w") as f:
-        f.write(emit_c(fns))
+        f.write(emit_c(fns + large))
     with open(output("include/mpif.h"), "w") as f:
         f.write(emit_mpif(constants(text), len(fns) + len(HAND)))
     with open(output("src/mpi/fortran/mpi_mod.f90"), "w") as f:
@@ -301,8 +319,10 @@ def main():
     typed = [(n, types[n], v) for n, v in consts if n in types and types[n] in HANDLES]
     ints = [(n, v) for n, v in consts if n not in types]
     with open(output("src/mpi/fortran/mpi_f08.f90"), "w") as f:
-        f.write(gen_f08.emit_f08(fns, typed, ints, RAW_VOID))
+        f.write(gen_f08.emit_f08(fns, large, typed, ints, RAW_VOID))
     print(f"{len(fns)} generated + {len(HAND)} by hand; no binding: {' '.join(skipped)}")
+    print(f"{len(large)} large-count forms in mpi_f08; the same arguments as the plain form's "
+          f"(not generated): {' '.join(same)}")
 
 
 main()

@@ -368,13 +368,6 @@ module mpi_f08
       import
       integer(c_intptr_t) :: a, b, skiff_c_aint_diff
     end function skiff_c_aint_diff
-    subroutine skiff_c_op_create(fn, commute, op, ierror) bind(C, name="mpi_op_create_")
-      import
-      type(c_funptr), value :: fn
-      logical :: commute
-      type(MPI_Op) :: op
-      integer :: ierror
-    end subroutine skiff_c_op_create
     subroutine skiff_c_f_sync_reg(buf) bind(C, name="mpi_f_sync_reg_")
       type(*), dimension(..), asynchronous :: buf
     end subroutine skiff_c_f_sync_reg
@@ -398,6 +391,14 @@ module mpi_f08
       type(MPI_Datatype) :: datatype
       type(c_ptr) :: skiff_f08_section
     end function skiff_f08_section
+    function skiff_f08_section_c(buf, count, datatype, made, ierror) bind(C, name="skiff_f08_section_c")
+      import
+      type(*), dimension(..) :: buf
+      integer(kind=MPI_COUNT_KIND) :: count
+      integer :: made, ierror
+      type(MPI_Datatype) :: datatype
+      type(c_ptr) :: skiff_f08_section_c
+    end function skiff_f08_section_c
     function skiff_f08_addr(buf, ierror) bind(C, name="skiff_f08_addr")
       import
       type(*), dimension(..) :: buf
@@ -416,6 +417,12 @@ module mpi_f08
       integer :: len
       type(MPI_Datatype) :: datatype
     end subroutine MPI_User_function
+    subroutine MPI_User_function_c(invec, inoutvec, len, datatype)
+      import
+      type(c_ptr), value :: invec, inoutvec
+      integer(kind=MPI_COUNT_KIND) :: len
+      type(MPI_Datatype) :: datatype
+    end subroutine MPI_User_function_c
     subroutine MPI_Grequest_query_function(extra_state, status, ierror)
       import
       integer(kind=MPI_ADDRESS_KIND) :: extra_state
@@ -593,6 +600,22 @@ module mpi_f08
       type(MPI_Errhandler) :: errhandler
       integer :: ierror
     end subroutine skiff_c_session_create_errhandler
+  end interface
+  interface
+    subroutine skiff_c_op_create(fn, commute, op, ierror) bind(C, name="mpi_op_create_")
+      import
+      type(c_funptr), value :: fn
+      logical :: commute
+      type(MPI_Op) :: op
+      integer :: ierror
+    end subroutine skiff_c_op_create
+    subroutine skiff_c_op_create_c(fn, commute, op, ierror) bind(C, name="mpi_op_create_c_")
+      import
+      type(c_funptr), value :: fn
+      logical :: commute
+      type(MPI_Op) :: op
+      integer :: ierror
+    end subroutine skiff_c_op_create_c
   end interface
   interface
     subroutine skiff_c_finalize(ierror) &
@@ -4405,6 +4428,1862 @@ module mpi_f08
       integer :: ierror
     end subroutine skiff_c_get_hw_resource_info
   end interface
+  interface
+    subroutine skiff_c_send_c(buf, count, datatype, dest, tag, comm, ierror) &
+        bind(C, name="mpi_send_c_")
+      import
+      type(c_ptr), value :: buf
+      integer(kind=MPI_COUNT_KIND) :: count
+      type(MPI_Datatype) :: datatype
+      integer :: dest
+      integer :: tag
+      type(MPI_Comm) :: comm
+      integer :: ierror
+    end subroutine skiff_c_send_c
+  end interface
+  interface
+    subroutine skiff_c_bsend_c(buf, count, datatype, dest, tag, comm, ierror) &
+        bind(C, name="mpi_bsend_c_")
+      import
+      type(c_ptr), value :: buf
+      integer(kind=MPI_COUNT_KIND) :: count
+      type(MPI_Datatype) :: datatype
+      integer :: dest
+      integer :: tag
+      type(MPI_Comm) :: comm
+      integer :: ierror
+    end subroutine skiff_c_bsend_c
+  end interface
+  interface
+    subroutine skiff_c_ssend_c(buf, count, datatype, dest, tag, comm, ierror) &
+        bind(C, name="mpi_ssend_c_")
+      import
+      type(c_ptr), value :: buf
+      integer(kind=MPI_COUNT_KIND) :: count
+      type(MPI_Datatype) :: datatype
+      integer :: dest
+      integer :: tag
+      type(MPI_Comm) :: comm
+      integer :: ierror
+    end subroutine skiff_c_ssend_c
+  end interface
+  interface
+    subroutine skiff_c_rsend_c(buf, count, datatype, dest, tag, comm, ierror) &
+        bind(C, name="mpi_rsend_c_")
+      import
+      type(c_ptr), value :: buf
+      integer(kind=MPI_COUNT_KIND) :: count
+      type(MPI_Datatype) :: datatype
+      integer :: dest
+      integer :: tag
+      type(MPI_Comm) :: comm
+      integer :: ierror
+    end subroutine skiff_c_rsend_c
+  end interface
+  interface
+    subroutine skiff_c_recv_c(buf, count, datatype, source, tag, comm, status, ierror) &
+        bind(C, name="mpi_recv_c_")
+      import
+      type(c_ptr), value :: buf
+      integer(kind=MPI_COUNT_KIND) :: count
+      type(MPI_Datatype) :: datatype
+      integer :: source
+      integer :: tag
+      type(MPI_Comm) :: comm
+      type(MPI_Status) :: status
+      integer :: ierror
+    end subroutine skiff_c_recv_c
+  end interface
+  interface
+    subroutine skiff_c_isend_c(buf, count, datatype, dest, tag, comm, request, ierror) &
+        bind(C, name="mpi_isend_c_")
+      import
+      type(c_ptr), value :: buf
+      integer(kind=MPI_COUNT_KIND) :: count
+      type(MPI_Datatype) :: datatype
+      integer :: dest
+      integer :: tag
+      type(MPI_Comm) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_isend_c
+  end interface
+  interface
+    subroutine skiff_c_ibsend_c(buf, count, datatype, dest, tag, comm, request, ierror) &
+        bind(C, name="mpi_ibsend_c_")
+      import
+      type(c_ptr), value :: buf
+      integer(kind=MPI_COUNT_KIND) :: count
+      type(MPI_Datatype) :: datatype
+      integer :: dest
+      integer :: tag
+      type(MPI_Comm) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_ibsend_c
+  end interface
+  interface
+    subroutine skiff_c_issend_c(buf, count, datatype, dest, tag, comm, request, ierror) &
+        bind(C, name="mpi_issend_c_")
+      import
+      type(c_ptr), value :: buf
+      integer(kind=MPI_COUNT_KIND) :: count
+      type(MPI_Datatype) :: datatype
+      integer :: dest
+      integer :: tag
+      type(MPI_Comm) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_issend_c
+  end interface
+  interface
+    subroutine skiff_c_irsend_c(buf, count, datatype, dest, tag, comm, request, ierror) &
+        bind(C, name="mpi_irsend_c_")
+      import
+      type(c_ptr), value :: buf
+      integer(kind=MPI_COUNT_KIND) :: count
+      type(MPI_Datatype) :: datatype
+      integer :: dest
+      integer :: tag
+      type(MPI_Comm) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_irsend_c
+  end interface
+  interface
+    subroutine skiff_c_irecv_c(buf, count, datatype, source, tag, comm, request, ierror) &
+        bind(C, name="mpi_irecv_c_")
+      import
+      type(c_ptr), value :: buf
+      integer(kind=MPI_COUNT_KIND) :: count
+      type(MPI_Datatype) :: datatype
+      integer :: source
+      integer :: tag
+      type(MPI_Comm) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_irecv_c
+  end interface
+  interface
+    subroutine skiff_c_send_init_c(buf, count, datatype, dest, tag, comm, request, ierror) &
+        bind(C, name="mpi_send_init_c_")
+      import
+      type(c_ptr), value :: buf
+      integer(kind=MPI_COUNT_KIND) :: count
+      type(MPI_Datatype) :: datatype
+      integer :: dest
+      integer :: tag
+      type(MPI_Comm) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_send_init_c
+  end interface
+  interface
+    subroutine skiff_c_bsend_init_c(buf, count, datatype, dest, tag, comm, request, ierror) &
+        bind(C, name="mpi_bsend_init_c_")
+      import
+      type(c_ptr), value :: buf
+      integer(kind=MPI_COUNT_KIND) :: count
+      type(MPI_Datatype) :: datatype
+      integer :: dest
+      integer :: tag
+      type(MPI_Comm) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_bsend_init_c
+  end interface
+  interface
+    subroutine skiff_c_ssend_init_c(buf, count, datatype, dest, tag, comm, request, ierror) &
+        bind(C, name="mpi_ssend_init_c_")
+      import
+      type(c_ptr), value :: buf
+      integer(kind=MPI_COUNT_KIND) :: count
+      type(MPI_Datatype) :: datatype
+      integer :: dest
+      integer :: tag
+      type(MPI_Comm) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_ssend_init_c
+  end interface
+  interface
+    subroutine skiff_c_rsend_init_c(buf, count, datatype, dest, tag, comm, request, ierror) &
+        bind(C, name="mpi_rsend_init_c_")
+      import
+      type(c_ptr), value :: buf
+      integer(kind=MPI_COUNT_KIND) :: count
+      type(MPI_Datatype) :: datatype
+      integer :: dest
+      integer :: tag
+      type(MPI_Comm) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_rsend_init_c
+  end interface
+  interface
+    subroutine skiff_c_recv_init_c(buf, count, datatype, source, tag, comm, request, ierror) &
+        bind(C, name="mpi_recv_init_c_")
+      import
+      type(c_ptr), value :: buf
+      integer(kind=MPI_COUNT_KIND) :: count
+      type(MPI_Datatype) :: datatype
+      integer :: source
+      integer :: tag
+      type(MPI_Comm) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_recv_init_c
+  end interface
+  interface
+    subroutine skiff_c_sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, &
+        recvtag, comm, status, ierror) &
+        bind(C, name="mpi_sendrecv_c_")
+      import
+      type(c_ptr), value :: sendbuf
+      integer(kind=MPI_COUNT_KIND) :: sendcount
+      type(MPI_Datatype) :: sendtype
+      integer :: dest
+      integer :: sendtag
+      type(c_ptr), value :: recvbuf
+      integer(kind=MPI_COUNT_KIND) :: recvcount
+      type(MPI_Datatype) :: recvtype
+      integer :: source
+      integer :: recvtag
+      type(MPI_Comm) :: comm
+      type(MPI_Status) :: status
+      integer :: ierror
+    end subroutine skiff_c_sendrecv_c
+  end interface
+  interface
+    subroutine skiff_c_sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status, ierror) &
+        bind(C, name="mpi_sendrecv_replace_c_")
+      import
+      type(c_ptr), value :: buf
+      integer(kind=MPI_COUNT_KIND) :: count
+      type(MPI_Datatype) :: datatype
+      integer :: dest
+      integer :: sendtag
+      integer :: source
+      integer :: recvtag
+      type(MPI_Comm) :: comm
+      type(MPI_Status) :: status
+      integer :: ierror
+    end subroutine skiff_c_sendrecv_replace_c
+  end interface
+  interface
+    subroutine skiff_c_isendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, &
+        recvtag, comm, request, ierror) &
+        bind(C, name="mpi_isendrecv_c_")
+      import
+      type(c_ptr), value :: sendbuf
+      integer(kind=MPI_COUNT_KIND) :: sendcount
+      type(MPI_Datatype) :: sendtype
+      integer :: dest
+      integer :: sendtag
+      type(c_ptr), value :: recvbuf
+      integer(kind=MPI_COUNT_KIND) :: recvcount
+      type(MPI_Datatype) :: recvtype
+      integer :: source
+      integer :: recvtag
+      type(MPI_Comm) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_isendrecv_c
+  end interface
+  interface
+    subroutine skiff_c_isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, request, &
+        ierror) &
+        bind(C, name="mpi_isendrecv_replace_c_")
+      import
+      type(c_ptr), value :: buf
+      integer(kind=MPI_COUNT_KIND) :: count
+      type(MPI_Datatype) :: datatype
+      integer :: dest
+      integer :: sendtag
+      integer :: source
+      integer :: recvtag
+      type(MPI_Comm) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_isendrecv_replace_c
+  end interface
+  interface
+    subroutine skiff_c_mrecv_c(buf, count, datatype, message, status, ierror) &
+        bind(C, name="mpi_mrecv_c_")
+      import
+      type(c_ptr), value :: buf
+      integer(kind=MPI_COUNT_KIND) :: count
+      type(MPI_Datatype) :: datatype
+      type(MPI_Message) :: message
+      type(MPI_Status) :: status
+      integer :: ierror
+    end subroutine skiff_c_mrecv_c
+  end interface
+  interface
+    subroutine skiff_c_imrecv_c(buf, count, datatype, message, request, ierror) &
+        bind(C, name="mpi_imrecv_c_")
+      import
+      type(c_ptr), value :: buf
+      integer(kind=MPI_COUNT_KIND) :: count
+      type(MPI_Datatype) :: datatype
+      type(MPI_Message) :: message
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_imrecv_c
+  end interface
+  interface
+    subroutine skiff_c_buffer_attach_c(buffer, size, ierror) &
+        bind(C, name="mpi_buffer_attach_c_")
+      import
+      type(c_ptr), value :: buffer
+      integer(kind=MPI_COUNT_KIND) :: size
+      integer :: ierror
+    end subroutine skiff_c_buffer_attach_c
+  end interface
+  interface
+    subroutine skiff_c_buffer_detach_c(buffer_addr, size, ierror) &
+        bind(C, name="mpi_buffer_detach_c_")
+      import
+      type(c_ptr) :: buffer_addr
+      integer(kind=MPI_COUNT_KIND) :: size
+      integer :: ierror
+    end subroutine skiff_c_buffer_detach_c
+  end interface
+  interface
+    subroutine skiff_c_comm_attach_buffer_c(comm, buffer, size, ierror) &
+        bind(C, name="mpi_comm_attach_buffer_c_")
+      import
+      type(MPI_Comm) :: comm
+      type(c_ptr), value :: buffer
+      integer(kind=MPI_COUNT_KIND) :: size
+      integer :: ierror
+    end subroutine skiff_c_comm_attach_buffer_c
+  end interface
+  interface
+    subroutine skiff_c_comm_detach_buffer_c(comm, buffer_addr, size, ierror) &
+        bind(C, name="mpi_comm_detach_buffer_c_")
+      import
+      type(MPI_Comm) :: comm
+      type(c_ptr) :: buffer_addr
+      integer(kind=MPI_COUNT_KIND) :: size
+      integer :: ierror
+    end subroutine skiff_c_comm_detach_buffer_c
+  end interface
+  interface
+    subroutine skiff_c_session_attach_buffer_c(session, buffer, size, ierror) &
+        bind(C, name="mpi_session_attach_buffer_c_")
+      import
+      type(MPI_Session) :: session
+      type(c_ptr), value :: buffer
+      integer(kind=MPI_COUNT_KIND) :: size
+      integer :: ierror
+    end subroutine skiff_c_session_attach_buffer_c
+  end interface
+  interface
+    subroutine skiff_c_session_detach_buffer_c(session, buffer_addr, size, ierror) &
+        bind(C, name="mpi_session_detach_buffer_c_")
+      import
+      type(MPI_Session) :: session
+      type(c_ptr) :: buffer_addr
+      integer(kind=MPI_COUNT_KIND) :: size
+      integer :: ierror
+    end subroutine skiff_c_session_detach_buffer_c
+  end interface
+  interface
+    subroutine skiff_c_get_count_c(status, datatype, count, ierror) &
+        bind(C, name="mpi_get_count_c_")
+      import
+      type(MPI_Status) :: status
+      type(MPI_Datatype) :: datatype
+      integer(kind=MPI_COUNT_KIND) :: count
+      integer :: ierror
+    end subroutine skiff_c_get_count_c
+  end interface
+  interface
+    subroutine skiff_c_get_elements_c(status, datatype, count, ierror) &
+        bind(C, name="mpi_get_elements_c_")
+      import
+      type(MPI_Status) :: status
+      type(MPI_Datatype) :: datatype
+      integer(kind=MPI_COUNT_KIND) :: count
+      integer :: ierror
+    end subroutine skiff_c_get_elements_c
+  end interface
+  interface
+    subroutine skiff_c_status_set_elements_c(status, datatype, count, ierror) &
+        bind(C, name="mpi_status_set_elements_c_")
+      import
+      type(MPI_Status) :: status
+      type(MPI_Datatype) :: datatype
+      integer(kind=MPI_COUNT_KIND) :: count
+      integer :: ierror
+    end subroutine skiff_c_status_set_elements_c
+  end interface
+  interface
+    subroutine skiff_c_type_size_c(datatype, size, ierror) &
+        bind(C, name="mpi_type_size_c_")
+      import
+      type(MPI_Datatype) :: datatype
+      integer(kind=MPI_COUNT_KIND) :: size
+      integer :: ierror
+    end subroutine skiff_c_type_size_c
+  end interface
+  interface
+    subroutine skiff_c_pack_c(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror) &
+        bind(C, name="mpi_pack_c_")
+      import
+      type(c_ptr), value :: inbuf
+      integer(kind=MPI_COUNT_KIND) :: incount
+      type(MPI_Datatype) :: datatype
+      type(c_ptr), value :: outbuf
+      integer(kind=MPI_COUNT_KIND) :: outsize
+      integer(kind=MPI_COUNT_KIND) :: position
+      type(MPI_Comm) :: comm
+      integer :: ierror
+    end subroutine skiff_c_pack_c
+  end interface
+  interface
+    subroutine skiff_c_unpack_c(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror) &
+        bind(C, name="mpi_unpack_c_")
+      import
+      type(c_ptr), value :: inbuf
+      integer(kind=MPI_COUNT_KIND) :: insize
+      integer(kind=MPI_COUNT_KIND) :: position
+      type(c_ptr), value :: outbuf
+      integer(kind=MPI_COUNT_KIND) :: outcount
+      type(MPI_Datatype) :: datatype
+      type(MPI_Comm) :: comm
+      integer :: ierror
+    end subroutine skiff_c_unpack_c
+  end interface
+  interface
+    subroutine skiff_c_pack_size_c(incount, datatype, comm, size, ierror) &
+        bind(C, name="mpi_pack_size_c_")
+      import
+      integer(kind=MPI_COUNT_KIND) :: incount
+      type(MPI_Datatype) :: datatype
+      type(MPI_Comm) :: comm
+      integer(kind=MPI_COUNT_KIND) :: size
+      integer :: ierror
+    end subroutine skiff_c_pack_size_c
+  end interface
+  interface
+    subroutine skiff_c_pack_external_c(datarep, inbuf, incount, datatype, outbuf, outsize, position, ierror, &
+        datarep_len) &
+        bind(C, name="mpi_pack_external_c_")
+      import
+      character(kind=c_char) :: datarep(*)
+      type(c_ptr), value :: inbuf
+      integer(kind=MPI_COUNT_KIND) :: incount
+      type(MPI_Datatype) :: datatype
+      type(c_ptr), value :: outbuf
+      integer(kind=MPI_COUNT_KIND) :: outsize
+      integer(kind=MPI_COUNT_KIND) :: position
+      integer :: ierror
+      integer(c_size_t), value :: datarep_len
+    end subroutine skiff_c_pack_external_c
+  end interface
+  interface
+    subroutine skiff_c_unpack_external_c(datarep, inbuf, insize, position, outbuf, outcount, datatype, ierror, &
+        datarep_len) &
+        bind(C, name="mpi_unpack_external_c_")
+      import
+      character(kind=c_char) :: datarep(*)
+      type(c_ptr), value :: inbuf
+      integer(kind=MPI_COUNT_KIND) :: insize
+      integer(kind=MPI_COUNT_KIND) :: position
+      type(c_ptr), value :: outbuf
+      integer(kind=MPI_COUNT_KIND) :: outcount
+      type(MPI_Datatype) :: datatype
+      integer :: ierror
+      integer(c_size_t), value :: datarep_len
+    end subroutine skiff_c_unpack_external_c
+  end interface
+  interface
+    subroutine skiff_c_pack_external_size_c(datarep, incount, datatype, size, ierror, datarep_len) &
+        bind(C, name="mpi_pack_external_size_c_")
+      import
+      character(kind=c_char) :: datarep(*)
+      integer(kind=MPI_COUNT_KIND) :: incount
+      type(MPI_Datatype) :: datatype
+      integer(kind=MPI_COUNT_KIND) :: size
+      integer :: ierror
+      integer(c_size_t), value :: datarep_len
+    end subroutine skiff_c_pack_external_size_c
+  end interface
+  interface
+    subroutine skiff_c_type_contiguous_c(count, oldtype, newtype, ierror) &
+        bind(C, name="mpi_type_contiguous_c_")
+      import
+      integer(kind=MPI_COUNT_KIND) :: count
+      type(MPI_Datatype) :: oldtype
+      type(MPI_Datatype) :: newtype
+      integer :: ierror
+    end subroutine skiff_c_type_contiguous_c
+  end interface
+  interface
+    subroutine skiff_c_type_vector_c(count, blocklength, stride, oldtype, newtype, ierror) &
+        bind(C, name="mpi_type_vector_c_")
+      import
+      integer(kind=MPI_COUNT_KIND) :: count
+      integer(kind=MPI_COUNT_KIND) :: blocklength
+      integer(kind=MPI_COUNT_KIND) :: stride
+      type(MPI_Datatype) :: oldtype
+      type(MPI_Datatype) :: newtype
+      integer :: ierror
+    end subroutine skiff_c_type_vector_c
+  end interface
+  interface
+    subroutine skiff_c_type_create_hvector_c(count, blocklength, stride, oldtype, newtype, ierror) &
+        bind(C, name="mpi_type_create_hvector_c_")
+      import
+      integer(kind=MPI_COUNT_KIND) :: count
+      integer(kind=MPI_COUNT_KIND) :: blocklength
+      integer(kind=MPI_COUNT_KIND) :: stride
+      type(MPI_Datatype) :: oldtype
+      type(MPI_Datatype) :: newtype
+      integer :: ierror
+    end subroutine skiff_c_type_create_hvector_c
+  end interface
+  interface
+    subroutine skiff_c_type_indexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, ierror) &
+        bind(C, name="mpi_type_indexed_c_")
+      import
+      integer(kind=MPI_COUNT_KIND) :: count
+      integer(kind=MPI_COUNT_KIND) :: array_of_blocklengths(*)
+      integer(kind=MPI_COUNT_KIND) :: array_of_displacements(*)
+      type(MPI_Datatype) :: oldtype
+      type(MPI_Datatype) :: newtype
+      integer :: ierror
+    end subroutine skiff_c_type_indexed_c
+  end interface
+  interface
+    subroutine skiff_c_type_create_hindexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, &
+        ierror) &
+        bind(C, name="mpi_type_create_hindexed_c_")
+      import
+      integer(kind=MPI_COUNT_KIND) :: count
+      integer(kind=MPI_COUNT_KIND) :: array_of_blocklengths(*)
+      integer(kind=MPI_COUNT_KIND) :: array_of_displacements(*)
+      type(MPI_Datatype) :: oldtype
+      type(MPI_Datatype) :: newtype
+      integer :: ierror
+    end subroutine skiff_c_type_create_hindexed_c
+  end interface
+  interface
+    subroutine skiff_c_type_create_indexed_block_c(count, blocklength, array_of_displacements, oldtype, newtype, &
+        ierror) &
+        bind(C, name="mpi_type_create_indexed_block_c_")
+      import
+      integer(kind=MPI_COUNT_KIND) :: count
+      integer(kind=MPI_COUNT_KIND) :: blocklength
+      integer(kind=MPI_COUNT_KIND) :: array_of_displacements(*)
+      type(MPI_Datatype) :: oldtype
+      type(MPI_Datatype) :: newtype
+      integer :: ierror
+    end subroutine skiff_c_type_create_indexed_block_c
+  end interface
+  interface
+    subroutine skiff_c_type_create_hindexed_block_c(count, blocklength, array_of_displacements, oldtype, newtype, &
+        ierror) &
+        bind(C, name="mpi_type_create_hindexed_block_c_")
+      import
+      integer(kind=MPI_COUNT_KIND) :: count
+      integer(kind=MPI_COUNT_KIND) :: blocklength
+      integer(kind=MPI_COUNT_KIND) :: array_of_displacements(*)
+      type(MPI_Datatype) :: oldtype
+      type(MPI_Datatype) :: newtype
+      integer :: ierror
+    end subroutine skiff_c_type_create_hindexed_block_c
+  end interface
+  interface
+    subroutine skiff_c_type_create_struct_c(count, array_of_blocklengths, array_of_displacements, array_of_types, &
+        newtype, ierror) &
+        bind(C, name="mpi_type_create_struct_c_")
+      import
+      integer(kind=MPI_COUNT_KIND) :: count
+      integer(kind=MPI_COUNT_KIND) :: array_of_blocklengths(*)
+      integer(kind=MPI_COUNT_KIND) :: array_of_displacements(*)
+      type(MPI_Datatype) :: array_of_types(*)
+      type(MPI_Datatype) :: newtype
+      integer :: ierror
+    end subroutine skiff_c_type_create_struct_c
+  end interface
+  interface
+    subroutine skiff_c_type_create_subarray_c(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, &
+        oldtype, newtype, ierror) &
+        bind(C, name="mpi_type_create_subarray_c_")
+      import
+      integer :: ndims
+      integer(kind=MPI_COUNT_KIND) :: array_of_sizes(*)
+      integer(kind=MPI_COUNT_KIND) :: array_of_subsizes(*)
+      integer(kind=MPI_COUNT_KIND) :: array_of_starts(*)
+      integer :: order
+      type(MPI_Datatype) :: oldtype
+      type(MPI_Datatype) :: newtype
+      integer :: ierror
+    end subroutine skiff_c_type_create_subarray_c
+  end interface
+  interface
+    subroutine skiff_c_type_create_darray_c(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, &
+        array_of_psizes, order, oldtype, newtype, ierror) &
+        bind(C, name="mpi_type_create_darray_c_")
+      import
+      integer :: size
+      integer :: rank
+      integer :: ndims
+      integer(kind=MPI_COUNT_KIND) :: array_of_gsizes(*)
+      integer :: array_of_distribs(*)
+      integer :: array_of_dargs(*)
+      integer :: array_of_psizes(*)
+      integer :: order
+      type(MPI_Datatype) :: oldtype
+      type(MPI_Datatype) :: newtype
+      integer :: ierror
+    end subroutine skiff_c_type_create_darray_c
+  end interface
+  interface
+    subroutine skiff_c_type_get_envelope_c(datatype, num_integers, num_addresses, num_large_counts, num_datatypes, &
+        combiner, ierror) &
+        bind(C, name="mpi_type_get_envelope_c_")
+      import
+      type(MPI_Datatype) :: datatype
+      integer(kind=MPI_COUNT_KIND) :: num_integers
+      integer(kind=MPI_COUNT_KIND) :: num_addresses
+      integer(kind=MPI_COUNT_KIND) :: num_large_counts
+      integer(kind=MPI_COUNT_KIND) :: num_datatypes
+      integer :: combiner
+      integer :: ierror
+    end subroutine skiff_c_type_get_envelope_c
+  end interface
+  interface
+    subroutine skiff_c_type_get_contents_c(datatype, max_integers, max_addresses, max_large_counts, max_datatypes, &
+        array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes, ierror) &
+        bind(C, name="mpi_type_get_contents_c_")
+      import
+      type(MPI_Datatype) :: datatype
+      integer(kind=MPI_COUNT_KIND) :: max_integers
+      integer(kind=MPI_COUNT_KIND) :: max_addresses
+      integer(kind=MPI_COUNT_KIND) :: max_large_counts
+      integer(kind=MPI_COUNT_KIND) :: max_datatypes
+      integer :: array_of_integers(*)
+      integer(kind=MPI_ADDRESS_KIND) :: array_of_addresses(*)
+      integer(kind=MPI_COUNT_KIND) :: array_of_large_counts(*)
+      type(MPI_Datatype) :: array_of_datatypes(*)
+      integer :: ierror
+    end subroutine skiff_c_type_get_contents_c
+  end interface
+  interface
+    subroutine skiff_c_bcast_c(buffer, count, datatype, root, comm, ierror) &
+        bind(C, name="mpi_bcast_c_")
+      import
+      type(c_ptr), value :: buffer
+      integer(kind=MPI_COUNT_KIND) :: count
+      type(MPI_Datatype) :: datatype
+      integer :: root
+      type(MPI_Comm) :: comm
+      integer :: ierror
+    end subroutine skiff_c_bcast_c
+  end interface
+  interface
+    subroutine skiff_c_gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror) &
+        bind(C, name="mpi_gather_c_")
+      import
+      type(c_ptr), value :: sendbuf
+      integer(kind=MPI_COUNT_KIND) :: sendcount
+      type(MPI_Datatype) :: sendtype
+      type(c_ptr), value :: recvbuf
+      integer(kind=MPI_COUNT_KIND) :: recvcount
+      type(MPI_Datatype) :: recvtype
+      integer :: root
+      type(MPI_Comm) :: comm
+      integer :: ierror
+    end subroutine skiff_c_gather_c
+  end interface
+  interface
+    subroutine skiff_c_gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, &
+        ierror) &
+        bind(C, name="mpi_gatherv_c_")
+      import
+      type(c_ptr), value :: sendbuf
+      integer(kind=MPI_COUNT_KIND) :: sendcount
+      type(MPI_Datatype) :: sendtype
+      type(c_ptr), value :: recvbuf
+      integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+      integer(kind=MPI_ADDRESS_KIND) :: displs(*)
+      type(MPI_Datatype) :: recvtype
+      integer :: root
+      type(MPI_Comm) :: comm
+      integer :: ierror
+    end subroutine skiff_c_gatherv_c
+  end interface
+  interface
+    subroutine skiff_c_scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror) &
+        bind(C, name="mpi_scatter_c_")
+      import
+      type(c_ptr), value :: sendbuf
+      integer(kind=MPI_COUNT_KIND) :: sendcount
+      type(MPI_Datatype) :: sendtype
+      type(c_ptr), value :: recvbuf
+      integer(kind=MPI_COUNT_KIND) :: recvcount
+      type(MPI_Datatype) :: recvtype
+      integer :: root
+      type(MPI_Comm) :: comm
+      integer :: ierror
+    end subroutine skiff_c_scatter_c
+  end interface
+  interface
+    subroutine skiff_c_scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+        ierror) &
+        bind(C, name="mpi_scatterv_c_")
+      import
+      type(c_ptr), value :: sendbuf
+      integer(kind=MPI_COUNT_KIND) :: sendcounts(*)
+      integer(kind=MPI_ADDRESS_KIND) :: displs(*)
+      type(MPI_Datatype) :: sendtype
+      type(c_ptr), value :: recvbuf
+      integer(kind=MPI_COUNT_KIND) :: recvcount
+      type(MPI_Datatype) :: recvtype
+      integer :: root
+      type(MPI_Comm) :: comm
+      integer :: ierror
+    end subroutine skiff_c_scatterv_c
+  end interface
+  interface
+    subroutine skiff_c_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror) &
+        bind(C, name="mpi_allgather_c_")
+      import
+      type(c_ptr), value :: sendbuf
+      integer(kind=MPI_COUNT_KIND) :: sendcount
+      type(MPI_Datatype) :: sendtype
+      type(c_ptr), value :: recvbuf
+      integer(kind=MPI_COUNT_KIND) :: recvcount
+      type(MPI_Datatype) :: recvtype
+      type(MPI_Comm) :: comm
+      integer :: ierror
+    end subroutine skiff_c_allgather_c
+  end interface
+  interface
+    subroutine skiff_c_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror) &
+        bind(C, name="mpi_allgatherv_c_")
+      import
+      type(c_ptr), value :: sendbuf
+      integer(kind=MPI_COUNT_KIND) :: sendcount
+      type(MPI_Datatype) :: sendtype
+      type(c_ptr), value :: recvbuf
+      integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+      integer(kind=MPI_ADDRESS_KIND) :: displs(*)
+      type(MPI_Datatype) :: recvtype
+      type(MPI_Comm) :: comm
+      integer :: ierror
+    end subroutine skiff_c_allgatherv_c
+  end interface
+  interface
+    subroutine skiff_c_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror) &
+        bind(C, name="mpi_alltoall_c_")
+      import
+      type(c_ptr), value :: sendbuf
+      integer(kind=MPI_COUNT_KIND) :: sendcount
+      type(MPI_Datatype) :: sendtype
+      type(c_ptr), value :: recvbuf
+      integer(kind=MPI_COUNT_KIND) :: recvcount
+      type(MPI_Datatype) :: recvtype
+      type(MPI_Comm) :: comm
+      integer :: ierror
+    end subroutine skiff_c_alltoall_c
+  end interface
+  interface
+    subroutine skiff_c_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, &
+        comm, ierror) &
+        bind(C, name="mpi_alltoallv_c_")
+      import
+      type(c_ptr), value :: sendbuf
+      integer(kind=MPI_COUNT_KIND) :: sendcounts(*)
+      integer(kind=MPI_ADDRESS_KIND) :: sdispls(*)
+      type(MPI_Datatype) :: sendtype
+      type(c_ptr), value :: recvbuf
+      integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+      integer(kind=MPI_ADDRESS_KIND) :: rdispls(*)
+      type(MPI_Datatype) :: recvtype
+      type(MPI_Comm) :: comm
+      integer :: ierror
+    end subroutine skiff_c_alltoallv_c
+  end interface
+  interface
+    subroutine skiff_c_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, &
+        comm, ierror) &
+        bind(C, name="mpi_alltoallw_c_")
+      import
+      type(c_ptr), value :: sendbuf
+      integer(kind=MPI_COUNT_KIND) :: sendcounts(*)
+      integer(kind=MPI_ADDRESS_KIND) :: sdispls(*)
+      type(MPI_Datatype) :: sendtypes(*)
+      type(c_ptr), value :: recvbuf
+      integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+      integer(kind=MPI_ADDRESS_KIND) :: rdispls(*)
+      type(MPI_Datatype) :: recvtypes(*)
+      type(MPI_Comm) :: comm
+      integer :: ierror
+    end subroutine skiff_c_alltoallw_c
+  end interface
+  interface
+    subroutine skiff_c_reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, ierror) &
+        bind(C, name="mpi_reduce_c_")
+      import
+      type(c_ptr), value :: sendbuf
+      type(c_ptr), value :: recvbuf
+      integer(kind=MPI_COUNT_KIND) :: count
+      type(MPI_Datatype) :: datatype
+      type(MPI_Op) :: op
+      integer :: root
+      type(MPI_Comm) :: comm
+      integer :: ierror
+    end subroutine skiff_c_reduce_c
+  end interface
+  interface
+    subroutine skiff_c_allreduce_c(sendbuf, recvbuf, count, datatype, op, comm, ierror) &
+        bind(C, name="mpi_allreduce_c_")
+      import
+      type(c_ptr), value :: sendbuf
+      type(c_ptr), value :: recvbuf
+      integer(kind=MPI_COUNT_KIND) :: count
+      type(MPI_Datatype) :: datatype
+      type(MPI_Op) :: op
+      type(MPI_Comm) :: comm
+      integer :: ierror
+    end subroutine skiff_c_allreduce_c
+  end interface
+  interface
+    subroutine skiff_c_reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror) &
+        bind(C, name="mpi_reduce_scatter_block_c_")
+      import
+      type(c_ptr), value :: sendbuf
+      type(c_ptr), value :: recvbuf
+      integer(kind=MPI_COUNT_KIND) :: recvcount
+      type(MPI_Datatype) :: datatype
+      type(MPI_Op) :: op
+      type(MPI_Comm) :: comm
+      integer :: ierror
+    end subroutine skiff_c_reduce_scatter_block_c
+  end interface
+  interface
+    subroutine skiff_c_reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror) &
+        bind(C, name="mpi_reduce_scatter_c_")
+      import
+      type(c_ptr), value :: sendbuf
+      type(c_ptr), value :: recvbuf
+      integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+      type(MPI_Datatype) :: datatype
+      type(MPI_Op) :: op
+      type(MPI_Comm) :: comm
+      integer :: ierror
+    end subroutine skiff_c_reduce_scatter_c
+  end interface
+  interface
+    subroutine skiff_c_scan_c(sendbuf, recvbuf, count, datatype, op, comm, ierror) &
+        bind(C, name="mpi_scan_c_")
+      import
+      type(c_ptr), value :: sendbuf
+      type(c_ptr), value :: recvbuf
+      integer(kind=MPI_COUNT_KIND) :: count
+      type(MPI_Datatype) :: datatype
+      type(MPI_Op) :: op
+      type(MPI_Comm) :: comm
+      integer :: ierror
+    end subroutine skiff_c_scan_c
+  end interface
+  interface
+    subroutine skiff_c_exscan_c(sendbuf, recvbuf, count, datatype, op, comm, ierror) &
+        bind(C, name="mpi_exscan_c_")
+      import
+      type(c_ptr), value :: sendbuf
+      type(c_ptr), value :: recvbuf
+      integer(kind=MPI_COUNT_KIND) :: count
+      type(MPI_Datatype) :: datatype
+      type(MPI_Op) :: op
+      type(MPI_Comm) :: comm
+      integer :: ierror
+    end subroutine skiff_c_exscan_c
+  end interface
+  interface
+    subroutine skiff_c_ibcast_c(buffer, count, datatype, root, comm, request, ierror) &
+        bind(C, name="mpi_ibcast_c_")
+      import
+      type(c_ptr), value :: buffer
+      integer(kind=MPI_COUNT_KIND) :: count
+      type(MPI_Datatype) :: datatype
+      integer :: root
+      type(MPI_Comm) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_ibcast_c
+  end interface
+  interface
+    subroutine skiff_c_igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, &
+        ierror) &
+        bind(C, name="mpi_igather_c_")
+      import
+      type(c_ptr), value :: sendbuf
+      integer(kind=MPI_COUNT_KIND) :: sendcount
+      type(MPI_Datatype) :: sendtype
+      type(c_ptr), value :: recvbuf
+      integer(kind=MPI_COUNT_KIND) :: recvcount
+      type(MPI_Datatype) :: recvtype
+      integer :: root
+      type(MPI_Comm) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_igather_c
+  end interface
+  interface
+    subroutine skiff_c_igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, &
+        request, ierror) &
+        bind(C, name="mpi_igatherv_c_")
+      import
+      type(c_ptr), value :: sendbuf
+      integer(kind=MPI_COUNT_KIND) :: sendcount
+      type(MPI_Datatype) :: sendtype
+      type(c_ptr), value :: recvbuf
+      integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+      integer(kind=MPI_ADDRESS_KIND) :: displs(*)
+      type(MPI_Datatype) :: recvtype
+      integer :: root
+      type(MPI_Comm) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_igatherv_c
+  end interface
+  interface
+    subroutine skiff_c_iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, &
+        ierror) &
+        bind(C, name="mpi_iscatter_c_")
+      import
+      type(c_ptr), value :: sendbuf
+      integer(kind=MPI_COUNT_KIND) :: sendcount
+      type(MPI_Datatype) :: sendtype
+      type(c_ptr), value :: recvbuf
+      integer(kind=MPI_COUNT_KIND) :: recvcount
+      type(MPI_Datatype) :: recvtype
+      integer :: root
+      type(MPI_Comm) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_iscatter_c
+  end interface
+  interface
+    subroutine skiff_c_iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+        request, ierror) &
+        bind(C, name="mpi_iscatterv_c_")
+      import
+      type(c_ptr), value :: sendbuf
+      integer(kind=MPI_COUNT_KIND) :: sendcounts(*)
+      integer(kind=MPI_ADDRESS_KIND) :: displs(*)
+      type(MPI_Datatype) :: sendtype
+      type(c_ptr), value :: recvbuf
+      integer(kind=MPI_COUNT_KIND) :: recvcount
+      type(MPI_Datatype) :: recvtype
+      integer :: root
+      type(MPI_Comm) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_iscatterv_c
+  end interface
+  interface
+    subroutine skiff_c_iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror) &
+        bind(C, name="mpi_iallgather_c_")
+      import
+      type(c_ptr), value :: sendbuf
+      integer(kind=MPI_COUNT_KIND) :: sendcount
+      type(MPI_Datatype) :: sendtype
+      type(c_ptr), value :: recvbuf
+      integer(kind=MPI_COUNT_KIND) :: recvcount
+      type(MPI_Datatype) :: recvtype
+      type(MPI_Comm) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_iallgather_c
+  end interface
+  interface
+    subroutine skiff_c_iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, &
+        request, ierror) &
+        bind(C, name="mpi_iallgatherv_c_")
+      import
+      type(c_ptr), value :: sendbuf
+      integer(kind=MPI_COUNT_KIND) :: sendcount
+      type(MPI_Datatype) :: sendtype
+      type(c_ptr), value :: recvbuf
+      integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+      integer(kind=MPI_ADDRESS_KIND) :: displs(*)
+      type(MPI_Datatype) :: recvtype
+      type(MPI_Comm) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_iallgatherv_c
+  end interface
+  interface
+    subroutine skiff_c_ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror) &
+        bind(C, name="mpi_ialltoall_c_")
+      import
+      type(c_ptr), value :: sendbuf
+      integer(kind=MPI_COUNT_KIND) :: sendcount
+      type(MPI_Datatype) :: sendtype
+      type(c_ptr), value :: recvbuf
+      integer(kind=MPI_COUNT_KIND) :: recvcount
+      type(MPI_Datatype) :: recvtype
+      type(MPI_Comm) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_ialltoall_c
+  end interface
+  interface
+    subroutine skiff_c_ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, &
+        comm, request, ierror) &
+        bind(C, name="mpi_ialltoallv_c_")
+      import
+      type(c_ptr), value :: sendbuf
+      integer(kind=MPI_COUNT_KIND) :: sendcounts(*)
+      integer(kind=MPI_ADDRESS_KIND) :: sdispls(*)
+      type(MPI_Datatype) :: sendtype
+      type(c_ptr), value :: recvbuf
+      integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+      integer(kind=MPI_ADDRESS_KIND) :: rdispls(*)
+      type(MPI_Datatype) :: recvtype
+      type(MPI_Comm) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_ialltoallv_c
+  end interface
+  interface
+    subroutine skiff_c_ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, &
+        comm, request, ierror) &
+        bind(C, name="mpi_ialltoallw_c_")
+      import
+      type(c_ptr), value :: sendbuf
+      integer(kind=MPI_COUNT_KIND) :: sendcounts(*)
+      integer(kind=MPI_ADDRESS_KIND) :: sdispls(*)
+      type(MPI_Datatype) :: sendtypes(*)
+      type(c_ptr), value :: recvbuf
+      integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+      integer(kind=MPI_ADDRESS_KIND) :: rdispls(*)
+      type(MPI_Datatype) :: recvtypes(*)
+      type(MPI_Comm) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_ialltoallw_c
+  end interface
+  interface
+    subroutine skiff_c_ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror) &
+        bind(C, name="mpi_ireduce_c_")
+      import
+      type(c_ptr), value :: sendbuf
+      type(c_ptr), value :: recvbuf
+      integer(kind=MPI_COUNT_KIND) :: count
+      type(MPI_Datatype) :: datatype
+      type(MPI_Op) :: op
+      integer :: root
+      type(MPI_Comm) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_ireduce_c
+  end interface
+  interface
+    subroutine skiff_c_iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror) &
+        bind(C, name="mpi_iallreduce_c_")
+      import
+      type(c_ptr), value :: sendbuf
+      type(c_ptr), value :: recvbuf
+      integer(kind=MPI_COUNT_KIND) :: count
+      type(MPI_Datatype) :: datatype
+      type(MPI_Op) :: op
+      type(MPI_Comm) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_iallreduce_c
+  end interface
+  interface
+    subroutine skiff_c_ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request, ierror) &
+        bind(C, name="mpi_ireduce_scatter_block_c_")
+      import
+      type(c_ptr), value :: sendbuf
+      type(c_ptr), value :: recvbuf
+      integer(kind=MPI_COUNT_KIND) :: recvcount
+      type(MPI_Datatype) :: datatype
+      type(MPI_Op) :: op
+      type(MPI_Comm) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_ireduce_scatter_block_c
+  end interface
+  interface
+    subroutine skiff_c_ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, ierror) &
+        bind(C, name="mpi_ireduce_scatter_c_")
+      import
+      type(c_ptr), value :: sendbuf
+      type(c_ptr), value :: recvbuf
+      integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+      type(MPI_Datatype) :: datatype
+      type(MPI_Op) :: op
+      type(MPI_Comm) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_ireduce_scatter_c
+  end interface
+  interface
+    subroutine skiff_c_iscan_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror) &
+        bind(C, name="mpi_iscan_c_")
+      import
+      type(c_ptr), value :: sendbuf
+      type(c_ptr), value :: recvbuf
+      integer(kind=MPI_COUNT_KIND) :: count
+      type(MPI_Datatype) :: datatype
+      type(MPI_Op) :: op
+      type(MPI_Comm) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_iscan_c
+  end interface
+  interface
+    subroutine skiff_c_iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror) &
+        bind(C, name="mpi_iexscan_c_")
+      import
+      type(c_ptr), value :: sendbuf
+      type(c_ptr), value :: recvbuf
+      integer(kind=MPI_COUNT_KIND) :: count
+      type(MPI_Datatype) :: datatype
+      type(MPI_Op) :: op
+      type(MPI_Comm) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_iexscan_c
+  end interface
+  interface
+    subroutine skiff_c_bcast_init_c(buffer, count, datatype, root, comm, info, request, ierror) &
+        bind(C, name="mpi_bcast_init_c_")
+      import
+      type(c_ptr), value :: buffer
+      integer(kind=MPI_COUNT_KIND) :: count
+      type(MPI_Datatype) :: datatype
+      integer :: root
+      type(MPI_Comm) :: comm
+      type(MPI_Info) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_bcast_init_c
+  end interface
+  interface
+    subroutine skiff_c_gather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, &
+        request, ierror) &
+        bind(C, name="mpi_gather_init_c_")
+      import
+      type(c_ptr), value :: sendbuf
+      integer(kind=MPI_COUNT_KIND) :: sendcount
+      type(MPI_Datatype) :: sendtype
+      type(c_ptr), value :: recvbuf
+      integer(kind=MPI_COUNT_KIND) :: recvcount
+      type(MPI_Datatype) :: recvtype
+      integer :: root
+      type(MPI_Comm) :: comm
+      type(MPI_Info) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_gather_init_c
+  end interface
+  interface
+    subroutine skiff_c_gatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, &
+        comm, info, request, ierror) &
+        bind(C, name="mpi_gatherv_init_c_")
+      import
+      type(c_ptr), value :: sendbuf
+      integer(kind=MPI_COUNT_KIND) :: sendcount
+      type(MPI_Datatype) :: sendtype
+      type(c_ptr), value :: recvbuf
+      integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+      integer(kind=MPI_ADDRESS_KIND) :: displs(*)
+      type(MPI_Datatype) :: recvtype
+      integer :: root
+      type(MPI_Comm) :: comm
+      type(MPI_Info) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_gatherv_init_c
+  end interface
+  interface
+    subroutine skiff_c_scatter_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, &
+        request, ierror) &
+        bind(C, name="mpi_scatter_init_c_")
+      import
+      type(c_ptr), value :: sendbuf
+      integer(kind=MPI_COUNT_KIND) :: sendcount
+      type(MPI_Datatype) :: sendtype
+      type(c_ptr), value :: recvbuf
+      integer(kind=MPI_COUNT_KIND) :: recvcount
+      type(MPI_Datatype) :: recvtype
+      integer :: root
+      type(MPI_Comm) :: comm
+      type(MPI_Info) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_scatter_init_c
+  end interface
+  interface
+    subroutine skiff_c_scatterv_init_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, &
+        comm, info, request, ierror) &
+        bind(C, name="mpi_scatterv_init_c_")
+      import
+      type(c_ptr), value :: sendbuf
+      integer(kind=MPI_COUNT_KIND) :: sendcounts(*)
+      integer(kind=MPI_ADDRESS_KIND) :: displs(*)
+      type(MPI_Datatype) :: sendtype
+      type(c_ptr), value :: recvbuf
+      integer(kind=MPI_COUNT_KIND) :: recvcount
+      type(MPI_Datatype) :: recvtype
+      integer :: root
+      type(MPI_Comm) :: comm
+      type(MPI_Info) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_scatterv_init_c
+  end interface
+  interface
+    subroutine skiff_c_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, &
+        request, ierror) &
+        bind(C, name="mpi_allgather_init_c_")
+      import
+      type(c_ptr), value :: sendbuf
+      integer(kind=MPI_COUNT_KIND) :: sendcount
+      type(MPI_Datatype) :: sendtype
+      type(c_ptr), value :: recvbuf
+      integer(kind=MPI_COUNT_KIND) :: recvcount
+      type(MPI_Datatype) :: recvtype
+      type(MPI_Comm) :: comm
+      type(MPI_Info) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_allgather_init_c
+  end interface
+  interface
+    subroutine skiff_c_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, &
+        info, request, ierror) &
+        bind(C, name="mpi_allgatherv_init_c_")
+      import
+      type(c_ptr), value :: sendbuf
+      integer(kind=MPI_COUNT_KIND) :: sendcount
+      type(MPI_Datatype) :: sendtype
+      type(c_ptr), value :: recvbuf
+      integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+      integer(kind=MPI_ADDRESS_KIND) :: displs(*)
+      type(MPI_Datatype) :: recvtype
+      type(MPI_Comm) :: comm
+      type(MPI_Info) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_allgatherv_init_c
+  end interface
+  interface
+    subroutine skiff_c_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, &
+        request, ierror) &
+        bind(C, name="mpi_alltoall_init_c_")
+      import
+      type(c_ptr), value :: sendbuf
+      integer(kind=MPI_COUNT_KIND) :: sendcount
+      type(MPI_Datatype) :: sendtype
+      type(c_ptr), value :: recvbuf
+      integer(kind=MPI_COUNT_KIND) :: recvcount
+      type(MPI_Datatype) :: recvtype
+      type(MPI_Comm) :: comm
+      type(MPI_Info) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_alltoall_init_c
+  end interface
+  interface
+    subroutine skiff_c_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+        recvtype, comm, info, request, ierror) &
+        bind(C, name="mpi_alltoallv_init_c_")
+      import
+      type(c_ptr), value :: sendbuf
+      integer(kind=MPI_COUNT_KIND) :: sendcounts(*)
+      integer(kind=MPI_ADDRESS_KIND) :: sdispls(*)
+      type(MPI_Datatype) :: sendtype
+      type(c_ptr), value :: recvbuf
+      integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+      integer(kind=MPI_ADDRESS_KIND) :: rdispls(*)
+      type(MPI_Datatype) :: recvtype
+      type(MPI_Comm) :: comm
+      type(MPI_Info) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_alltoallv_init_c
+  end interface
+  interface
+    subroutine skiff_c_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+        recvtypes, comm, info, request, ierror) &
+        bind(C, name="mpi_alltoallw_init_c_")
+      import
+      type(c_ptr), value :: sendbuf
+      integer(kind=MPI_COUNT_KIND) :: sendcounts(*)
+      integer(kind=MPI_ADDRESS_KIND) :: sdispls(*)
+      type(MPI_Datatype) :: sendtypes(*)
+      type(c_ptr), value :: recvbuf
+      integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+      integer(kind=MPI_ADDRESS_KIND) :: rdispls(*)
+      type(MPI_Datatype) :: recvtypes(*)
+      type(MPI_Comm) :: comm
+      type(MPI_Info) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_alltoallw_init_c
+  end interface
+  interface
+    subroutine skiff_c_reduce_init_c(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, ierror) &
+        bind(C, name="mpi_reduce_init_c_")
+      import
+      type(c_ptr), value :: sendbuf
+      type(c_ptr), value :: recvbuf
+      integer(kind=MPI_COUNT_KIND) :: count
+      type(MPI_Datatype) :: datatype
+      type(MPI_Op) :: op
+      integer :: root
+      type(MPI_Comm) :: comm
+      type(MPI_Info) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_reduce_init_c
+  end interface
+  interface
+    subroutine skiff_c_allreduce_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror) &
+        bind(C, name="mpi_allreduce_init_c_")
+      import
+      type(c_ptr), value :: sendbuf
+      type(c_ptr), value :: recvbuf
+      integer(kind=MPI_COUNT_KIND) :: count
+      type(MPI_Datatype) :: datatype
+      type(MPI_Op) :: op
+      type(MPI_Comm) :: comm
+      type(MPI_Info) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_allreduce_init_c
+  end interface
+  interface
+    subroutine skiff_c_reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request, &
+        ierror) &
+        bind(C, name="mpi_reduce_scatter_block_init_c_")
+      import
+      type(c_ptr), value :: sendbuf
+      type(c_ptr), value :: recvbuf
+      integer(kind=MPI_COUNT_KIND) :: recvcount
+      type(MPI_Datatype) :: datatype
+      type(MPI_Op) :: op
+      type(MPI_Comm) :: comm
+      type(MPI_Info) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_reduce_scatter_block_init_c
+  end interface
+  interface
+    subroutine skiff_c_reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, ierror) &
+        bind(C, name="mpi_reduce_scatter_init_c_")
+      import
+      type(c_ptr), value :: sendbuf
+      type(c_ptr), value :: recvbuf
+      integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+      type(MPI_Datatype) :: datatype
+      type(MPI_Op) :: op
+      type(MPI_Comm) :: comm
+      type(MPI_Info) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_reduce_scatter_init_c
+  end interface
+  interface
+    subroutine skiff_c_scan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror) &
+        bind(C, name="mpi_scan_init_c_")
+      import
+      type(c_ptr), value :: sendbuf
+      type(c_ptr), value :: recvbuf
+      integer(kind=MPI_COUNT_KIND) :: count
+      type(MPI_Datatype) :: datatype
+      type(MPI_Op) :: op
+      type(MPI_Comm) :: comm
+      type(MPI_Info) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_scan_init_c
+  end interface
+  interface
+    subroutine skiff_c_exscan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror) &
+        bind(C, name="mpi_exscan_init_c_")
+      import
+      type(c_ptr), value :: sendbuf
+      type(c_ptr), value :: recvbuf
+      integer(kind=MPI_COUNT_KIND) :: count
+      type(MPI_Datatype) :: datatype
+      type(MPI_Op) :: op
+      type(MPI_Comm) :: comm
+      type(MPI_Info) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_exscan_init_c
+  end interface
+  interface
+    subroutine skiff_c_neighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror) &
+        bind(C, name="mpi_neighbor_allgather_c_")
+      import
+      type(c_ptr), value :: sendbuf
+      integer(kind=MPI_COUNT_KIND) :: sendcount
+      type(MPI_Datatype) :: sendtype
+      type(c_ptr), value :: recvbuf
+      integer(kind=MPI_COUNT_KIND) :: recvcount
+      type(MPI_Datatype) :: recvtype
+      type(MPI_Comm) :: comm
+      integer :: ierror
+    end subroutine skiff_c_neighbor_allgather_c
+  end interface
+  interface
+    subroutine skiff_c_neighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+        comm, ierror) &
+        bind(C, name="mpi_neighbor_allgatherv_c_")
+      import
+      type(c_ptr), value :: sendbuf
+      integer(kind=MPI_COUNT_KIND) :: sendcount
+      type(MPI_Datatype) :: sendtype
+      type(c_ptr), value :: recvbuf
+      integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+      integer(kind=MPI_ADDRESS_KIND) :: displs(*)
+      type(MPI_Datatype) :: recvtype
+      type(MPI_Comm) :: comm
+      integer :: ierror
+    end subroutine skiff_c_neighbor_allgatherv_c
+  end interface
+  interface
+    subroutine skiff_c_neighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror) &
+        bind(C, name="mpi_neighbor_alltoall_c_")
+      import
+      type(c_ptr), value :: sendbuf
+      integer(kind=MPI_COUNT_KIND) :: sendcount
+      type(MPI_Datatype) :: sendtype
+      type(c_ptr), value :: recvbuf
+      integer(kind=MPI_COUNT_KIND) :: recvcount
+      type(MPI_Datatype) :: recvtype
+      type(MPI_Comm) :: comm
+      integer :: ierror
+    end subroutine skiff_c_neighbor_alltoall_c
+  end interface
+  interface
+    subroutine skiff_c_neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+        recvtype, comm, ierror) &
+        bind(C, name="mpi_neighbor_alltoallv_c_")
+      import
+      type(c_ptr), value :: sendbuf
+      integer(kind=MPI_COUNT_KIND) :: sendcounts(*)
+      integer(kind=MPI_ADDRESS_KIND) :: sdispls(*)
+      type(MPI_Datatype) :: sendtype
+      type(c_ptr), value :: recvbuf
+      integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+      integer(kind=MPI_ADDRESS_KIND) :: rdispls(*)
+      type(MPI_Datatype) :: recvtype
+      type(MPI_Comm) :: comm
+      integer :: ierror
+    end subroutine skiff_c_neighbor_alltoallv_c
+  end interface
+  interface
+    subroutine skiff_c_neighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+        recvtypes, comm, ierror) &
+        bind(C, name="mpi_neighbor_alltoallw_c_")
+      import
+      type(c_ptr), value :: sendbuf
+      integer(kind=MPI_COUNT_KIND) :: sendcounts(*)
+      integer(kind=MPI_ADDRESS_KIND) :: sdispls(*)
+      type(MPI_Datatype) :: sendtypes(*)
+      type(c_ptr), value :: recvbuf
+      integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+      integer(kind=MPI_ADDRESS_KIND) :: rdispls(*)
+      type(MPI_Datatype) :: recvtypes(*)
+      type(MPI_Comm) :: comm
+      integer :: ierror
+    end subroutine skiff_c_neighbor_alltoallw_c
+  end interface
+  interface
+    subroutine skiff_c_ineighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+        request, ierror) &
+        bind(C, name="mpi_ineighbor_allgather_c_")
+      import
+      type(c_ptr), value :: sendbuf
+      integer(kind=MPI_COUNT_KIND) :: sendcount
+      type(MPI_Datatype) :: sendtype
+      type(c_ptr), value :: recvbuf
+      integer(kind=MPI_COUNT_KIND) :: recvcount
+      type(MPI_Datatype) :: recvtype
+      type(MPI_Comm) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_ineighbor_allgather_c
+  end interface
+  interface
+    subroutine skiff_c_ineighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+        comm, request, ierror) &
+        bind(C, name="mpi_ineighbor_allgatherv_c_")
+      import
+      type(c_ptr), value :: sendbuf
+      integer(kind=MPI_COUNT_KIND) :: sendcount
+      type(MPI_Datatype) :: sendtype
+      type(c_ptr), value :: recvbuf
+      integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+      integer(kind=MPI_ADDRESS_KIND) :: displs(*)
+      type(MPI_Datatype) :: recvtype
+      type(MPI_Comm) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_ineighbor_allgatherv_c
+  end interface
+  interface
+    subroutine skiff_c_ineighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+        request, ierror) &
+        bind(C, name="mpi_ineighbor_alltoall_c_")
+      import
+      type(c_ptr), value :: sendbuf
+      integer(kind=MPI_COUNT_KIND) :: sendcount
+      type(MPI_Datatype) :: sendtype
+      type(c_ptr), value :: recvbuf
+      integer(kind=MPI_COUNT_KIND) :: recvcount
+      type(MPI_Datatype) :: recvtype
+      type(MPI_Comm) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_ineighbor_alltoall_c
+  end interface
+  interface
+    subroutine skiff_c_ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+        recvtype, comm, request, ierror) &
+        bind(C, name="mpi_ineighbor_alltoallv_c_")
+      import
+      type(c_ptr), value :: sendbuf
+      integer(kind=MPI_COUNT_KIND) :: sendcounts(*)
+      integer(kind=MPI_ADDRESS_KIND) :: sdispls(*)
+      type(MPI_Datatype) :: sendtype
+      type(c_ptr), value :: recvbuf
+      integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+      integer(kind=MPI_ADDRESS_KIND) :: rdispls(*)
+      type(MPI_Datatype) :: recvtype
+      type(MPI_Comm) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_ineighbor_alltoallv_c
+  end interface
+  interface
+    subroutine skiff_c_ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+        recvtypes, comm, request, ierror) &
+        bind(C, name="mpi_ineighbor_alltoallw_c_")
+      import
+      type(c_ptr), value :: sendbuf
+      integer(kind=MPI_COUNT_KIND) :: sendcounts(*)
+      integer(kind=MPI_ADDRESS_KIND) :: sdispls(*)
+      type(MPI_Datatype) :: sendtypes(*)
+      type(c_ptr), value :: recvbuf
+      integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+      integer(kind=MPI_ADDRESS_KIND) :: rdispls(*)
+      type(MPI_Datatype) :: recvtypes(*)
+      type(MPI_Comm) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_ineighbor_alltoallw_c
+  end interface
+  interface
+    subroutine skiff_c_neighbor_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+        info, request, ierror) &
+        bind(C, name="mpi_neighbor_allgather_init_c_")
+      import
+      type(c_ptr), value :: sendbuf
+      integer(kind=MPI_COUNT_KIND) :: sendcount
+      type(MPI_Datatype) :: sendtype
+      type(c_ptr), value :: recvbuf
+      integer(kind=MPI_COUNT_KIND) :: recvcount
+      type(MPI_Datatype) :: recvtype
+      type(MPI_Comm) :: comm
+      type(MPI_Info) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_neighbor_allgather_init_c
+  end interface
+  interface
+    subroutine skiff_c_neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+        recvtype, comm, info, request, ierror) &
+        bind(C, name="mpi_neighbor_allgatherv_init_c_")
+      import
+      type(c_ptr), value :: sendbuf
+      integer(kind=MPI_COUNT_KIND) :: sendcount
+      type(MPI_Datatype) :: sendtype
+      type(c_ptr), value :: recvbuf
+      integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+      integer(kind=MPI_ADDRESS_KIND) :: displs(*)
+      type(MPI_Datatype) :: recvtype
+      type(MPI_Comm) :: comm
+      type(MPI_Info) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_neighbor_allgatherv_init_c
+  end interface
+  interface
+    subroutine skiff_c_neighbor_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+        info, request, ierror) &
+        bind(C, name="mpi_neighbor_alltoall_init_c_")
+      import
+      type(c_ptr), value :: sendbuf
+      integer(kind=MPI_COUNT_KIND) :: sendcount
+      type(MPI_Datatype) :: sendtype
+      type(c_ptr), value :: recvbuf
+      integer(kind=MPI_COUNT_KIND) :: recvcount
+      type(MPI_Datatype) :: recvtype
+      type(MPI_Comm) :: comm
+      type(MPI_Info) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_neighbor_alltoall_init_c
+  end interface
+  interface
+    subroutine skiff_c_neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+        rdispls, recvtype, comm, info, request, ierror) &
+        bind(C, name="mpi_neighbor_alltoallv_init_c_")
+      import
+      type(c_ptr), value :: sendbuf
+      integer(kind=MPI_COUNT_KIND) :: sendcounts(*)
+      integer(kind=MPI_ADDRESS_KIND) :: sdispls(*)
+      type(MPI_Datatype) :: sendtype
+      type(c_ptr), value :: recvbuf
+      integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+      integer(kind=MPI_ADDRESS_KIND) :: rdispls(*)
+      type(MPI_Datatype) :: recvtype
+      type(MPI_Comm) :: comm
+      type(MPI_Info) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_neighbor_alltoallv_init_c
+  end interface
+  interface
+    subroutine skiff_c_neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+        rdispls, recvtypes, comm, info, request, ierror) &
+        bind(C, name="mpi_neighbor_alltoallw_init_c_")
+      import
+      type(c_ptr), value :: sendbuf
+      integer(kind=MPI_COUNT_KIND) :: sendcounts(*)
+      integer(kind=MPI_ADDRESS_KIND) :: sdispls(*)
+      type(MPI_Datatype) :: sendtypes(*)
+      type(c_ptr), value :: recvbuf
+      integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+      integer(kind=MPI_ADDRESS_KIND) :: rdispls(*)
+      type(MPI_Datatype) :: recvtypes(*)
+      type(MPI_Comm) :: comm
+      type(MPI_Info) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_neighbor_alltoallw_init_c
+  end interface
+  interface
+    subroutine skiff_c_reduce_local_c(inbuf, inoutbuf, count, datatype, op, ierror) &
+        bind(C, name="mpi_reduce_local_c_")
+      import
+      type(c_ptr), value :: inbuf
+      type(c_ptr), value :: inoutbuf
+      integer(kind=MPI_COUNT_KIND) :: count
+      type(MPI_Datatype) :: datatype
+      type(MPI_Op) :: op
+      integer :: ierror
+    end subroutine skiff_c_reduce_local_c
+  end interface
+  interface
+    subroutine skiff_c_win_create_c(base, size, disp_unit, info, comm, win, ierror) &
+        bind(C, name="mpi_win_create_c_")
+      import
+      type(c_ptr), value :: base
+      integer(kind=MPI_ADDRESS_KIND) :: size
+      integer(kind=MPI_ADDRESS_KIND) :: disp_unit
+      type(MPI_Info) :: info
+      type(MPI_Comm) :: comm
+      type(MPI_Win) :: win
+      integer :: ierror
+    end subroutine skiff_c_win_create_c
+  end interface
+  interface
+    subroutine skiff_c_win_allocate_c(size, disp_unit, info, comm, baseptr, win, ierror) &
+        bind(C, name="mpi_win_allocate_c_")
+      import
+      integer(kind=MPI_ADDRESS_KIND) :: size
+      integer(kind=MPI_ADDRESS_KIND) :: disp_unit
+      type(MPI_Info) :: info
+      type(MPI_Comm) :: comm
+      type(c_ptr) :: baseptr
+      type(MPI_Win) :: win
+      integer :: ierror
+    end subroutine skiff_c_win_allocate_c
+  end interface
+  interface
+    subroutine skiff_c_win_allocate_shared_c(size, disp_unit, info, comm, baseptr, win, ierror) &
+        bind(C, name="mpi_win_allocate_shared_c_")
+      import
+      integer(kind=MPI_ADDRESS_KIND) :: size
+      integer(kind=MPI_ADDRESS_KIND) :: disp_unit
+      type(MPI_Info) :: info
+      type(MPI_Comm) :: comm
+      type(c_ptr) :: baseptr
+      type(MPI_Win) :: win
+      integer :: ierror
+    end subroutine skiff_c_win_allocate_shared_c
+  end interface
+  interface
+    subroutine skiff_c_win_shared_query_c(win, rank, size, disp_unit, baseptr, ierror) &
+        bind(C, name="mpi_win_shared_query_c_")
+      import
+      type(MPI_Win) :: win
+      integer :: rank
+      integer(kind=MPI_ADDRESS_KIND) :: size
+      integer(kind=MPI_ADDRESS_KIND) :: disp_unit
+      type(c_ptr) :: baseptr
+      integer :: ierror
+    end subroutine skiff_c_win_shared_query_c
+  end interface
+  interface
+    subroutine skiff_c_put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, &
+        target_datatype, win, ierror) &
+        bind(C, name="mpi_put_c_")
+      import
+      type(c_ptr), value :: origin_addr
+      integer(kind=MPI_COUNT_KIND) :: origin_count
+      type(MPI_Datatype) :: origin_datatype
+      integer :: target_rank
+      integer(kind=MPI_ADDRESS_KIND) :: target_disp
+      integer(kind=MPI_COUNT_KIND) :: target_count
+      type(MPI_Datatype) :: target_datatype
+      type(MPI_Win) :: win
+      integer :: ierror
+    end subroutine skiff_c_put_c
+  end interface
+  interface
+    subroutine skiff_c_get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, &
+        target_datatype, win, ierror) &
+        bind(C, name="mpi_get_c_")
+      import
+      type(c_ptr), value :: origin_addr
+      integer(kind=MPI_COUNT_KIND) :: origin_count
+      type(MPI_Datatype) :: origin_datatype
+      integer :: target_rank
+      integer(kind=MPI_ADDRESS_KIND) :: target_disp
+      integer(kind=MPI_COUNT_KIND) :: target_count
+      type(MPI_Datatype) :: target_datatype
+      type(MPI_Win) :: win
+      integer :: ierror
+    end subroutine skiff_c_get_c
+  end interface
+  interface
+    subroutine skiff_c_accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+        target_count, target_datatype, op, win, ierror) &
+        bind(C, name="mpi_accumulate_c_")
+      import
+      type(c_ptr), value :: origin_addr
+      integer(kind=MPI_COUNT_KIND) :: origin_count
+      type(MPI_Datatype) :: origin_datatype
+      integer :: target_rank
+      integer(kind=MPI_ADDRESS_KIND) :: target_disp
+      integer(kind=MPI_COUNT_KIND) :: target_count
+      type(MPI_Datatype) :: target_datatype
+      type(MPI_Op) :: op
+      type(MPI_Win) :: win
+      integer :: ierror
+    end subroutine skiff_c_accumulate_c
+  end interface
+  interface
+    subroutine skiff_c_get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, &
+        result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror) &
+        bind(C, name="mpi_get_accumulate_c_")
+      import
+      type(c_ptr), value :: origin_addr
+      integer(kind=MPI_COUNT_KIND) :: origin_count
+      type(MPI_Datatype) :: origin_datatype
+      type(c_ptr), value :: result_addr
+      integer(kind=MPI_COUNT_KIND) :: result_count
+      type(MPI_Datatype) :: result_datatype
+      integer :: target_rank
+      integer(kind=MPI_ADDRESS_KIND) :: target_disp
+      integer(kind=MPI_COUNT_KIND) :: target_count
+      type(MPI_Datatype) :: target_datatype
+      type(MPI_Op) :: op
+      type(MPI_Win) :: win
+      integer :: ierror
+    end subroutine skiff_c_get_accumulate_c
+  end interface
+  interface
+    subroutine skiff_c_rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, &
+        target_datatype, win, request, ierror) &
+        bind(C, name="mpi_rput_c_")
+      import
+      type(c_ptr), value :: origin_addr
+      integer(kind=MPI_COUNT_KIND) :: origin_count
+      type(MPI_Datatype) :: origin_datatype
+      integer :: target_rank
+      integer(kind=MPI_ADDRESS_KIND) :: target_disp
+      integer(kind=MPI_COUNT_KIND) :: target_count
+      type(MPI_Datatype) :: target_datatype
+      type(MPI_Win) :: win
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_rput_c
+  end interface
+  interface
+    subroutine skiff_c_rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, &
+        target_datatype, win, request, ierror) &
+        bind(C, name="mpi_rget_c_")
+      import
+      type(c_ptr), value :: origin_addr
+      integer(kind=MPI_COUNT_KIND) :: origin_count
+      type(MPI_Datatype) :: origin_datatype
+      integer :: target_rank
+      integer(kind=MPI_ADDRESS_KIND) :: target_disp
+      integer(kind=MPI_COUNT_KIND) :: target_count
+      type(MPI_Datatype) :: target_datatype
+      type(MPI_Win) :: win
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_rget_c
+  end interface
+  interface
+    subroutine skiff_c_raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+        target_count, target_datatype, op, win, request, ierror) &
+        bind(C, name="mpi_raccumulate_c_")
+      import
+      type(c_ptr), value :: origin_addr
+      integer(kind=MPI_COUNT_KIND) :: origin_count
+      type(MPI_Datatype) :: origin_datatype
+      integer :: target_rank
+      integer(kind=MPI_ADDRESS_KIND) :: target_disp
+      integer(kind=MPI_COUNT_KIND) :: target_count
+      type(MPI_Datatype) :: target_datatype
+      type(MPI_Op) :: op
+      type(MPI_Win) :: win
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_raccumulate_c
+  end interface
+  interface
+    subroutine skiff_c_rget_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, &
+        result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror) &
+        bind(C, name="mpi_rget_accumulate_c_")
+      import
+      type(c_ptr), value :: origin_addr
+      integer(kind=MPI_COUNT_KIND) :: origin_count
+      type(MPI_Datatype) :: origin_datatype
+      type(c_ptr), value :: result_addr
+      integer(kind=MPI_COUNT_KIND) :: result_count
+      type(MPI_Datatype) :: result_datatype
+      integer :: target_rank
+      integer(kind=MPI_ADDRESS_KIND) :: target_disp
+      integer(kind=MPI_COUNT_KIND) :: target_count
+      type(MPI_Datatype) :: target_datatype
+      type(MPI_Op) :: op
+      type(MPI_Win) :: win
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine skiff_c_rget_accumulate_c
+  end interface
   interface MPI_Finalize
     module procedure MPI_Finalize_f08
   end interface MPI_Finalize
@@ -4463,7 +6342,7 @@ module mpi_f08
     module procedure MPI_Error_class_f08
   end interface MPI_Error_class
   interface MPI_Type_size
-    module procedure MPI_Type_size_f08
+    module procedure MPI_Type_size_f08, MPI_Type_size_f08c
   end interface MPI_Type_size
   interface MPI_Type_size_x
     module procedure MPI_Type_size_x_f08
@@ -4472,16 +6351,16 @@ module mpi_f08
     module procedure MPI_Type_get_extent_f08
   end interface MPI_Type_get_extent
   interface MPI_Get_count
-    module procedure MPI_Get_count_f08
+    module procedure MPI_Get_count_f08, MPI_Get_count_f08c
   end interface MPI_Get_count
   interface MPI_Get_elements
-    module procedure MPI_Get_elements_f08
+    module procedure MPI_Get_elements_f08, MPI_Get_elements_f08c
   end interface MPI_Get_elements
   interface MPI_Get_elements_x
     module procedure MPI_Get_elements_x_f08
   end interface MPI_Get_elements_x
   interface MPI_Status_set_elements
-    module procedure MPI_Status_set_elements_f08
+    module procedure MPI_Status_set_elements_f08, MPI_Status_set_elements_f08c
   end interface MPI_Status_set_elements
   interface MPI_Status_set_elements_x
     module procedure MPI_Status_set_elements_x_f08
@@ -4493,22 +6372,22 @@ module mpi_f08
     module procedure MPI_Test_cancelled_f08
   end interface MPI_Test_cancelled
   interface MPI_Send
-    module procedure MPI_Send_f08
+    module procedure MPI_Send_f08, MPI_Send_f08c
   end interface MPI_Send
   interface MPI_Ssend
-    module procedure MPI_Ssend_f08
+    module procedure MPI_Ssend_f08, MPI_Ssend_f08c
   end interface MPI_Ssend
   interface MPI_Rsend
-    module procedure MPI_Rsend_f08
+    module procedure MPI_Rsend_f08, MPI_Rsend_f08c
   end interface MPI_Rsend
   interface MPI_Bsend
-    module procedure MPI_Bsend_f08
+    module procedure MPI_Bsend_f08, MPI_Bsend_f08c
   end interface MPI_Bsend
   interface MPI_Buffer_attach
-    module procedure MPI_Buffer_attach_f08
+    module procedure MPI_Buffer_attach_f08, MPI_Buffer_attach_f08c
   end interface MPI_Buffer_attach
   interface MPI_Buffer_detach
-    module procedure MPI_Buffer_detach_f08
+    module procedure MPI_Buffer_detach_f08, MPI_Buffer_detach_f08c
   end interface MPI_Buffer_detach
   interface MPI_Buffer_flush
     module procedure MPI_Buffer_flush_f08
@@ -4517,10 +6396,10 @@ module mpi_f08
     module procedure MPI_Buffer_iflush_f08
   end interface MPI_Buffer_iflush
   interface MPI_Comm_attach_buffer
-    module procedure MPI_Comm_attach_buffer_f08
+    module procedure MPI_Comm_attach_buffer_f08, MPI_Comm_attach_buffer_f08c
   end interface MPI_Comm_attach_buffer
   interface MPI_Comm_detach_buffer
-    module procedure MPI_Comm_detach_buffer_f08
+    module procedure MPI_Comm_detach_buffer_f08, MPI_Comm_detach_buffer_f08c
   end interface MPI_Comm_detach_buffer
   interface MPI_Comm_flush_buffer
     module procedure MPI_Comm_flush_buffer_f08
@@ -4529,28 +6408,28 @@ module mpi_f08
     module procedure MPI_Comm_iflush_buffer_f08
   end interface MPI_Comm_iflush_buffer
   interface MPI_Isend
-    module procedure MPI_Isend_f08
+    module procedure MPI_Isend_f08, MPI_Isend_f08c
   end interface MPI_Isend
   interface MPI_Issend
-    module procedure MPI_Issend_f08
+    module procedure MPI_Issend_f08, MPI_Issend_f08c
   end interface MPI_Issend
   interface MPI_Irsend
-    module procedure MPI_Irsend_f08
+    module procedure MPI_Irsend_f08, MPI_Irsend_f08c
   end interface MPI_Irsend
   interface MPI_Ibsend
-    module procedure MPI_Ibsend_f08
+    module procedure MPI_Ibsend_f08, MPI_Ibsend_f08c
   end interface MPI_Ibsend
   interface MPI_Recv
-    module procedure MPI_Recv_f08
+    module procedure MPI_Recv_f08, MPI_Recv_f08c
   end interface MPI_Recv
   interface MPI_Irecv
-    module procedure MPI_Irecv_f08
+    module procedure MPI_Irecv_f08, MPI_Irecv_f08c
   end interface MPI_Irecv
   interface MPI_Sendrecv
-    module procedure MPI_Sendrecv_f08
+    module procedure MPI_Sendrecv_f08, MPI_Sendrecv_f08c
   end interface MPI_Sendrecv
   interface MPI_Sendrecv_replace
-    module procedure MPI_Sendrecv_replace_f08
+    module procedure MPI_Sendrecv_replace_f08, MPI_Sendrecv_replace_f08c
   end interface MPI_Sendrecv_replace
   interface MPI_Probe
     module procedure MPI_Probe_f08
@@ -4565,10 +6444,10 @@ module mpi_f08
     module procedure MPI_Improbe_f08
   end interface MPI_Improbe
   interface MPI_Mrecv
-    module procedure MPI_Mrecv_f08
+    module procedure MPI_Mrecv_f08, MPI_Mrecv_f08c
   end interface MPI_Mrecv
   interface MPI_Imrecv
-    module procedure MPI_Imrecv_f08
+    module procedure MPI_Imrecv_f08, MPI_Imrecv_f08c
   end interface MPI_Imrecv
   interface MPI_Wait
     module procedure MPI_Wait_f08
@@ -4610,154 +6489,154 @@ module mpi_f08
     module procedure MPI_Op_commutative_f08
   end interface MPI_Op_commutative
   interface MPI_Reduce_local
-    module procedure MPI_Reduce_local_f08
+    module procedure MPI_Reduce_local_f08, MPI_Reduce_local_f08c
   end interface MPI_Reduce_local
   interface MPI_Barrier
     module procedure MPI_Barrier_f08
   end interface MPI_Barrier
   interface MPI_Bcast
-    module procedure MPI_Bcast_f08
+    module procedure MPI_Bcast_f08, MPI_Bcast_f08c
   end interface MPI_Bcast
   interface MPI_Reduce
-    module procedure MPI_Reduce_f08
+    module procedure MPI_Reduce_f08, MPI_Reduce_f08c
   end interface MPI_Reduce
   interface MPI_Allreduce
-    module procedure MPI_Allreduce_f08
+    module procedure MPI_Allreduce_f08, MPI_Allreduce_f08c
   end interface MPI_Allreduce
   interface MPI_Gather
-    module procedure MPI_Gather_f08
+    module procedure MPI_Gather_f08, MPI_Gather_f08c
   end interface MPI_Gather
   interface MPI_Gatherv
-    module procedure MPI_Gatherv_f08
+    module procedure MPI_Gatherv_f08, MPI_Gatherv_f08c
   end interface MPI_Gatherv
   interface MPI_Scatter
-    module procedure MPI_Scatter_f08
+    module procedure MPI_Scatter_f08, MPI_Scatter_f08c
   end interface MPI_Scatter
   interface MPI_Scatterv
-    module procedure MPI_Scatterv_f08
+    module procedure MPI_Scatterv_f08, MPI_Scatterv_f08c
   end interface MPI_Scatterv
   interface MPI_Allgather
-    module procedure MPI_Allgather_f08
+    module procedure MPI_Allgather_f08, MPI_Allgather_f08c
   end interface MPI_Allgather
   interface MPI_Allgatherv
-    module procedure MPI_Allgatherv_f08
+    module procedure MPI_Allgatherv_f08, MPI_Allgatherv_f08c
   end interface MPI_Allgatherv
   interface MPI_Alltoall
-    module procedure MPI_Alltoall_f08
+    module procedure MPI_Alltoall_f08, MPI_Alltoall_f08c
   end interface MPI_Alltoall
   interface MPI_Alltoallv
-    module procedure MPI_Alltoallv_f08
+    module procedure MPI_Alltoallv_f08, MPI_Alltoallv_f08c
   end interface MPI_Alltoallv
   interface MPI_Alltoallw
-    module procedure MPI_Alltoallw_f08
+    module procedure MPI_Alltoallw_f08, MPI_Alltoallw_f08c
   end interface MPI_Alltoallw
   interface MPI_Reduce_scatter
-    module procedure MPI_Reduce_scatter_f08
+    module procedure MPI_Reduce_scatter_f08, MPI_Reduce_scatter_f08c
   end interface MPI_Reduce_scatter
   interface MPI_Reduce_scatter_block
-    module procedure MPI_Reduce_scatter_block_f08
+    module procedure MPI_Reduce_scatter_block_f08, MPI_Reduce_scatter_block_f08c
   end interface MPI_Reduce_scatter_block
   interface MPI_Scan
-    module procedure MPI_Scan_f08
+    module procedure MPI_Scan_f08, MPI_Scan_f08c
   end interface MPI_Scan
   interface MPI_Exscan
-    module procedure MPI_Exscan_f08
+    module procedure MPI_Exscan_f08, MPI_Exscan_f08c
   end interface MPI_Exscan
   interface MPI_Ibarrier
     module procedure MPI_Ibarrier_f08
   end interface MPI_Ibarrier
   interface MPI_Ibcast
-    module procedure MPI_Ibcast_f08
+    module procedure MPI_Ibcast_f08, MPI_Ibcast_f08c
   end interface MPI_Ibcast
   interface MPI_Ireduce
-    module procedure MPI_Ireduce_f08
+    module procedure MPI_Ireduce_f08, MPI_Ireduce_f08c
   end interface MPI_Ireduce
   interface MPI_Iallreduce
-    module procedure MPI_Iallreduce_f08
+    module procedure MPI_Iallreduce_f08, MPI_Iallreduce_f08c
   end interface MPI_Iallreduce
   interface MPI_Igather
-    module procedure MPI_Igather_f08
+    module procedure MPI_Igather_f08, MPI_Igather_f08c
   end interface MPI_Igather
   interface MPI_Igatherv
-    module procedure MPI_Igatherv_f08
+    module procedure MPI_Igatherv_f08, MPI_Igatherv_f08c
   end interface MPI_Igatherv
   interface MPI_Iscatter
-    module procedure MPI_Iscatter_f08
+    module procedure MPI_Iscatter_f08, MPI_Iscatter_f08c
   end interface MPI_Iscatter
   interface MPI_Iscatterv
-    module procedure MPI_Iscatterv_f08
+    module procedure MPI_Iscatterv_f08, MPI_Iscatterv_f08c
   end interface MPI_Iscatterv
   interface MPI_Iallgather
-    module procedure MPI_Iallgather_f08
+    module procedure MPI_Iallgather_f08, MPI_Iallgather_f08c
   end interface MPI_Iallgather
   interface MPI_Iallgatherv
-    module procedure MPI_Iallgatherv_f08
+    module procedure MPI_Iallgatherv_f08, MPI_Iallgatherv_f08c
   end interface MPI_Iallgatherv
   interface MPI_Ialltoall
-    module procedure MPI_Ialltoall_f08
+    module procedure MPI_Ialltoall_f08, MPI_Ialltoall_f08c
   end interface MPI_Ialltoall
   interface MPI_Ialltoallv
-    module procedure MPI_Ialltoallv_f08
+    module procedure MPI_Ialltoallv_f08, MPI_Ialltoallv_f08c
   end interface MPI_Ialltoallv
   interface MPI_Ialltoallw
-    module procedure MPI_Ialltoallw_f08
+    module procedure MPI_Ialltoallw_f08, MPI_Ialltoallw_f08c
   end interface MPI_Ialltoallw
   interface MPI_Ireduce_scatter
-    module procedure MPI_Ireduce_scatter_f08
+    module procedure MPI_Ireduce_scatter_f08, MPI_Ireduce_scatter_f08c
   end interface MPI_Ireduce_scatter
   interface MPI_Ireduce_scatter_block
-    module procedure MPI_Ireduce_scatter_block_f08
+    module procedure MPI_Ireduce_scatter_block_f08, MPI_Ireduce_scatter_block_f08c
   end interface MPI_Ireduce_scatter_block
   interface MPI_Iscan
-    module procedure MPI_Iscan_f08
+    module procedure MPI_Iscan_f08, MPI_Iscan_f08c
   end interface MPI_Iscan
   interface MPI_Iexscan
-    module procedure MPI_Iexscan_f08
+    module procedure MPI_Iexscan_f08, MPI_Iexscan_f08c
   end interface MPI_Iexscan
   interface MPI_Neighbor_allgather
-    module procedure MPI_Neighbor_allgather_f08
+    module procedure MPI_Neighbor_allgather_f08, MPI_Neighbor_allgather_f08c
   end interface MPI_Neighbor_allgather
   interface MPI_Neighbor_allgatherv
-    module procedure MPI_Neighbor_allgatherv_f08
+    module procedure MPI_Neighbor_allgatherv_f08, MPI_Neighbor_allgatherv_f08c
   end interface MPI_Neighbor_allgatherv
   interface MPI_Neighbor_alltoall
-    module procedure MPI_Neighbor_alltoall_f08
+    module procedure MPI_Neighbor_alltoall_f08, MPI_Neighbor_alltoall_f08c
   end interface MPI_Neighbor_alltoall
   interface MPI_Neighbor_alltoallv
-    module procedure MPI_Neighbor_alltoallv_f08
+    module procedure MPI_Neighbor_alltoallv_f08, MPI_Neighbor_alltoallv_f08c
   end interface MPI_Neighbor_alltoallv
   interface MPI_Neighbor_alltoallw
-    module procedure MPI_Neighbor_alltoallw_f08
+    module procedure MPI_Neighbor_alltoallw_f08, MPI_Neighbor_alltoallw_f08c
   end interface MPI_Neighbor_alltoallw
   interface MPI_Ineighbor_allgather
-    module procedure MPI_Ineighbor_allgather_f08
+    module procedure MPI_Ineighbor_allgather_f08, MPI_Ineighbor_allgather_f08c
   end interface MPI_Ineighbor_allgather
   interface MPI_Ineighbor_allgatherv
-    module procedure MPI_Ineighbor_allgatherv_f08
+    module procedure MPI_Ineighbor_allgatherv_f08, MPI_Ineighbor_allgatherv_f08c
   end interface MPI_Ineighbor_allgatherv
   interface MPI_Ineighbor_alltoall
-    module procedure MPI_Ineighbor_alltoall_f08
+    module procedure MPI_Ineighbor_alltoall_f08, MPI_Ineighbor_alltoall_f08c
   end interface MPI_Ineighbor_alltoall
   interface MPI_Ineighbor_alltoallv
-    module procedure MPI_Ineighbor_alltoallv_f08
+    module procedure MPI_Ineighbor_alltoallv_f08, MPI_Ineighbor_alltoallv_f08c
   end interface MPI_Ineighbor_alltoallv
   interface MPI_Ineighbor_alltoallw
-    module procedure MPI_Ineighbor_alltoallw_f08
+    module procedure MPI_Ineighbor_alltoallw_f08, MPI_Ineighbor_alltoallw_f08c
   end interface MPI_Ineighbor_alltoallw
   interface MPI_Send_init
-    module procedure MPI_Send_init_f08
+    module procedure MPI_Send_init_f08, MPI_Send_init_f08c
   end interface MPI_Send_init
   interface MPI_Ssend_init
-    module procedure MPI_Ssend_init_f08
+    module procedure MPI_Ssend_init_f08, MPI_Ssend_init_f08c
   end interface MPI_Ssend_init
   interface MPI_Bsend_init
-    module procedure MPI_Bsend_init_f08
+    module procedure MPI_Bsend_init_f08, MPI_Bsend_init_f08c
   end interface MPI_Bsend_init
   interface MPI_Rsend_init
-    module procedure MPI_Rsend_init_f08
+    module procedure MPI_Rsend_init_f08, MPI_Rsend_init_f08c
   end interface MPI_Rsend_init
   interface MPI_Recv_init
-    module procedure MPI_Recv_init_f08
+    module procedure MPI_Recv_init_f08, MPI_Recv_init_f08c
   end interface MPI_Recv_init
   interface MPI_Start
     module procedure MPI_Start_f08
@@ -4778,28 +6657,28 @@ module mpi_f08
     module procedure MPI_Type_delete_attr_f08
   end interface MPI_Type_delete_attr
   interface MPI_Type_contiguous
-    module procedure MPI_Type_contiguous_f08
+    module procedure MPI_Type_contiguous_f08, MPI_Type_contiguous_f08c
   end interface MPI_Type_contiguous
   interface MPI_Type_vector
-    module procedure MPI_Type_vector_f08
+    module procedure MPI_Type_vector_f08, MPI_Type_vector_f08c
   end interface MPI_Type_vector
   interface MPI_Type_create_hvector
-    module procedure MPI_Type_create_hvector_f08
+    module procedure MPI_Type_create_hvector_f08, MPI_Type_create_hvector_f08c
   end interface MPI_Type_create_hvector
   interface MPI_Type_indexed
-    module procedure MPI_Type_indexed_f08
+    module procedure MPI_Type_indexed_f08, MPI_Type_indexed_f08c
   end interface MPI_Type_indexed
   interface MPI_Type_create_hindexed
-    module procedure MPI_Type_create_hindexed_f08
+    module procedure MPI_Type_create_hindexed_f08, MPI_Type_create_hindexed_f08c
   end interface MPI_Type_create_hindexed
   interface MPI_Type_create_indexed_block
-    module procedure MPI_Type_create_indexed_block_f08
+    module procedure MPI_Type_create_indexed_block_f08, MPI_Type_create_indexed_block_f08c
   end interface MPI_Type_create_indexed_block
   interface MPI_Type_create_hindexed_block
-    module procedure MPI_Type_create_hindexed_block_f08
+    module procedure MPI_Type_create_hindexed_block_f08, MPI_Type_create_hindexed_block_f08c
   end interface MPI_Type_create_hindexed_block
   interface MPI_Type_create_struct
-    module procedure MPI_Type_create_struct_f08
+    module procedure MPI_Type_create_struct_f08, MPI_Type_create_struct_f08c
   end interface MPI_Type_create_struct
   interface MPI_Type_create_resized
     module procedure MPI_Type_create_resized_f08
@@ -4808,10 +6687,10 @@ module mpi_f08
     module procedure MPI_Type_dup_f08
   end interface MPI_Type_dup
   interface MPI_Type_create_subarray
-    module procedure MPI_Type_create_subarray_f08
+    module procedure MPI_Type_create_subarray_f08, MPI_Type_create_subarray_f08c
   end interface MPI_Type_create_subarray
   interface MPI_Type_create_darray
-    module procedure MPI_Type_create_darray_f08
+    module procedure MPI_Type_create_darray_f08, MPI_Type_create_darray_f08c
   end interface MPI_Type_create_darray
   interface MPI_Type_commit
     module procedure MPI_Type_commit_f08
@@ -4829,10 +6708,10 @@ module mpi_f08
     module procedure MPI_Type_get_true_extent_x_f08
   end interface MPI_Type_get_true_extent_x
   interface MPI_Type_get_envelope
-    module procedure MPI_Type_get_envelope_f08
+    module procedure MPI_Type_get_envelope_f08, MPI_Type_get_envelope_f08c
   end interface MPI_Type_get_envelope
   interface MPI_Type_get_contents
-    module procedure MPI_Type_get_contents_f08
+    module procedure MPI_Type_get_contents_f08, MPI_Type_get_contents_f08c
   end interface MPI_Type_get_contents
   interface MPI_Type_set_name
     module procedure MPI_Type_set_name_f08
@@ -4841,22 +6720,22 @@ module mpi_f08
     module procedure MPI_Type_get_name_f08
   end interface MPI_Type_get_name
   interface MPI_Pack
-    module procedure MPI_Pack_f08
+    module procedure MPI_Pack_f08, MPI_Pack_f08c
   end interface MPI_Pack
   interface MPI_Unpack
-    module procedure MPI_Unpack_f08
+    module procedure MPI_Unpack_f08, MPI_Unpack_f08c
   end interface MPI_Unpack
   interface MPI_Pack_size
-    module procedure MPI_Pack_size_f08
+    module procedure MPI_Pack_size_f08, MPI_Pack_size_f08c
   end interface MPI_Pack_size
   interface MPI_Pack_external
-    module procedure MPI_Pack_external_f08
+    module procedure MPI_Pack_external_f08, MPI_Pack_external_f08c
   end interface MPI_Pack_external
   interface MPI_Unpack_external
-    module procedure MPI_Unpack_external_f08
+    module procedure MPI_Unpack_external_f08, MPI_Unpack_external_f08c
   end interface MPI_Unpack_external
   interface MPI_Pack_external_size
-    module procedure MPI_Pack_external_size_f08
+    module procedure MPI_Pack_external_size_f08, MPI_Pack_external_size_f08c
   end interface MPI_Pack_external_size
   interface MPI_Get_address
     module procedure MPI_Get_address_f08
@@ -5075,16 +6954,16 @@ module mpi_f08
     module procedure MPI_Comm_get_parent_f08
   end interface MPI_Comm_get_parent
   interface MPI_Win_create
-    module procedure MPI_Win_create_f08
+    module procedure MPI_Win_create_f08, MPI_Win_create_f08c
   end interface MPI_Win_create
   interface MPI_Win_allocate
-    module procedure MPI_Win_allocate_f08
+    module procedure MPI_Win_allocate_f08, MPI_Win_allocate_f08c
   end interface MPI_Win_allocate
   interface MPI_Win_allocate_shared
-    module procedure MPI_Win_allocate_shared_f08
+    module procedure MPI_Win_allocate_shared_f08, MPI_Win_allocate_shared_f08c
   end interface MPI_Win_allocate_shared
   interface MPI_Win_shared_query
-    module procedure MPI_Win_shared_query_f08
+    module procedure MPI_Win_shared_query_f08, MPI_Win_shared_query_f08c
   end interface MPI_Win_shared_query
   interface MPI_Win_create_dynamic
     module procedure MPI_Win_create_dynamic_f08
@@ -5129,16 +7008,16 @@ module mpi_f08
     module procedure MPI_Win_call_errhandler_f08
   end interface MPI_Win_call_errhandler
   interface MPI_Put
-    module procedure MPI_Put_f08
+    module procedure MPI_Put_f08, MPI_Put_f08c
   end interface MPI_Put
   interface MPI_Get
-    module procedure MPI_Get_f08
+    module procedure MPI_Get_f08, MPI_Get_f08c
   end interface MPI_Get
   interface MPI_Accumulate
-    module procedure MPI_Accumulate_f08
+    module procedure MPI_Accumulate_f08, MPI_Accumulate_f08c
   end interface MPI_Accumulate
   interface MPI_Get_accumulate
-    module procedure MPI_Get_accumulate_f08
+    module procedure MPI_Get_accumulate_f08, MPI_Get_accumulate_f08c
   end interface MPI_Get_accumulate
   interface MPI_Fetch_and_op
     module procedure MPI_Fetch_and_op_f08
@@ -5147,16 +7026,16 @@ module mpi_f08
     module procedure MPI_Compare_and_swap_f08
   end interface MPI_Compare_and_swap
   interface MPI_Rput
-    module procedure MPI_Rput_f08
+    module procedure MPI_Rput_f08, MPI_Rput_f08c
   end interface MPI_Rput
   interface MPI_Rget
-    module procedure MPI_Rget_f08
+    module procedure MPI_Rget_f08, MPI_Rget_f08c
   end interface MPI_Rget
   interface MPI_Raccumulate
-    module procedure MPI_Raccumulate_f08
+    module procedure MPI_Raccumulate_f08, MPI_Raccumulate_f08c
   end interface MPI_Raccumulate
   interface MPI_Rget_accumulate
-    module procedure MPI_Rget_accumulate_f08
+    module procedure MPI_Rget_accumulate_f08, MPI_Rget_accumulate_f08c
   end interface MPI_Rget_accumulate
   interface MPI_Win_fence
     module procedure MPI_Win_fence_f08
@@ -5246,10 +7125,10 @@ module mpi_f08
     module procedure MPI_Session_call_errhandler_f08
   end interface MPI_Session_call_errhandler
   interface MPI_Session_attach_buffer
-    module procedure MPI_Session_attach_buffer_f08
+    module procedure MPI_Session_attach_buffer_f08, MPI_Session_attach_buffer_f08c
   end interface MPI_Session_attach_buffer
   interface MPI_Session_detach_buffer
-    module procedure MPI_Session_detach_buffer_f08
+    module procedure MPI_Session_detach_buffer_f08, MPI_Session_detach_buffer_f08c
   end interface MPI_Session_detach_buffer
   interface MPI_Session_flush_buffer
     module procedure MPI_Session_flush_buffer_f08
@@ -5258,76 +7137,76 @@ module mpi_f08
     module procedure MPI_Session_iflush_buffer_f08
   end interface MPI_Session_iflush_buffer
   interface MPI_Isendrecv
-    module procedure MPI_Isendrecv_f08
+    module procedure MPI_Isendrecv_f08, MPI_Isendrecv_f08c
   end interface MPI_Isendrecv
   interface MPI_Isendrecv_replace
-    module procedure MPI_Isendrecv_replace_f08
+    module procedure MPI_Isendrecv_replace_f08, MPI_Isendrecv_replace_f08c
   end interface MPI_Isendrecv_replace
   interface MPI_Barrier_init
     module procedure MPI_Barrier_init_f08
   end interface MPI_Barrier_init
   interface MPI_Bcast_init
-    module procedure MPI_Bcast_init_f08
+    module procedure MPI_Bcast_init_f08, MPI_Bcast_init_f08c
   end interface MPI_Bcast_init
   interface MPI_Reduce_init
-    module procedure MPI_Reduce_init_f08
+    module procedure MPI_Reduce_init_f08, MPI_Reduce_init_f08c
   end interface MPI_Reduce_init
   interface MPI_Allreduce_init
-    module procedure MPI_Allreduce_init_f08
+    module procedure MPI_Allreduce_init_f08, MPI_Allreduce_init_f08c
   end interface MPI_Allreduce_init
   interface MPI_Scan_init
-    module procedure MPI_Scan_init_f08
+    module procedure MPI_Scan_init_f08, MPI_Scan_init_f08c
   end interface MPI_Scan_init
   interface MPI_Exscan_init
-    module procedure MPI_Exscan_init_f08
+    module procedure MPI_Exscan_init_f08, MPI_Exscan_init_f08c
   end interface MPI_Exscan_init
   interface MPI_Gather_init
-    module procedure MPI_Gather_init_f08
+    module procedure MPI_Gather_init_f08, MPI_Gather_init_f08c
   end interface MPI_Gather_init
   interface MPI_Scatter_init
-    module procedure MPI_Scatter_init_f08
+    module procedure MPI_Scatter_init_f08, MPI_Scatter_init_f08c
   end interface MPI_Scatter_init
   interface MPI_Allgather_init
-    module procedure MPI_Allgather_init_f08
+    module procedure MPI_Allgather_init_f08, MPI_Allgather_init_f08c
   end interface MPI_Allgather_init
   interface MPI_Alltoall_init
-    module procedure MPI_Alltoall_init_f08
+    module procedure MPI_Alltoall_init_f08, MPI_Alltoall_init_f08c
   end interface MPI_Alltoall_init
   interface MPI_Gatherv_init
-    module procedure MPI_Gatherv_init_f08
+    module procedure MPI_Gatherv_init_f08, MPI_Gatherv_init_f08c
   end interface MPI_Gatherv_init
   interface MPI_Scatterv_init
-    module procedure MPI_Scatterv_init_f08
+    module procedure MPI_Scatterv_init_f08, MPI_Scatterv_init_f08c
   end interface MPI_Scatterv_init
   interface MPI_Allgatherv_init
-    module procedure MPI_Allgatherv_init_f08
+    module procedure MPI_Allgatherv_init_f08, MPI_Allgatherv_init_f08c
   end interface MPI_Allgatherv_init
   interface MPI_Alltoallv_init
-    module procedure MPI_Alltoallv_init_f08
+    module procedure MPI_Alltoallv_init_f08, MPI_Alltoallv_init_f08c
   end interface MPI_Alltoallv_init
   interface MPI_Alltoallw_init
-    module procedure MPI_Alltoallw_init_f08
+    module procedure MPI_Alltoallw_init_f08, MPI_Alltoallw_init_f08c
   end interface MPI_Alltoallw_init
   interface MPI_Reduce_scatter_init
-    module procedure MPI_Reduce_scatter_init_f08
+    module procedure MPI_Reduce_scatter_init_f08, MPI_Reduce_scatter_init_f08c
   end interface MPI_Reduce_scatter_init
   interface MPI_Reduce_scatter_block_init
-    module procedure MPI_Reduce_scatter_block_init_f08
+    module procedure MPI_Reduce_scatter_block_init_f08, MPI_Reduce_scatter_block_init_f08c
   end interface MPI_Reduce_scatter_block_init
   interface MPI_Neighbor_allgather_init
-    module procedure MPI_Neighbor_allgather_init_f08
+    module procedure MPI_Neighbor_allgather_init_f08, MPI_Neighbor_allgather_init_f08c
   end interface MPI_Neighbor_allgather_init
   interface MPI_Neighbor_allgatherv_init
-    module procedure MPI_Neighbor_allgatherv_init_f08
+    module procedure MPI_Neighbor_allgatherv_init_f08, MPI_Neighbor_allgatherv_init_f08c
   end interface MPI_Neighbor_allgatherv_init
   interface MPI_Neighbor_alltoall_init
-    module procedure MPI_Neighbor_alltoall_init_f08
+    module procedure MPI_Neighbor_alltoall_init_f08, MPI_Neighbor_alltoall_init_f08c
   end interface MPI_Neighbor_alltoall_init
   interface MPI_Neighbor_alltoallv_init
-    module procedure MPI_Neighbor_alltoallv_init_f08
+    module procedure MPI_Neighbor_alltoallv_init_f08, MPI_Neighbor_alltoallv_init_f08c
   end interface MPI_Neighbor_alltoallv_init
   interface MPI_Neighbor_alltoallw_init
-    module procedure MPI_Neighbor_alltoallw_init_f08
+    module procedure MPI_Neighbor_alltoallw_init_f08, MPI_Neighbor_alltoallw_init_f08c
   end interface MPI_Neighbor_alltoallw_init
   interface MPI_Comm_idup_with_info
     module procedure MPI_Comm_idup_with_info_f08
@@ -5383,9 +7262,6 @@ module mpi_f08
   interface MPI_Init_thread
     module procedure MPI_Init_thread_f08
   end interface MPI_Init_thread
-  interface MPI_Op_create
-    module procedure MPI_Op_create_f08
-  end interface MPI_Op_create
   interface MPI_Grequest_start
     module procedure MPI_Grequest_start_f08
   end interface MPI_Grequest_start
@@ -5431,6 +7307,12 @@ module mpi_f08
   interface MPI_Session_create_errhandler
     module procedure MPI_Session_create_errhandler_f08
   end interface MPI_Session_create_errhandler
+  interface MPI_Op_create
+    module procedure MPI_Op_create_f08
+  end interface MPI_Op_create
+  interface MPI_Op_create_c
+    module procedure MPI_Op_create_c_f08
+  end interface MPI_Op_create_c
   interface operator(==)
     module procedure skiff_eq_comm
     module procedure skiff_eq_datatype
@@ -5517,15 +7399,6 @@ contains
     call skiff_c_info_create_env(info, e)
     if (present(ierror)) ierror = e
   end subroutine MPI_Info_create_env_f08
-  subroutine MPI_Op_create_f08(user_fn, commute, op, ierror)
-    procedure(MPI_User_function) :: user_fn
-    logical, intent(in) :: commute
-    type(MPI_Op), intent(out) :: op
-    integer, optional, intent(out) :: ierror
-    integer :: e
-    call skiff_c_op_create(c_funloc(user_fn), commute, op, e)
-    if (present(ierror)) ierror = e
-  end subroutine MPI_Op_create_f08
   subroutine MPI_Grequest_start_f08(query_fn, free_fn, cancel_fn, extra_state, request, ierror)
     procedure(MPI_Grequest_query_function) :: query_fn
     procedure(MPI_Grequest_free_function) :: free_fn
@@ -5767,6 +7640,24 @@ contains
     call skiff_c_session_create_errhandler(c_funloc(session_errhandler_fn), errhandler, e)
     if (present(ierror)) ierror = e
   end subroutine MPI_Session_create_errhandler_f08
+  subroutine MPI_Op_create_f08(user_fn, commute, op, ierror)
+    procedure(MPI_User_function) :: user_fn
+    logical, intent(in) :: commute
+    type(MPI_Op), intent(out) :: op
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    call skiff_c_op_create(c_funloc(user_fn), commute, op, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Op_create_f08
+  subroutine MPI_Op_create_c_f08(user_fn, commute, op, ierror)
+    procedure(MPI_User_function_c) :: user_fn
+    logical, intent(in) :: commute
+    type(MPI_Op), intent(out) :: op
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    call skiff_c_op_create_c(c_funloc(user_fn), commute, op, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Op_create_c_f08
   subroutine MPI_Finalize_f08(ierror)
     integer, optional, intent(out) :: ierror
     integer :: e
@@ -6040,7 +7931,8 @@ contains
     integer, optional, intent(out) :: ierror
     integer :: e
     type(c_ptr) :: p_buf
-    integer :: n_buf, made_buf
+    integer :: n_buf
+    integer :: made_buf
     type(MPI_Datatype) :: t_buf
     e = MPI_SUCCESS
     n_buf = count
@@ -6060,7 +7952,8 @@ contains
     integer, optional, intent(out) :: ierror
     integer :: e
     type(c_ptr) :: p_buf
-    integer :: n_buf, made_buf
+    integer :: n_buf
+    integer :: made_buf
     type(MPI_Datatype) :: t_buf
     e = MPI_SUCCESS
     n_buf = count
@@ -6080,7 +7973,8 @@ contains
     integer, optional, intent(out) :: ierror
     integer :: e
     type(c_ptr) :: p_buf
-    integer :: n_buf, made_buf
+    integer :: n_buf
+    integer :: made_buf
     type(MPI_Datatype) :: t_buf
     e = MPI_SUCCESS
     n_buf = count
@@ -6100,7 +7994,8 @@ contains
     integer, optional, intent(out) :: ierror
     integer :: e
     type(c_ptr) :: p_buf
-    integer :: n_buf, made_buf
+    integer :: n_buf
+    integer :: made_buf
     type(MPI_Datatype) :: t_buf
     e = MPI_SUCCESS
     n_buf = count
@@ -6195,7 +8090,8 @@ contains
     integer, optional, intent(out) :: ierror
     integer :: e
     type(c_ptr) :: p_buf
-    integer :: n_buf, made_buf
+    integer :: n_buf
+    integer :: made_buf
     type(MPI_Datatype) :: t_buf
     e = MPI_SUCCESS
     n_buf = count
@@ -6216,7 +8112,8 @@ contains
     integer, optional, intent(out) :: ierror
     integer :: e
     type(c_ptr) :: p_buf
-    integer :: n_buf, made_buf
+    integer :: n_buf
+    integer :: made_buf
     type(MPI_Datatype) :: t_buf
     e = MPI_SUCCESS
     n_buf = count
@@ -6237,7 +8134,8 @@ contains
     integer, optional, intent(out) :: ierror
     integer :: e
     type(c_ptr) :: p_buf
-    integer :: n_buf, made_buf
+    integer :: n_buf
+    integer :: made_buf
     type(MPI_Datatype) :: t_buf
     e = MPI_SUCCESS
     n_buf = count
@@ -6258,7 +8156,8 @@ contains
     integer, optional, intent(out) :: ierror
     integer :: e
     type(c_ptr) :: p_buf
-    integer :: n_buf, made_buf
+    integer :: n_buf
+    integer :: made_buf
     type(MPI_Datatype) :: t_buf
     e = MPI_SUCCESS
     n_buf = count
@@ -6279,7 +8178,8 @@ contains
     integer, optional, intent(out) :: ierror
     integer :: e
     type(c_ptr) :: p_buf
-    integer :: n_buf, made_buf
+    integer :: n_buf
+    integer :: made_buf
     type(MPI_Datatype) :: t_buf
     e = MPI_SUCCESS
     n_buf = count
@@ -6300,7 +8200,8 @@ contains
     integer, optional, intent(out) :: ierror
     integer :: e
     type(c_ptr) :: p_buf
-    integer :: n_buf, made_buf
+    integer :: n_buf
+    integer :: made_buf
     type(MPI_Datatype) :: t_buf
     e = MPI_SUCCESS
     n_buf = count
@@ -6327,10 +8228,12 @@ contains
     integer, optional, intent(out) :: ierror
     integer :: e
     type(c_ptr) :: p_sendbuf
-    integer :: n_sendbuf, made_sendbuf
+    integer :: n_sendbuf
+    integer :: made_sendbuf
     type(MPI_Datatype) :: t_sendbuf
     type(c_ptr) :: p_recvbuf
-    integer :: n_recvbuf, made_recvbuf
+    integer :: n_recvbuf
+    integer :: made_recvbuf
     type(MPI_Datatype) :: t_recvbuf
     e = MPI_SUCCESS
     n_sendbuf = sendcount
@@ -6358,7 +8261,8 @@ contains
     integer, optional, intent(out) :: ierror
     integer :: e
     type(c_ptr) :: p_buf
-    integer :: n_buf, made_buf
+    integer :: n_buf
+    integer :: made_buf
     type(MPI_Datatype) :: t_buf
     e = MPI_SUCCESS
     n_buf = count
@@ -6426,7 +8330,8 @@ contains
     integer, optional, intent(out) :: ierror
     integer :: e
     type(c_ptr) :: p_buf
-    integer :: n_buf, made_buf
+    integer :: n_buf
+    integer :: made_buf
     type(MPI_Datatype) :: t_buf
     e = MPI_SUCCESS
     n_buf = count
@@ -6445,7 +8350,8 @@ contains
     integer, optional, intent(out) :: ierror
     integer :: e
     type(c_ptr) :: p_buf
-    integer :: n_buf, made_buf
+    integer :: n_buf
+    integer :: made_buf
     type(MPI_Datatype) :: t_buf
     e = MPI_SUCCESS
     n_buf = count
@@ -6620,7 +8526,8 @@ contains
     integer, optional, intent(out) :: ierror
     integer :: e
     type(c_ptr) :: p_buffer
-    integer :: n_buffer, made_buffer
+    integer :: n_buffer
+    integer :: made_buffer
     type(MPI_Datatype) :: t_buffer
     e = MPI_SUCCESS
     n_buffer = count
@@ -6677,10 +8584,12 @@ contains
     integer, optional, intent(out) :: ierror
     integer :: e
     type(c_ptr) :: p_sendbuf
-    integer :: n_sendbuf, made_sendbuf
+    integer :: n_sendbuf
+    integer :: made_sendbuf
     type(MPI_Datatype) :: t_sendbuf
     type(c_ptr) :: p_recvbuf
-    integer :: n_recvbuf, made_recvbuf
+    integer :: n_recvbuf
+    integer :: made_recvbuf
     type(MPI_Datatype) :: t_recvbuf
     e = MPI_SUCCESS
     n_sendbuf = sendcount
@@ -6728,10 +8637,12 @@ contains
     integer, optional, intent(out) :: ierror
     integer :: e
     type(c_ptr) :: p_sendbuf
-    integer :: n_sendbuf, made_sendbuf
+    integer :: n_sendbuf
+    integer :: made_sendbuf
     type(MPI_Datatype) :: t_sendbuf
     type(c_ptr) :: p_recvbuf
-    integer :: n_recvbuf, made_recvbuf
+    integer :: n_recvbuf
+    integer :: made_recvbuf
     type(MPI_Datatype) :: t_recvbuf
     e = MPI_SUCCESS
     n_sendbuf = sendcount
@@ -6778,10 +8689,12 @@ contains
     integer, optional, intent(out) :: ierror
     integer :: e
     type(c_ptr) :: p_sendbuf
-    integer :: n_sendbuf, made_sendbuf
+    integer :: n_sendbuf
+    integer :: made_sendbuf
     type(MPI_Datatype) :: t_sendbuf
     type(c_ptr) :: p_recvbuf
-    integer :: n_recvbuf, made_recvbuf
+    integer :: n_recvbuf
+    integer :: made_recvbuf
     type(MPI_Datatype) :: t_recvbuf
     e = MPI_SUCCESS
     n_sendbuf = sendcount
@@ -6827,10 +8740,12 @@ contains
     integer, optional, intent(out) :: ierror
     integer :: e
     type(c_ptr) :: p_sendbuf
-    integer :: n_sendbuf, made_sendbuf
+    integer :: n_sendbuf
+    integer :: made_sendbuf
     type(MPI_Datatype) :: t_sendbuf
     type(c_ptr) :: p_recvbuf
-    integer :: n_recvbuf, made_recvbuf
+    integer :: n_recvbuf
+    integer :: made_recvbuf
     type(MPI_Datatype) :: t_recvbuf
     e = MPI_SUCCESS
     n_sendbuf = sendcount
@@ -6976,7 +8891,8 @@ contains
     integer, optional, intent(out) :: ierror
     integer :: e
     type(c_ptr) :: p_buffer
-    integer :: n_buffer, made_buffer
+    integer :: n_buffer
+    integer :: made_buffer
     type(MPI_Datatype) :: t_buffer
     e = MPI_SUCCESS
     n_buffer = count
@@ -7036,10 +8952,12 @@ contains
     integer, optional, intent(out) :: ierror
     integer :: e
     type(c_ptr) :: p_sendbuf
-    integer :: n_sendbuf, made_sendbuf
+    integer :: n_sendbuf
+    integer :: made_sendbuf
     type(MPI_Datatype) :: t_sendbuf
     type(c_ptr) :: p_recvbuf
-    integer :: n_recvbuf, made_recvbuf
+    integer :: n_recvbuf
+    integer :: made_recvbuf
     type(MPI_Datatype) :: t_recvbuf
     e = MPI_SUCCESS
     n_sendbuf = sendcount
@@ -7090,10 +9008,12 @@ contains
     integer, optional, intent(out) :: ierror
     integer :: e
     type(c_ptr) :: p_sendbuf
-    integer :: n_sendbuf, made_sendbuf
+    integer :: n_sendbuf
+    integer :: made_sendbuf
     type(MPI_Datatype) :: t_sendbuf
     type(c_ptr) :: p_recvbuf
-    integer :: n_recvbuf, made_recvbuf
+    integer :: n_recvbuf
+    integer :: made_recvbuf
     type(MPI_Datatype) :: t_recvbuf
     e = MPI_SUCCESS
     n_sendbuf = sendcount
@@ -7143,10 +9063,12 @@ contains
     integer, optional, intent(out) :: ierror
     integer :: e
     type(c_ptr) :: p_sendbuf
-    integer :: n_sendbuf, made_sendbuf
+    integer :: n_sendbuf
+    integer :: made_sendbuf
     type(MPI_Datatype) :: t_sendbuf
     type(c_ptr) :: p_recvbuf
-    integer :: n_recvbuf, made_recvbuf
+    integer :: n_recvbuf
+    integer :: made_recvbuf
     type(MPI_Datatype) :: t_recvbuf
     e = MPI_SUCCESS
     n_sendbuf = sendcount
@@ -7195,10 +9117,12 @@ contains
     integer, optional, intent(out) :: ierror
     integer :: e
     type(c_ptr) :: p_sendbuf
-    integer :: n_sendbuf, made_sendbuf
+    integer :: n_sendbuf
+    integer :: made_sendbuf
     type(MPI_Datatype) :: t_sendbuf
     type(c_ptr) :: p_recvbuf
-    integer :: n_recvbuf, made_recvbuf
+    integer :: n_recvbuf
+    integer :: made_recvbuf
     type(MPI_Datatype) :: t_recvbuf
     e = MPI_SUCCESS
     n_sendbuf = sendcount
@@ -7343,10 +9267,12 @@ contains
     integer, optional, intent(out) :: ierror
     integer :: e
     type(c_ptr) :: p_sendbuf
-    integer :: n_sendbuf, made_sendbuf
+    integer :: n_sendbuf
+    integer :: made_sendbuf
     type(MPI_Datatype) :: t_sendbuf
     type(c_ptr) :: p_recvbuf
-    integer :: n_recvbuf, made_recvbuf
+    integer :: n_recvbuf
+    integer :: made_recvbuf
     type(MPI_Datatype) :: t_recvbuf
     e = MPI_SUCCESS
     n_sendbuf = sendcount
@@ -7393,10 +9319,12 @@ contains
     integer, optional, intent(out) :: ierror
     integer :: e
     type(c_ptr) :: p_sendbuf
-    integer :: n_sendbuf, made_sendbuf
+    integer :: n_sendbuf
+    integer :: made_sendbuf
     type(MPI_Datatype) :: t_sendbuf
     type(c_ptr) :: p_recvbuf
-    integer :: n_recvbuf, made_recvbuf
+    integer :: n_recvbuf
+    integer :: made_recvbuf
     type(MPI_Datatype) :: t_recvbuf
     e = MPI_SUCCESS
     n_sendbuf = sendcount
@@ -7468,10 +9396,12 @@ contains
     integer, optional, intent(out) :: ierror
     integer :: e
     type(c_ptr) :: p_sendbuf
-    integer :: n_sendbuf, made_sendbuf
+    integer :: n_sendbuf
+    integer :: made_sendbuf
     type(MPI_Datatype) :: t_sendbuf
     type(c_ptr) :: p_recvbuf
-    integer :: n_recvbuf, made_recvbuf
+    integer :: n_recvbuf
+    integer :: made_recvbuf
     type(MPI_Datatype) :: t_recvbuf
     e = MPI_SUCCESS
     n_sendbuf = sendcount
@@ -7521,10 +9451,12 @@ contains
     integer, optional, intent(out) :: ierror
     integer :: e
     type(c_ptr) :: p_sendbuf
-    integer :: n_sendbuf, made_sendbuf
+    integer :: n_sendbuf
+    integer :: made_sendbuf
     type(MPI_Datatype) :: t_sendbuf
     type(c_ptr) :: p_recvbuf
-    integer :: n_recvbuf, made_recvbuf
+    integer :: n_recvbuf
+    integer :: made_recvbuf
     type(MPI_Datatype) :: t_recvbuf
     e = MPI_SUCCESS
     n_sendbuf = sendcount
@@ -7596,7 +9528,8 @@ contains
     integer, optional, intent(out) :: ierror
     integer :: e
     type(c_ptr) :: p_buf
-    integer :: n_buf, made_buf
+    integer :: n_buf
+    integer :: made_buf
     type(MPI_Datatype) :: t_buf
     e = MPI_SUCCESS
     n_buf = count
@@ -7617,7 +9550,8 @@ contains
     integer, optional, intent(out) :: ierror
     integer :: e
     type(c_ptr) :: p_buf
-    integer :: n_buf, made_buf
+    integer :: n_buf
+    integer :: made_buf
     type(MPI_Datatype) :: t_buf
     e = MPI_SUCCESS
     n_buf = count
@@ -7638,7 +9572,8 @@ contains
     integer, optional, intent(out) :: ierror
     integer :: e
     type(c_ptr) :: p_buf
-    integer :: n_buf, made_buf
+    integer :: n_buf
+    integer :: made_buf
     type(MPI_Datatype) :: t_buf
     e = MPI_SUCCESS
     n_buf = count
@@ -7659,7 +9594,8 @@ contains
     integer, optional, intent(out) :: ierror
     integer :: e
     type(c_ptr) :: p_buf
-    integer :: n_buf, made_buf
+    integer :: n_buf
+    integer :: made_buf
     type(MPI_Datatype) :: t_buf
     e = MPI_SUCCESS
     n_buf = count
@@ -7680,7 +9616,8 @@ contains
     integer, optional, intent(out) :: ierror
     integer :: e
     type(c_ptr) :: p_buf
-    integer :: n_buf, made_buf
+    integer :: n_buf
+    integer :: made_buf
     type(MPI_Datatype) :: t_buf
     e = MPI_SUCCESS
     n_buf = count
@@ -9026,7 +10963,8 @@ contains
     integer, optional, intent(out) :: ierror
     integer :: e
     type(c_ptr) :: p_origin_addr
-    integer :: n_origin_addr, made_origin_addr
+    integer :: n_origin_addr
+    integer :: made_origin_addr
     type(MPI_Datatype) :: t_origin_addr
     e = MPI_SUCCESS
     n_origin_addr = origin_count
@@ -9050,7 +10988,8 @@ contains
     integer, optional, intent(out) :: ierror
     integer :: e
     type(c_ptr) :: p_origin_addr
-    integer :: n_origin_addr, made_origin_addr
+    integer :: n_origin_addr
+    integer :: made_origin_addr
     type(MPI_Datatype) :: t_origin_addr
     e = MPI_SUCCESS
     n_origin_addr = origin_count
@@ -9075,7 +11014,8 @@ contains
     integer, optional, intent(out) :: ierror
     integer :: e
     type(c_ptr) :: p_origin_addr
-    integer :: n_origin_addr, made_origin_addr
+    integer :: n_origin_addr
+    integer :: made_origin_addr
     type(MPI_Datatype) :: t_origin_addr
     e = MPI_SUCCESS
     n_origin_addr = origin_count
@@ -9103,10 +11043,12 @@ contains
     integer, optional, intent(out) :: ierror
     integer :: e
     type(c_ptr) :: p_origin_addr
-    integer :: n_origin_addr, made_origin_addr
+    integer :: n_origin_addr
+    integer :: made_origin_addr
     type(MPI_Datatype) :: t_origin_addr
     type(c_ptr) :: p_result_addr
-    integer :: n_result_addr, made_result_addr
+    integer :: n_result_addr
+    integer :: made_result_addr
     type(MPI_Datatype) :: t_result_addr
     e = MPI_SUCCESS
     n_origin_addr = origin_count
@@ -9176,7 +11118,8 @@ contains
     integer, optional, intent(out) :: ierror
     integer :: e
     type(c_ptr) :: p_origin_addr
-    integer :: n_origin_addr, made_origin_addr
+    integer :: n_origin_addr
+    integer :: made_origin_addr
     type(MPI_Datatype) :: t_origin_addr
     e = MPI_SUCCESS
     n_origin_addr = origin_count
@@ -9201,7 +11144,8 @@ contains
     integer, optional, intent(out) :: ierror
     integer :: e
     type(c_ptr) :: p_origin_addr
-    integer :: n_origin_addr, made_origin_addr
+    integer :: n_origin_addr
+    integer :: made_origin_addr
     type(MPI_Datatype) :: t_origin_addr
     e = MPI_SUCCESS
     n_origin_addr = origin_count
@@ -9227,7 +11171,8 @@ contains
     integer, optional, intent(out) :: ierror
     integer :: e
     type(c_ptr) :: p_origin_addr
-    integer :: n_origin_addr, made_origin_addr
+    integer :: n_origin_addr
+    integer :: made_origin_addr
     type(MPI_Datatype) :: t_origin_addr
     e = MPI_SUCCESS
     n_origin_addr = origin_count
@@ -9256,10 +11201,12 @@ contains
     integer, optional, intent(out) :: ierror
     integer :: e
     type(c_ptr) :: p_origin_addr
-    integer :: n_origin_addr, made_origin_addr
+    integer :: n_origin_addr
+    integer :: made_origin_addr
     type(MPI_Datatype) :: t_origin_addr
     type(c_ptr) :: p_result_addr
-    integer :: n_result_addr, made_result_addr
+    integer :: n_result_addr
+    integer :: made_result_addr
     type(MPI_Datatype) :: t_result_addr
     e = MPI_SUCCESS
     n_origin_addr = origin_count
@@ -9600,10 +11547,12 @@ contains
     integer, optional, intent(out) :: ierror
     integer :: e
     type(c_ptr) :: p_sendbuf
-    integer :: n_sendbuf, made_sendbuf
+    integer :: n_sendbuf
+    integer :: made_sendbuf
     type(MPI_Datatype) :: t_sendbuf
     type(c_ptr) :: p_recvbuf
-    integer :: n_recvbuf, made_recvbuf
+    integer :: n_recvbuf
+    integer :: made_recvbuf
     type(MPI_Datatype) :: t_recvbuf
     e = MPI_SUCCESS
     n_sendbuf = sendcount
@@ -9631,7 +11580,8 @@ contains
     integer, optional, intent(out) :: ierror
     integer :: e
     type(c_ptr) :: p_buf
-    integer :: n_buf, made_buf
+    integer :: n_buf
+    integer :: made_buf
     type(MPI_Datatype) :: t_buf
     e = MPI_SUCCESS
     n_buf = count
@@ -9663,7 +11613,8 @@ contains
     integer, optional, intent(out) :: ierror
     integer :: e
     type(c_ptr) :: p_buffer
-    integer :: n_buffer, made_buffer
+    integer :: n_buffer
+    integer :: made_buffer
     type(MPI_Datatype) :: t_buffer
     e = MPI_SUCCESS
     n_buffer = count
@@ -9766,10 +11717,12 @@ contains
     integer, optional, intent(out) :: ierror
     integer :: e
     type(c_ptr) :: p_sendbuf
-    integer :: n_sendbuf, made_sendbuf
+    integer :: n_sendbuf
+    integer :: made_sendbuf
     type(MPI_Datatype) :: t_sendbuf
     type(c_ptr) :: p_recvbuf
-    integer :: n_recvbuf, made_recvbuf
+    integer :: n_recvbuf
+    integer :: made_recvbuf
     type(MPI_Datatype) :: t_recvbuf
     e = MPI_SUCCESS
     n_sendbuf = sendcount
@@ -9799,10 +11752,12 @@ contains
     integer, optional, intent(out) :: ierror
     integer :: e
     type(c_ptr) :: p_sendbuf
-    integer :: n_sendbuf, made_sendbuf
+    integer :: n_sendbuf
+    integer :: made_sendbuf
     type(MPI_Datatype) :: t_sendbuf
     type(c_ptr) :: p_recvbuf
-    integer :: n_recvbuf, made_recvbuf
+    integer :: n_recvbuf
+    integer :: made_recvbuf
     type(MPI_Datatype) :: t_recvbuf
     e = MPI_SUCCESS
     n_sendbuf = sendcount
@@ -9831,10 +11786,12 @@ contains
     integer, optional, intent(out) :: ierror
     integer :: e
     type(c_ptr) :: p_sendbuf
-    integer :: n_sendbuf, made_sendbuf
+    integer :: n_sendbuf
+    integer :: made_sendbuf
     type(MPI_Datatype) :: t_sendbuf
     type(c_ptr) :: p_recvbuf
-    integer :: n_recvbuf, made_recvbuf
+    integer :: n_recvbuf
+    integer :: made_recvbuf
     type(MPI_Datatype) :: t_recvbuf
     e = MPI_SUCCESS
     n_sendbuf = sendcount
@@ -9863,10 +11820,12 @@ contains
     integer, optional, intent(out) :: ierror
     integer :: e
     type(c_ptr) :: p_sendbuf
-    integer :: n_sendbuf, made_sendbuf
+    integer :: n_sendbuf
+    integer :: made_sendbuf
     type(MPI_Datatype) :: t_sendbuf
     type(c_ptr) :: p_recvbuf
-    integer :: n_recvbuf, made_recvbuf
+    integer :: n_recvbuf
+    integer :: made_recvbuf
     type(MPI_Datatype) :: t_recvbuf
     e = MPI_SUCCESS
     n_sendbuf = sendcount
@@ -10054,10 +12013,12 @@ contains
     integer, optional, intent(out) :: ierror
     integer :: e
     type(c_ptr) :: p_sendbuf
-    integer :: n_sendbuf, made_sendbuf
+    integer :: n_sendbuf
+    integer :: made_sendbuf
     type(MPI_Datatype) :: t_sendbuf
     type(c_ptr) :: p_recvbuf
-    integer :: n_recvbuf, made_recvbuf
+    integer :: n_recvbuf
+    integer :: made_recvbuf
     type(MPI_Datatype) :: t_recvbuf
     e = MPI_SUCCESS
     n_sendbuf = sendcount
@@ -10109,10 +12070,12 @@ contains
     integer, optional, intent(out) :: ierror
     integer :: e
     type(c_ptr) :: p_sendbuf
-    integer :: n_sendbuf, made_sendbuf
+    integer :: n_sendbuf
+    integer :: made_sendbuf
     type(MPI_Datatype) :: t_sendbuf
     type(c_ptr) :: p_recvbuf
-    integer :: n_recvbuf, made_recvbuf
+    integer :: n_recvbuf
+    integer :: made_recvbuf
     type(MPI_Datatype) :: t_recvbuf
     e = MPI_SUCCESS
     n_sendbuf = sendcount
@@ -10347,6 +12310,2692 @@ contains
     if (e == MPI_SUCCESS) call skiff_c_get_hw_resource_info(hw_info, e)
     if (present(ierror)) ierror = e
   end subroutine MPI_Get_hw_resource_info_f08
+  subroutine MPI_Send_f08c(buf, count, datatype, dest, tag, comm, ierror)
+    type(*), dimension(..), intent(in), target :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_buf
+    integer(kind=MPI_COUNT_KIND) :: n_buf
+    integer :: made_buf
+    type(MPI_Datatype) :: t_buf
+    e = MPI_SUCCESS
+    n_buf = count
+    t_buf = datatype
+    p_buf = skiff_f08_section_c(buf, n_buf, t_buf, made_buf, e)
+    if (e == MPI_SUCCESS) call skiff_c_send_c(p_buf, n_buf, t_buf, dest, tag, comm, e)
+    if (made_buf /= 0) call skiff_f08_free(t_buf)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Send_f08c
+  subroutine MPI_Bsend_f08c(buf, count, datatype, dest, tag, comm, ierror)
+    type(*), dimension(..), intent(in), target :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_buf
+    integer(kind=MPI_COUNT_KIND) :: n_buf
+    integer :: made_buf
+    type(MPI_Datatype) :: t_buf
+    e = MPI_SUCCESS
+    n_buf = count
+    t_buf = datatype
+    p_buf = skiff_f08_section_c(buf, n_buf, t_buf, made_buf, e)
+    if (e == MPI_SUCCESS) call skiff_c_bsend_c(p_buf, n_buf, t_buf, dest, tag, comm, e)
+    if (made_buf /= 0) call skiff_f08_free(t_buf)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Bsend_f08c
+  subroutine MPI_Ssend_f08c(buf, count, datatype, dest, tag, comm, ierror)
+    type(*), dimension(..), intent(in), target :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_buf
+    integer(kind=MPI_COUNT_KIND) :: n_buf
+    integer :: made_buf
+    type(MPI_Datatype) :: t_buf
+    e = MPI_SUCCESS
+    n_buf = count
+    t_buf = datatype
+    p_buf = skiff_f08_section_c(buf, n_buf, t_buf, made_buf, e)
+    if (e == MPI_SUCCESS) call skiff_c_ssend_c(p_buf, n_buf, t_buf, dest, tag, comm, e)
+    if (made_buf /= 0) call skiff_f08_free(t_buf)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Ssend_f08c
+  subroutine MPI_Rsend_f08c(buf, count, datatype, dest, tag, comm, ierror)
+    type(*), dimension(..), intent(in), target :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_buf
+    integer(kind=MPI_COUNT_KIND) :: n_buf
+    integer :: made_buf
+    type(MPI_Datatype) :: t_buf
+    e = MPI_SUCCESS
+    n_buf = count
+    t_buf = datatype
+    p_buf = skiff_f08_section_c(buf, n_buf, t_buf, made_buf, e)
+    if (e == MPI_SUCCESS) call skiff_c_rsend_c(p_buf, n_buf, t_buf, dest, tag, comm, e)
+    if (made_buf /= 0) call skiff_f08_free(t_buf)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Rsend_f08c
+  subroutine MPI_Recv_f08c(buf, count, datatype, source, tag, comm, status, ierror)
+    type(*), dimension(..), target :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: source
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_buf
+    integer(kind=MPI_COUNT_KIND) :: n_buf
+    integer :: made_buf
+    type(MPI_Datatype) :: t_buf
+    e = MPI_SUCCESS
+    n_buf = count
+    t_buf = datatype
+    p_buf = skiff_f08_section_c(buf, n_buf, t_buf, made_buf, e)
+    if (e == MPI_SUCCESS) call skiff_c_recv_c(p_buf, n_buf, t_buf, source, tag, comm, status, e)
+    if (made_buf /= 0) call skiff_f08_free(t_buf)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Recv_f08c
+  subroutine MPI_Isend_f08c(buf, count, datatype, dest, tag, comm, request, ierror)
+    type(*), dimension(..), intent(in), target :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_buf
+    integer(kind=MPI_COUNT_KIND) :: n_buf
+    integer :: made_buf
+    type(MPI_Datatype) :: t_buf
+    e = MPI_SUCCESS
+    n_buf = count
+    t_buf = datatype
+    p_buf = skiff_f08_section_c(buf, n_buf, t_buf, made_buf, e)
+    if (e == MPI_SUCCESS) call skiff_c_isend_c(p_buf, n_buf, t_buf, dest, tag, comm, request, e)
+    if (made_buf /= 0) call skiff_f08_free(t_buf)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Isend_f08c
+  subroutine MPI_Ibsend_f08c(buf, count, datatype, dest, tag, comm, request, ierror)
+    type(*), dimension(..), intent(in), target :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_buf
+    integer(kind=MPI_COUNT_KIND) :: n_buf
+    integer :: made_buf
+    type(MPI_Datatype) :: t_buf
+    e = MPI_SUCCESS
+    n_buf = count
+    t_buf = datatype
+    p_buf = skiff_f08_section_c(buf, n_buf, t_buf, made_buf, e)
+    if (e == MPI_SUCCESS) call skiff_c_ibsend_c(p_buf, n_buf, t_buf, dest, tag, comm, request, e)
+    if (made_buf /= 0) call skiff_f08_free(t_buf)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Ibsend_f08c
+  subroutine MPI_Issend_f08c(buf, count, datatype, dest, tag, comm, request, ierror)
+    type(*), dimension(..), intent(in), target :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_buf
+    integer(kind=MPI_COUNT_KIND) :: n_buf
+    integer :: made_buf
+    type(MPI_Datatype) :: t_buf
+    e = MPI_SUCCESS
+    n_buf = count
+    t_buf = datatype
+    p_buf = skiff_f08_section_c(buf, n_buf, t_buf, made_buf, e)
+    if (e == MPI_SUCCESS) call skiff_c_issend_c(p_buf, n_buf, t_buf, dest, tag, comm, request, e)
+    if (made_buf /= 0) call skiff_f08_free(t_buf)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Issend_f08c
+  subroutine MPI_Irsend_f08c(buf, count, datatype, dest, tag, comm, request, ierror)
+    type(*), dimension(..), intent(in), target :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_buf
+    integer(kind=MPI_COUNT_KIND) :: n_buf
+    integer :: made_buf
+    type(MPI_Datatype) :: t_buf
+    e = MPI_SUCCESS
+    n_buf = count
+    t_buf = datatype
+    p_buf = skiff_f08_section_c(buf, n_buf, t_buf, made_buf, e)
+    if (e == MPI_SUCCESS) call skiff_c_irsend_c(p_buf, n_buf, t_buf, dest, tag, comm, request, e)
+    if (made_buf /= 0) call skiff_f08_free(t_buf)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Irsend_f08c
+  subroutine MPI_Irecv_f08c(buf, count, datatype, source, tag, comm, request, ierror)
+    type(*), dimension(..), target :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: source
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_buf
+    integer(kind=MPI_COUNT_KIND) :: n_buf
+    integer :: made_buf
+    type(MPI_Datatype) :: t_buf
+    e = MPI_SUCCESS
+    n_buf = count
+    t_buf = datatype
+    p_buf = skiff_f08_section_c(buf, n_buf, t_buf, made_buf, e)
+    if (e == MPI_SUCCESS) call skiff_c_irecv_c(p_buf, n_buf, t_buf, source, tag, comm, request, e)
+    if (made_buf /= 0) call skiff_f08_free(t_buf)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Irecv_f08c
+  subroutine MPI_Send_init_f08c(buf, count, datatype, dest, tag, comm, request, ierror)
+    type(*), dimension(..), intent(in), target :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_buf
+    integer(kind=MPI_COUNT_KIND) :: n_buf
+    integer :: made_buf
+    type(MPI_Datatype) :: t_buf
+    e = MPI_SUCCESS
+    n_buf = count
+    t_buf = datatype
+    p_buf = skiff_f08_section_c(buf, n_buf, t_buf, made_buf, e)
+    if (e == MPI_SUCCESS) call skiff_c_send_init_c(p_buf, n_buf, t_buf, dest, tag, comm, request, e)
+    if (made_buf /= 0) call skiff_f08_free(t_buf)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Send_init_f08c
+  subroutine MPI_Bsend_init_f08c(buf, count, datatype, dest, tag, comm, request, ierror)
+    type(*), dimension(..), intent(in), target :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_buf
+    integer(kind=MPI_COUNT_KIND) :: n_buf
+    integer :: made_buf
+    type(MPI_Datatype) :: t_buf
+    e = MPI_SUCCESS
+    n_buf = count
+    t_buf = datatype
+    p_buf = skiff_f08_section_c(buf, n_buf, t_buf, made_buf, e)
+    if (e == MPI_SUCCESS) call skiff_c_bsend_init_c(p_buf, n_buf, t_buf, dest, tag, comm, request, e)
+    if (made_buf /= 0) call skiff_f08_free(t_buf)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Bsend_init_f08c
+  subroutine MPI_Ssend_init_f08c(buf, count, datatype, dest, tag, comm, request, ierror)
+    type(*), dimension(..), intent(in), target :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_buf
+    integer(kind=MPI_COUNT_KIND) :: n_buf
+    integer :: made_buf
+    type(MPI_Datatype) :: t_buf
+    e = MPI_SUCCESS
+    n_buf = count
+    t_buf = datatype
+    p_buf = skiff_f08_section_c(buf, n_buf, t_buf, made_buf, e)
+    if (e == MPI_SUCCESS) call skiff_c_ssend_init_c(p_buf, n_buf, t_buf, dest, tag, comm, request, e)
+    if (made_buf /= 0) call skiff_f08_free(t_buf)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Ssend_init_f08c
+  subroutine MPI_Rsend_init_f08c(buf, count, datatype, dest, tag, comm, request, ierror)
+    type(*), dimension(..), intent(in), target :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_buf
+    integer(kind=MPI_COUNT_KIND) :: n_buf
+    integer :: made_buf
+    type(MPI_Datatype) :: t_buf
+    e = MPI_SUCCESS
+    n_buf = count
+    t_buf = datatype
+    p_buf = skiff_f08_section_c(buf, n_buf, t_buf, made_buf, e)
+    if (e == MPI_SUCCESS) call skiff_c_rsend_init_c(p_buf, n_buf, t_buf, dest, tag, comm, request, e)
+    if (made_buf /= 0) call skiff_f08_free(t_buf)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Rsend_init_f08c
+  subroutine MPI_Recv_init_f08c(buf, count, datatype, source, tag, comm, request, ierror)
+    type(*), dimension(..), target :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: source
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_buf
+    integer(kind=MPI_COUNT_KIND) :: n_buf
+    integer :: made_buf
+    type(MPI_Datatype) :: t_buf
+    e = MPI_SUCCESS
+    n_buf = count
+    t_buf = datatype
+    p_buf = skiff_f08_section_c(buf, n_buf, t_buf, made_buf, e)
+    if (e == MPI_SUCCESS) call skiff_c_recv_init_c(p_buf, n_buf, t_buf, source, tag, comm, request, e)
+    if (made_buf /= 0) call skiff_f08_free(t_buf)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Recv_init_f08c
+  subroutine MPI_Sendrecv_f08c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, &
+      recvtag, comm, status, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    integer, intent(in) :: dest
+    integer, intent(in) :: sendtag
+    type(*), dimension(..), target :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: source
+    integer, intent(in) :: recvtag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    integer(kind=MPI_COUNT_KIND) :: n_sendbuf
+    integer :: made_sendbuf
+    type(MPI_Datatype) :: t_sendbuf
+    type(c_ptr) :: p_recvbuf
+    integer(kind=MPI_COUNT_KIND) :: n_recvbuf
+    integer :: made_recvbuf
+    type(MPI_Datatype) :: t_recvbuf
+    e = MPI_SUCCESS
+    n_sendbuf = sendcount
+    t_sendbuf = sendtype
+    p_sendbuf = skiff_f08_section_c(sendbuf, n_sendbuf, t_sendbuf, made_sendbuf, e)
+    n_recvbuf = recvcount
+    t_recvbuf = recvtype
+    p_recvbuf = skiff_f08_section_c(recvbuf, n_recvbuf, t_recvbuf, made_recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_sendrecv_c(p_sendbuf, n_sendbuf, t_sendbuf, dest, sendtag, p_recvbuf, &
+        n_recvbuf, t_recvbuf, source, recvtag, comm, status, e)
+    if (made_sendbuf /= 0) call skiff_f08_free(t_sendbuf)
+    if (made_recvbuf /= 0) call skiff_f08_free(t_recvbuf)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Sendrecv_f08c
+  subroutine MPI_Sendrecv_replace_f08c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status, ierror)
+    type(*), dimension(..), target :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: sendtag
+    integer, intent(in) :: source
+    integer, intent(in) :: recvtag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_buf
+    integer(kind=MPI_COUNT_KIND) :: n_buf
+    integer :: made_buf
+    type(MPI_Datatype) :: t_buf
+    e = MPI_SUCCESS
+    n_buf = count
+    t_buf = datatype
+    p_buf = skiff_f08_section_c(buf, n_buf, t_buf, made_buf, e)
+    if (e == MPI_SUCCESS) call skiff_c_sendrecv_replace_c(p_buf, n_buf, t_buf, dest, sendtag, source, recvtag, comm, &
+        status, e)
+    if (made_buf /= 0) call skiff_f08_free(t_buf)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Sendrecv_replace_f08c
+  subroutine MPI_Isendrecv_f08c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, &
+      recvtag, comm, request, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    integer, intent(in) :: dest
+    integer, intent(in) :: sendtag
+    type(*), dimension(..), target :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: source
+    integer, intent(in) :: recvtag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    integer(kind=MPI_COUNT_KIND) :: n_sendbuf
+    integer :: made_sendbuf
+    type(MPI_Datatype) :: t_sendbuf
+    type(c_ptr) :: p_recvbuf
+    integer(kind=MPI_COUNT_KIND) :: n_recvbuf
+    integer :: made_recvbuf
+    type(MPI_Datatype) :: t_recvbuf
+    e = MPI_SUCCESS
+    n_sendbuf = sendcount
+    t_sendbuf = sendtype
+    p_sendbuf = skiff_f08_section_c(sendbuf, n_sendbuf, t_sendbuf, made_sendbuf, e)
+    n_recvbuf = recvcount
+    t_recvbuf = recvtype
+    p_recvbuf = skiff_f08_section_c(recvbuf, n_recvbuf, t_recvbuf, made_recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_isendrecv_c(p_sendbuf, n_sendbuf, t_sendbuf, dest, sendtag, p_recvbuf, &
+        n_recvbuf, t_recvbuf, source, recvtag, comm, request, e)
+    if (made_sendbuf /= 0) call skiff_f08_free(t_sendbuf)
+    if (made_recvbuf /= 0) call skiff_f08_free(t_recvbuf)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Isendrecv_f08c
+  subroutine MPI_Isendrecv_replace_f08c(buf, count, datatype, dest, sendtag, source, recvtag, comm, request, ierror)
+    type(*), dimension(..), target :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: sendtag
+    integer, intent(in) :: source
+    integer, intent(in) :: recvtag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_buf
+    integer(kind=MPI_COUNT_KIND) :: n_buf
+    integer :: made_buf
+    type(MPI_Datatype) :: t_buf
+    e = MPI_SUCCESS
+    n_buf = count
+    t_buf = datatype
+    p_buf = skiff_f08_section_c(buf, n_buf, t_buf, made_buf, e)
+    if (e == MPI_SUCCESS) call skiff_c_isendrecv_replace_c(p_buf, n_buf, t_buf, dest, sendtag, source, recvtag, comm, &
+        request, e)
+    if (made_buf /= 0) call skiff_f08_free(t_buf)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Isendrecv_replace_f08c
+  subroutine MPI_Mrecv_f08c(buf, count, datatype, message, status, ierror)
+    type(*), dimension(..), target :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Message), intent(inout) :: message
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_buf
+    integer(kind=MPI_COUNT_KIND) :: n_buf
+    integer :: made_buf
+    type(MPI_Datatype) :: t_buf
+    e = MPI_SUCCESS
+    n_buf = count
+    t_buf = datatype
+    p_buf = skiff_f08_section_c(buf, n_buf, t_buf, made_buf, e)
+    if (e == MPI_SUCCESS) call skiff_c_mrecv_c(p_buf, n_buf, t_buf, message, status, e)
+    if (made_buf /= 0) call skiff_f08_free(t_buf)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Mrecv_f08c
+  subroutine MPI_Imrecv_f08c(buf, count, datatype, message, request, ierror)
+    type(*), dimension(..), target :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Message), intent(inout) :: message
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_buf
+    integer(kind=MPI_COUNT_KIND) :: n_buf
+    integer :: made_buf
+    type(MPI_Datatype) :: t_buf
+    e = MPI_SUCCESS
+    n_buf = count
+    t_buf = datatype
+    p_buf = skiff_f08_section_c(buf, n_buf, t_buf, made_buf, e)
+    if (e == MPI_SUCCESS) call skiff_c_imrecv_c(p_buf, n_buf, t_buf, message, request, e)
+    if (made_buf /= 0) call skiff_f08_free(t_buf)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Imrecv_f08c
+  subroutine MPI_Buffer_attach_f08c(buffer, size, ierror)
+    type(*), dimension(..), target :: buffer
+    integer(kind=MPI_COUNT_KIND), intent(in) :: size
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_buffer
+    e = MPI_SUCCESS
+    p_buffer = skiff_f08_addr(buffer, e)
+    if (e == MPI_SUCCESS) call skiff_c_buffer_attach_c(p_buffer, size, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Buffer_attach_f08c
+  subroutine MPI_Buffer_detach_f08c(buffer_addr, size, ierror)
+    type(c_ptr) :: buffer_addr
+    integer(kind=MPI_COUNT_KIND) :: size
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_buffer_detach_c(buffer_addr, size, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Buffer_detach_f08c
+  subroutine MPI_Comm_attach_buffer_f08c(comm, buffer, size, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    type(*), dimension(..), target :: buffer
+    integer(kind=MPI_COUNT_KIND), intent(in) :: size
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_buffer
+    e = MPI_SUCCESS
+    p_buffer = skiff_f08_addr(buffer, e)
+    if (e == MPI_SUCCESS) call skiff_c_comm_attach_buffer_c(comm, p_buffer, size, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Comm_attach_buffer_f08c
+  subroutine MPI_Comm_detach_buffer_f08c(comm, buffer_addr, size, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    type(c_ptr) :: buffer_addr
+    integer(kind=MPI_COUNT_KIND) :: size
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_comm_detach_buffer_c(comm, buffer_addr, size, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Comm_detach_buffer_f08c
+  subroutine MPI_Session_attach_buffer_f08c(session, buffer, size, ierror)
+    type(MPI_Session), intent(in) :: session
+    type(*), dimension(..), target :: buffer
+    integer(kind=MPI_COUNT_KIND), intent(in) :: size
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_buffer
+    e = MPI_SUCCESS
+    p_buffer = skiff_f08_addr(buffer, e)
+    if (e == MPI_SUCCESS) call skiff_c_session_attach_buffer_c(session, p_buffer, size, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Session_attach_buffer_f08c
+  subroutine MPI_Session_detach_buffer_f08c(session, buffer_addr, size, ierror)
+    type(MPI_Session), intent(in) :: session
+    type(c_ptr) :: buffer_addr
+    integer(kind=MPI_COUNT_KIND) :: size
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_session_detach_buffer_c(session, buffer_addr, size, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Session_detach_buffer_f08c
+  subroutine MPI_Get_count_f08c(status, datatype, count, ierror)
+    type(MPI_Status), intent(in) :: status
+    type(MPI_Datatype), intent(in) :: datatype
+    integer(kind=MPI_COUNT_KIND) :: count
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_get_count_c(status, datatype, count, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Get_count_f08c
+  subroutine MPI_Get_elements_f08c(status, datatype, count, ierror)
+    type(MPI_Status), intent(in) :: status
+    type(MPI_Datatype), intent(in) :: datatype
+    integer(kind=MPI_COUNT_KIND) :: count
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_get_elements_c(status, datatype, count, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Get_elements_f08c
+  subroutine MPI_Status_set_elements_f08c(status, datatype, count, ierror)
+    type(MPI_Status) :: status
+    type(MPI_Datatype), intent(in) :: datatype
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_status_set_elements_c(status, datatype, count, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Status_set_elements_f08c
+  subroutine MPI_Type_size_f08c(datatype, size, ierror)
+    type(MPI_Datatype), intent(in) :: datatype
+    integer(kind=MPI_COUNT_KIND) :: size
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_type_size_c(datatype, size, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Type_size_f08c
+  subroutine MPI_Pack_f08c(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
+    type(*), dimension(..), intent(in), target :: inbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: incount
+    type(MPI_Datatype), intent(in) :: datatype
+    type(*), dimension(..), target :: outbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: outsize
+    integer(kind=MPI_COUNT_KIND) :: position
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_inbuf
+    type(c_ptr) :: p_outbuf
+    e = MPI_SUCCESS
+    p_inbuf = skiff_f08_addr(inbuf, e)
+    p_outbuf = skiff_f08_addr(outbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_pack_c(p_inbuf, incount, datatype, p_outbuf, outsize, position, comm, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Pack_f08c
+  subroutine MPI_Unpack_f08c(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
+    type(*), dimension(..), intent(in), target :: inbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: insize
+    integer(kind=MPI_COUNT_KIND) :: position
+    type(*), dimension(..), target :: outbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: outcount
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_inbuf
+    type(c_ptr) :: p_outbuf
+    e = MPI_SUCCESS
+    p_inbuf = skiff_f08_addr(inbuf, e)
+    p_outbuf = skiff_f08_addr(outbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_unpack_c(p_inbuf, insize, position, p_outbuf, outcount, datatype, comm, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Unpack_f08c
+  subroutine MPI_Pack_size_f08c(incount, datatype, comm, size, ierror)
+    integer(kind=MPI_COUNT_KIND), intent(in) :: incount
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Comm), intent(in) :: comm
+    integer(kind=MPI_COUNT_KIND) :: size
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_pack_size_c(incount, datatype, comm, size, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Pack_size_f08c
+  subroutine MPI_Pack_external_f08c(datarep, inbuf, incount, datatype, outbuf, outsize, position, ierror)
+    character(len=*), intent(in) :: datarep
+    type(*), dimension(..), intent(in), target :: inbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: incount
+    type(MPI_Datatype), intent(in) :: datatype
+    type(*), dimension(..), target :: outbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: outsize
+    integer(kind=MPI_COUNT_KIND) :: position
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_inbuf
+    type(c_ptr) :: p_outbuf
+    e = MPI_SUCCESS
+    p_inbuf = skiff_f08_addr(inbuf, e)
+    p_outbuf = skiff_f08_addr(outbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_pack_external_c(datarep, p_inbuf, incount, datatype, p_outbuf, outsize, &
+        position, e, len(datarep, c_size_t))
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Pack_external_f08c
+  subroutine MPI_Unpack_external_f08c(datarep, inbuf, insize, position, outbuf, outcount, datatype, ierror)
+    character(len=*), intent(in) :: datarep
+    type(*), dimension(..), intent(in), target :: inbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: insize
+    integer(kind=MPI_COUNT_KIND) :: position
+    type(*), dimension(..), target :: outbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: outcount
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_inbuf
+    type(c_ptr) :: p_outbuf
+    e = MPI_SUCCESS
+    p_inbuf = skiff_f08_addr(inbuf, e)
+    p_outbuf = skiff_f08_addr(outbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_unpack_external_c(datarep, p_inbuf, insize, position, p_outbuf, outcount, &
+        datatype, e, len(datarep, c_size_t))
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Unpack_external_f08c
+  subroutine MPI_Pack_external_size_f08c(datarep, incount, datatype, size, ierror)
+    character(len=*), intent(in) :: datarep
+    integer(kind=MPI_COUNT_KIND), intent(in) :: incount
+    type(MPI_Datatype), intent(in) :: datatype
+    integer(kind=MPI_COUNT_KIND) :: size
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_pack_external_size_c(datarep, incount, datatype, size, e, len(datarep, c_size_t))
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Pack_external_size_f08c
+  subroutine MPI_Type_contiguous_f08c(count, oldtype, newtype, ierror)
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: oldtype
+    type(MPI_Datatype), intent(inout) :: newtype
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_type_contiguous_c(count, oldtype, newtype, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Type_contiguous_f08c
+  subroutine MPI_Type_vector_f08c(count, blocklength, stride, oldtype, newtype, ierror)
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    integer(kind=MPI_COUNT_KIND), intent(in) :: blocklength
+    integer(kind=MPI_COUNT_KIND), intent(in) :: stride
+    type(MPI_Datatype), intent(in) :: oldtype
+    type(MPI_Datatype), intent(inout) :: newtype
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_type_vector_c(count, blocklength, stride, oldtype, newtype, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Type_vector_f08c
+  subroutine MPI_Type_create_hvector_f08c(count, blocklength, stride, oldtype, newtype, ierror)
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    integer(kind=MPI_COUNT_KIND), intent(in) :: blocklength
+    integer(kind=MPI_COUNT_KIND), intent(in) :: stride
+    type(MPI_Datatype), intent(in) :: oldtype
+    type(MPI_Datatype), intent(inout) :: newtype
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_type_create_hvector_c(count, blocklength, stride, oldtype, newtype, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Type_create_hvector_f08c
+  subroutine MPI_Type_indexed_f08c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, ierror)
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    integer(kind=MPI_COUNT_KIND), intent(in) :: array_of_blocklengths(*)
+    integer(kind=MPI_COUNT_KIND), intent(in) :: array_of_displacements(*)
+    type(MPI_Datatype), intent(in) :: oldtype
+    type(MPI_Datatype), intent(inout) :: newtype
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_type_indexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, &
+        newtype, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Type_indexed_f08c
+  subroutine MPI_Type_create_hindexed_f08c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, &
+      ierror)
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    integer(kind=MPI_COUNT_KIND), intent(in) :: array_of_blocklengths(*)
+    integer(kind=MPI_COUNT_KIND), intent(in) :: array_of_displacements(*)
+    type(MPI_Datatype), intent(in) :: oldtype
+    type(MPI_Datatype), intent(inout) :: newtype
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_type_create_hindexed_c(count, array_of_blocklengths, array_of_displacements, &
+        oldtype, newtype, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Type_create_hindexed_f08c
+  subroutine MPI_Type_create_indexed_block_f08c(count, blocklength, array_of_displacements, oldtype, newtype, ierror)
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    integer(kind=MPI_COUNT_KIND), intent(in) :: blocklength
+    integer(kind=MPI_COUNT_KIND), intent(in) :: array_of_displacements(*)
+    type(MPI_Datatype), intent(in) :: oldtype
+    type(MPI_Datatype), intent(inout) :: newtype
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_type_create_indexed_block_c(count, blocklength, array_of_displacements, &
+        oldtype, newtype, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Type_create_indexed_block_f08c
+  subroutine MPI_Type_create_hindexed_block_f08c(count, blocklength, array_of_displacements, oldtype, newtype, ierror)
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    integer(kind=MPI_COUNT_KIND), intent(in) :: blocklength
+    integer(kind=MPI_COUNT_KIND), intent(in) :: array_of_displacements(*)
+    type(MPI_Datatype), intent(in) :: oldtype
+    type(MPI_Datatype), intent(inout) :: newtype
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_type_create_hindexed_block_c(count, blocklength, array_of_displacements, &
+        oldtype, newtype, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Type_create_hindexed_block_f08c
+  subroutine MPI_Type_create_struct_f08c(count, array_of_blocklengths, array_of_displacements, array_of_types, &
+      newtype, ierror)
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    integer(kind=MPI_COUNT_KIND), intent(in) :: array_of_blocklengths(*)
+    integer(kind=MPI_COUNT_KIND), intent(in) :: array_of_displacements(*)
+    type(MPI_Datatype), intent(in) :: array_of_types(*)
+    type(MPI_Datatype), intent(inout) :: newtype
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_type_create_struct_c(count, array_of_blocklengths, array_of_displacements, &
+        array_of_types, newtype, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Type_create_struct_f08c
+  subroutine MPI_Type_create_subarray_f08c(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, &
+      newtype, ierror)
+    integer, intent(in) :: ndims
+    integer(kind=MPI_COUNT_KIND), intent(in) :: array_of_sizes(*)
+    integer(kind=MPI_COUNT_KIND), intent(in) :: array_of_subsizes(*)
+    integer(kind=MPI_COUNT_KIND), intent(in) :: array_of_starts(*)
+    integer, intent(in) :: order
+    type(MPI_Datatype), intent(in) :: oldtype
+    type(MPI_Datatype), intent(inout) :: newtype
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_type_create_subarray_c(ndims, array_of_sizes, array_of_subsizes, &
+        array_of_starts, order, oldtype, newtype, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Type_create_subarray_f08c
+  subroutine MPI_Type_create_darray_f08c(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, &
+      array_of_psizes, order, oldtype, newtype, ierror)
+    integer, intent(in) :: size
+    integer, intent(in) :: rank
+    integer, intent(in) :: ndims
+    integer(kind=MPI_COUNT_KIND), intent(in) :: array_of_gsizes(*)
+    integer, intent(in) :: array_of_distribs(*)
+    integer, intent(in) :: array_of_dargs(*)
+    integer, intent(in) :: array_of_psizes(*)
+    integer, intent(in) :: order
+    type(MPI_Datatype), intent(in) :: oldtype
+    type(MPI_Datatype), intent(inout) :: newtype
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_type_create_darray_c(size, rank, ndims, array_of_gsizes, array_of_distribs, &
+        array_of_dargs, array_of_psizes, order, oldtype, newtype, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Type_create_darray_f08c
+  subroutine MPI_Type_get_envelope_f08c(datatype, num_integers, num_addresses, num_large_counts, num_datatypes, &
+      combiner, ierror)
+    type(MPI_Datatype), intent(in) :: datatype
+    integer(kind=MPI_COUNT_KIND) :: num_integers
+    integer(kind=MPI_COUNT_KIND) :: num_addresses
+    integer(kind=MPI_COUNT_KIND) :: num_large_counts
+    integer(kind=MPI_COUNT_KIND) :: num_datatypes
+    integer :: combiner
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_type_get_envelope_c(datatype, num_integers, num_addresses, num_large_counts, &
+        num_datatypes, combiner, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Type_get_envelope_f08c
+  subroutine MPI_Type_get_contents_f08c(datatype, max_integers, max_addresses, max_large_counts, max_datatypes, &
+      array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes, ierror)
+    type(MPI_Datatype), intent(in) :: datatype
+    integer(kind=MPI_COUNT_KIND), intent(in) :: max_integers
+    integer(kind=MPI_COUNT_KIND), intent(in) :: max_addresses
+    integer(kind=MPI_COUNT_KIND), intent(in) :: max_large_counts
+    integer(kind=MPI_COUNT_KIND), intent(in) :: max_datatypes
+    integer :: array_of_integers(*)
+    integer(kind=MPI_ADDRESS_KIND) :: array_of_addresses(*)
+    integer(kind=MPI_COUNT_KIND) :: array_of_large_counts(*)
+    type(MPI_Datatype), intent(inout) :: array_of_datatypes(*)
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_type_get_contents_c(datatype, max_integers, max_addresses, max_large_counts, &
+        max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Type_get_contents_f08c
+  subroutine MPI_Bcast_f08c(buffer, count, datatype, root, comm, ierror)
+    type(*), dimension(..), target :: buffer
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_buffer
+    integer(kind=MPI_COUNT_KIND) :: n_buffer
+    integer :: made_buffer
+    type(MPI_Datatype) :: t_buffer
+    e = MPI_SUCCESS
+    n_buffer = count
+    t_buffer = datatype
+    p_buffer = skiff_f08_section_c(buffer, n_buffer, t_buffer, made_buffer, e)
+    if (e == MPI_SUCCESS) call skiff_c_bcast_c(p_buffer, n_buffer, t_buffer, root, comm, e)
+    if (made_buffer /= 0) call skiff_f08_free(t_buffer)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Bcast_f08c
+  subroutine MPI_Gather_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(..), target :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    integer(kind=MPI_COUNT_KIND) :: n_sendbuf
+    integer :: made_sendbuf
+    type(MPI_Datatype) :: t_sendbuf
+    type(c_ptr) :: p_recvbuf
+    integer(kind=MPI_COUNT_KIND) :: n_recvbuf
+    integer :: made_recvbuf
+    type(MPI_Datatype) :: t_recvbuf
+    e = MPI_SUCCESS
+    n_sendbuf = sendcount
+    t_sendbuf = sendtype
+    p_sendbuf = skiff_f08_section_c(sendbuf, n_sendbuf, t_sendbuf, made_sendbuf, e)
+    n_recvbuf = recvcount
+    t_recvbuf = recvtype
+    p_recvbuf = skiff_f08_section_c(recvbuf, n_recvbuf, t_recvbuf, made_recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_gather_c(p_sendbuf, n_sendbuf, t_sendbuf, p_recvbuf, n_recvbuf, t_recvbuf, &
+        root, comm, e)
+    if (made_sendbuf /= 0) call skiff_f08_free(t_sendbuf)
+    if (made_recvbuf /= 0) call skiff_f08_free(t_recvbuf)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Gather_f08c
+  subroutine MPI_Gatherv_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(..), target :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: displs(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    type(c_ptr) :: p_recvbuf
+    e = MPI_SUCCESS
+    p_sendbuf = skiff_f08_addr(sendbuf, e)
+    p_recvbuf = skiff_f08_addr(recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_gatherv_c(p_sendbuf, sendcount, sendtype, p_recvbuf, recvcounts, displs, &
+        recvtype, root, comm, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Gatherv_f08c
+  subroutine MPI_Scatter_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(..), target :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    integer(kind=MPI_COUNT_KIND) :: n_sendbuf
+    integer :: made_sendbuf
+    type(MPI_Datatype) :: t_sendbuf
+    type(c_ptr) :: p_recvbuf
+    integer(kind=MPI_COUNT_KIND) :: n_recvbuf
+    integer :: made_recvbuf
+    type(MPI_Datatype) :: t_recvbuf
+    e = MPI_SUCCESS
+    n_sendbuf = sendcount
+    t_sendbuf = sendtype
+    p_sendbuf = skiff_f08_section_c(sendbuf, n_sendbuf, t_sendbuf, made_sendbuf, e)
+    n_recvbuf = recvcount
+    t_recvbuf = recvtype
+    p_recvbuf = skiff_f08_section_c(recvbuf, n_recvbuf, t_recvbuf, made_recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_scatter_c(p_sendbuf, n_sendbuf, t_sendbuf, p_recvbuf, n_recvbuf, t_recvbuf, &
+        root, comm, e)
+    if (made_sendbuf /= 0) call skiff_f08_free(t_sendbuf)
+    if (made_recvbuf /= 0) call skiff_f08_free(t_recvbuf)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Scatter_f08c
+  subroutine MPI_Scatterv_f08c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: displs(*)
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(..), target :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    type(c_ptr) :: p_recvbuf
+    e = MPI_SUCCESS
+    p_sendbuf = skiff_f08_addr(sendbuf, e)
+    p_recvbuf = skiff_f08_addr(recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_scatterv_c(p_sendbuf, sendcounts, displs, sendtype, p_recvbuf, recvcount, &
+        recvtype, root, comm, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Scatterv_f08c
+  subroutine MPI_Allgather_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(..), target :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    integer(kind=MPI_COUNT_KIND) :: n_sendbuf
+    integer :: made_sendbuf
+    type(MPI_Datatype) :: t_sendbuf
+    type(c_ptr) :: p_recvbuf
+    integer(kind=MPI_COUNT_KIND) :: n_recvbuf
+    integer :: made_recvbuf
+    type(MPI_Datatype) :: t_recvbuf
+    e = MPI_SUCCESS
+    n_sendbuf = sendcount
+    t_sendbuf = sendtype
+    p_sendbuf = skiff_f08_section_c(sendbuf, n_sendbuf, t_sendbuf, made_sendbuf, e)
+    n_recvbuf = recvcount
+    t_recvbuf = recvtype
+    p_recvbuf = skiff_f08_section_c(recvbuf, n_recvbuf, t_recvbuf, made_recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_allgather_c(p_sendbuf, n_sendbuf, t_sendbuf, p_recvbuf, n_recvbuf, t_recvbuf, &
+        comm, e)
+    if (made_sendbuf /= 0) call skiff_f08_free(t_sendbuf)
+    if (made_recvbuf /= 0) call skiff_f08_free(t_recvbuf)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Allgather_f08c
+  subroutine MPI_Allgatherv_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(..), target :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: displs(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    type(c_ptr) :: p_recvbuf
+    e = MPI_SUCCESS
+    p_sendbuf = skiff_f08_addr(sendbuf, e)
+    p_recvbuf = skiff_f08_addr(recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_allgatherv_c(p_sendbuf, sendcount, sendtype, p_recvbuf, recvcounts, displs, &
+        recvtype, comm, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Allgatherv_f08c
+  subroutine MPI_Alltoall_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(..), target :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    integer(kind=MPI_COUNT_KIND) :: n_sendbuf
+    integer :: made_sendbuf
+    type(MPI_Datatype) :: t_sendbuf
+    type(c_ptr) :: p_recvbuf
+    integer(kind=MPI_COUNT_KIND) :: n_recvbuf
+    integer :: made_recvbuf
+    type(MPI_Datatype) :: t_recvbuf
+    e = MPI_SUCCESS
+    n_sendbuf = sendcount
+    t_sendbuf = sendtype
+    p_sendbuf = skiff_f08_section_c(sendbuf, n_sendbuf, t_sendbuf, made_sendbuf, e)
+    n_recvbuf = recvcount
+    t_recvbuf = recvtype
+    p_recvbuf = skiff_f08_section_c(recvbuf, n_recvbuf, t_recvbuf, made_recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_alltoall_c(p_sendbuf, n_sendbuf, t_sendbuf, p_recvbuf, n_recvbuf, t_recvbuf, &
+        comm, e)
+    if (made_sendbuf /= 0) call skiff_f08_free(t_sendbuf)
+    if (made_recvbuf /= 0) call skiff_f08_free(t_recvbuf)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Alltoall_f08c
+  subroutine MPI_Alltoallv_f08c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, &
+      ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: sdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(..), target :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: rdispls(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    type(c_ptr) :: p_recvbuf
+    e = MPI_SUCCESS
+    p_sendbuf = skiff_f08_addr(sendbuf, e)
+    p_recvbuf = skiff_f08_addr(recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_alltoallv_c(p_sendbuf, sendcounts, sdispls, sendtype, p_recvbuf, recvcounts, &
+        rdispls, recvtype, comm, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Alltoallv_f08c
+  subroutine MPI_Alltoallw_f08c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, &
+      comm, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: sdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtypes(*)
+    type(*), dimension(..), target :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: rdispls(*)
+    type(MPI_Datatype), intent(in) :: recvtypes(*)
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    type(c_ptr) :: p_recvbuf
+    e = MPI_SUCCESS
+    p_sendbuf = skiff_f08_addr(sendbuf, e)
+    p_recvbuf = skiff_f08_addr(recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_alltoallw_c(p_sendbuf, sendcounts, sdispls, sendtypes, p_recvbuf, recvcounts, &
+        rdispls, recvtypes, comm, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Alltoallw_f08c
+  subroutine MPI_Reduce_f08c(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    type(*), dimension(..), target :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    type(c_ptr) :: p_recvbuf
+    e = MPI_SUCCESS
+    p_sendbuf = skiff_f08_addr(sendbuf, e)
+    p_recvbuf = skiff_f08_addr(recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_reduce_c(p_sendbuf, p_recvbuf, count, datatype, op, root, comm, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Reduce_f08c
+  subroutine MPI_Allreduce_f08c(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    type(*), dimension(..), target :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    type(c_ptr) :: p_recvbuf
+    e = MPI_SUCCESS
+    p_sendbuf = skiff_f08_addr(sendbuf, e)
+    p_recvbuf = skiff_f08_addr(recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_allreduce_c(p_sendbuf, p_recvbuf, count, datatype, op, comm, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Allreduce_f08c
+  subroutine MPI_Reduce_scatter_block_f08c(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    type(*), dimension(..), target :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    type(c_ptr) :: p_recvbuf
+    e = MPI_SUCCESS
+    p_sendbuf = skiff_f08_addr(sendbuf, e)
+    p_recvbuf = skiff_f08_addr(recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_reduce_scatter_block_c(p_sendbuf, p_recvbuf, recvcount, datatype, op, comm, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Reduce_scatter_block_f08c
+  subroutine MPI_Reduce_scatter_f08c(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    type(*), dimension(..), target :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    type(c_ptr) :: p_recvbuf
+    e = MPI_SUCCESS
+    p_sendbuf = skiff_f08_addr(sendbuf, e)
+    p_recvbuf = skiff_f08_addr(recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_reduce_scatter_c(p_sendbuf, p_recvbuf, recvcounts, datatype, op, comm, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Reduce_scatter_f08c
+  subroutine MPI_Scan_f08c(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    type(*), dimension(..), target :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    type(c_ptr) :: p_recvbuf
+    e = MPI_SUCCESS
+    p_sendbuf = skiff_f08_addr(sendbuf, e)
+    p_recvbuf = skiff_f08_addr(recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_scan_c(p_sendbuf, p_recvbuf, count, datatype, op, comm, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Scan_f08c
+  subroutine MPI_Exscan_f08c(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    type(*), dimension(..), target :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    type(c_ptr) :: p_recvbuf
+    e = MPI_SUCCESS
+    p_sendbuf = skiff_f08_addr(sendbuf, e)
+    p_recvbuf = skiff_f08_addr(recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_exscan_c(p_sendbuf, p_recvbuf, count, datatype, op, comm, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Exscan_f08c
+  subroutine MPI_Ibcast_f08c(buffer, count, datatype, root, comm, request, ierror)
+    type(*), dimension(..), target :: buffer
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_buffer
+    integer(kind=MPI_COUNT_KIND) :: n_buffer
+    integer :: made_buffer
+    type(MPI_Datatype) :: t_buffer
+    e = MPI_SUCCESS
+    n_buffer = count
+    t_buffer = datatype
+    p_buffer = skiff_f08_section_c(buffer, n_buffer, t_buffer, made_buffer, e)
+    if (e == MPI_SUCCESS) call skiff_c_ibcast_c(p_buffer, n_buffer, t_buffer, root, comm, request, e)
+    if (made_buffer /= 0) call skiff_f08_free(t_buffer)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Ibcast_f08c
+  subroutine MPI_Igather_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(..), target :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    integer(kind=MPI_COUNT_KIND) :: n_sendbuf
+    integer :: made_sendbuf
+    type(MPI_Datatype) :: t_sendbuf
+    type(c_ptr) :: p_recvbuf
+    integer(kind=MPI_COUNT_KIND) :: n_recvbuf
+    integer :: made_recvbuf
+    type(MPI_Datatype) :: t_recvbuf
+    e = MPI_SUCCESS
+    n_sendbuf = sendcount
+    t_sendbuf = sendtype
+    p_sendbuf = skiff_f08_section_c(sendbuf, n_sendbuf, t_sendbuf, made_sendbuf, e)
+    n_recvbuf = recvcount
+    t_recvbuf = recvtype
+    p_recvbuf = skiff_f08_section_c(recvbuf, n_recvbuf, t_recvbuf, made_recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_igather_c(p_sendbuf, n_sendbuf, t_sendbuf, p_recvbuf, n_recvbuf, t_recvbuf, &
+        root, comm, request, e)
+    if (made_sendbuf /= 0) call skiff_f08_free(t_sendbuf)
+    if (made_recvbuf /= 0) call skiff_f08_free(t_recvbuf)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Igather_f08c
+  subroutine MPI_Igatherv_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, &
+      request, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(..), target :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: displs(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    type(c_ptr) :: p_recvbuf
+    e = MPI_SUCCESS
+    p_sendbuf = skiff_f08_addr(sendbuf, e)
+    p_recvbuf = skiff_f08_addr(recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_igatherv_c(p_sendbuf, sendcount, sendtype, p_recvbuf, recvcounts, displs, &
+        recvtype, root, comm, request, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Igatherv_f08c
+  subroutine MPI_Iscatter_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(..), target :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    integer(kind=MPI_COUNT_KIND) :: n_sendbuf
+    integer :: made_sendbuf
+    type(MPI_Datatype) :: t_sendbuf
+    type(c_ptr) :: p_recvbuf
+    integer(kind=MPI_COUNT_KIND) :: n_recvbuf
+    integer :: made_recvbuf
+    type(MPI_Datatype) :: t_recvbuf
+    e = MPI_SUCCESS
+    n_sendbuf = sendcount
+    t_sendbuf = sendtype
+    p_sendbuf = skiff_f08_section_c(sendbuf, n_sendbuf, t_sendbuf, made_sendbuf, e)
+    n_recvbuf = recvcount
+    t_recvbuf = recvtype
+    p_recvbuf = skiff_f08_section_c(recvbuf, n_recvbuf, t_recvbuf, made_recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_iscatter_c(p_sendbuf, n_sendbuf, t_sendbuf, p_recvbuf, n_recvbuf, t_recvbuf, &
+        root, comm, request, e)
+    if (made_sendbuf /= 0) call skiff_f08_free(t_sendbuf)
+    if (made_recvbuf /= 0) call skiff_f08_free(t_recvbuf)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Iscatter_f08c
+  subroutine MPI_Iscatterv_f08c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+      request, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: displs(*)
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(..), target :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    type(c_ptr) :: p_recvbuf
+    e = MPI_SUCCESS
+    p_sendbuf = skiff_f08_addr(sendbuf, e)
+    p_recvbuf = skiff_f08_addr(recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_iscatterv_c(p_sendbuf, sendcounts, displs, sendtype, p_recvbuf, recvcount, &
+        recvtype, root, comm, request, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Iscatterv_f08c
+  subroutine MPI_Iallgather_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(..), target :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    integer(kind=MPI_COUNT_KIND) :: n_sendbuf
+    integer :: made_sendbuf
+    type(MPI_Datatype) :: t_sendbuf
+    type(c_ptr) :: p_recvbuf
+    integer(kind=MPI_COUNT_KIND) :: n_recvbuf
+    integer :: made_recvbuf
+    type(MPI_Datatype) :: t_recvbuf
+    e = MPI_SUCCESS
+    n_sendbuf = sendcount
+    t_sendbuf = sendtype
+    p_sendbuf = skiff_f08_section_c(sendbuf, n_sendbuf, t_sendbuf, made_sendbuf, e)
+    n_recvbuf = recvcount
+    t_recvbuf = recvtype
+    p_recvbuf = skiff_f08_section_c(recvbuf, n_recvbuf, t_recvbuf, made_recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_iallgather_c(p_sendbuf, n_sendbuf, t_sendbuf, p_recvbuf, n_recvbuf, t_recvbuf, &
+        comm, request, e)
+    if (made_sendbuf /= 0) call skiff_f08_free(t_sendbuf)
+    if (made_recvbuf /= 0) call skiff_f08_free(t_recvbuf)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Iallgather_f08c
+  subroutine MPI_Iallgatherv_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, &
+      ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(..), target :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: displs(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    type(c_ptr) :: p_recvbuf
+    e = MPI_SUCCESS
+    p_sendbuf = skiff_f08_addr(sendbuf, e)
+    p_recvbuf = skiff_f08_addr(recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_iallgatherv_c(p_sendbuf, sendcount, sendtype, p_recvbuf, recvcounts, displs, &
+        recvtype, comm, request, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Iallgatherv_f08c
+  subroutine MPI_Ialltoall_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(..), target :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    integer(kind=MPI_COUNT_KIND) :: n_sendbuf
+    integer :: made_sendbuf
+    type(MPI_Datatype) :: t_sendbuf
+    type(c_ptr) :: p_recvbuf
+    integer(kind=MPI_COUNT_KIND) :: n_recvbuf
+    integer :: made_recvbuf
+    type(MPI_Datatype) :: t_recvbuf
+    e = MPI_SUCCESS
+    n_sendbuf = sendcount
+    t_sendbuf = sendtype
+    p_sendbuf = skiff_f08_section_c(sendbuf, n_sendbuf, t_sendbuf, made_sendbuf, e)
+    n_recvbuf = recvcount
+    t_recvbuf = recvtype
+    p_recvbuf = skiff_f08_section_c(recvbuf, n_recvbuf, t_recvbuf, made_recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_ialltoall_c(p_sendbuf, n_sendbuf, t_sendbuf, p_recvbuf, n_recvbuf, t_recvbuf, &
+        comm, request, e)
+    if (made_sendbuf /= 0) call skiff_f08_free(t_sendbuf)
+    if (made_recvbuf /= 0) call skiff_f08_free(t_recvbuf)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Ialltoall_f08c
+  subroutine MPI_Ialltoallv_f08c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, &
+      comm, request, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: sdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(..), target :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: rdispls(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    type(c_ptr) :: p_recvbuf
+    e = MPI_SUCCESS
+    p_sendbuf = skiff_f08_addr(sendbuf, e)
+    p_recvbuf = skiff_f08_addr(recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_ialltoallv_c(p_sendbuf, sendcounts, sdispls, sendtype, p_recvbuf, recvcounts, &
+        rdispls, recvtype, comm, request, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Ialltoallv_f08c
+  subroutine MPI_Ialltoallw_f08c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, &
+      comm, request, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: sdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtypes(*)
+    type(*), dimension(..), target :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: rdispls(*)
+    type(MPI_Datatype), intent(in) :: recvtypes(*)
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    type(c_ptr) :: p_recvbuf
+    e = MPI_SUCCESS
+    p_sendbuf = skiff_f08_addr(sendbuf, e)
+    p_recvbuf = skiff_f08_addr(recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_ialltoallw_c(p_sendbuf, sendcounts, sdispls, sendtypes, p_recvbuf, recvcounts, &
+        rdispls, recvtypes, comm, request, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Ialltoallw_f08c
+  subroutine MPI_Ireduce_f08c(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    type(*), dimension(..), target :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    type(c_ptr) :: p_recvbuf
+    e = MPI_SUCCESS
+    p_sendbuf = skiff_f08_addr(sendbuf, e)
+    p_recvbuf = skiff_f08_addr(recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_ireduce_c(p_sendbuf, p_recvbuf, count, datatype, op, root, comm, request, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Ireduce_f08c
+  subroutine MPI_Iallreduce_f08c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    type(*), dimension(..), target :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    type(c_ptr) :: p_recvbuf
+    e = MPI_SUCCESS
+    p_sendbuf = skiff_f08_addr(sendbuf, e)
+    p_recvbuf = skiff_f08_addr(recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_iallreduce_c(p_sendbuf, p_recvbuf, count, datatype, op, comm, request, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Iallreduce_f08c
+  subroutine MPI_Ireduce_scatter_block_f08c(sendbuf, recvbuf, recvcount, datatype, op, comm, request, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    type(*), dimension(..), target :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    type(c_ptr) :: p_recvbuf
+    e = MPI_SUCCESS
+    p_sendbuf = skiff_f08_addr(sendbuf, e)
+    p_recvbuf = skiff_f08_addr(recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_ireduce_scatter_block_c(p_sendbuf, p_recvbuf, recvcount, datatype, op, comm, &
+        request, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Ireduce_scatter_block_f08c
+  subroutine MPI_Ireduce_scatter_f08c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    type(*), dimension(..), target :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    type(c_ptr) :: p_recvbuf
+    e = MPI_SUCCESS
+    p_sendbuf = skiff_f08_addr(sendbuf, e)
+    p_recvbuf = skiff_f08_addr(recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_ireduce_scatter_c(p_sendbuf, p_recvbuf, recvcounts, datatype, op, comm, &
+        request, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Ireduce_scatter_f08c
+  subroutine MPI_Iscan_f08c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    type(*), dimension(..), target :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    type(c_ptr) :: p_recvbuf
+    e = MPI_SUCCESS
+    p_sendbuf = skiff_f08_addr(sendbuf, e)
+    p_recvbuf = skiff_f08_addr(recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_iscan_c(p_sendbuf, p_recvbuf, count, datatype, op, comm, request, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Iscan_f08c
+  subroutine MPI_Iexscan_f08c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    type(*), dimension(..), target :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    type(c_ptr) :: p_recvbuf
+    e = MPI_SUCCESS
+    p_sendbuf = skiff_f08_addr(sendbuf, e)
+    p_recvbuf = skiff_f08_addr(recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_iexscan_c(p_sendbuf, p_recvbuf, count, datatype, op, comm, request, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Iexscan_f08c
+  subroutine MPI_Bcast_init_f08c(buffer, count, datatype, root, comm, info, request, ierror)
+    type(*), dimension(..), target :: buffer
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_buffer
+    integer(kind=MPI_COUNT_KIND) :: n_buffer
+    integer :: made_buffer
+    type(MPI_Datatype) :: t_buffer
+    e = MPI_SUCCESS
+    n_buffer = count
+    t_buffer = datatype
+    p_buffer = skiff_f08_section_c(buffer, n_buffer, t_buffer, made_buffer, e)
+    if (e == MPI_SUCCESS) call skiff_c_bcast_init_c(p_buffer, n_buffer, t_buffer, root, comm, info, request, e)
+    if (made_buffer /= 0) call skiff_f08_free(t_buffer)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Bcast_init_f08c
+  subroutine MPI_Gather_init_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, &
+      request, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(..), target :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    integer(kind=MPI_COUNT_KIND) :: n_sendbuf
+    integer :: made_sendbuf
+    type(MPI_Datatype) :: t_sendbuf
+    type(c_ptr) :: p_recvbuf
+    integer(kind=MPI_COUNT_KIND) :: n_recvbuf
+    integer :: made_recvbuf
+    type(MPI_Datatype) :: t_recvbuf
+    e = MPI_SUCCESS
+    n_sendbuf = sendcount
+    t_sendbuf = sendtype
+    p_sendbuf = skiff_f08_section_c(sendbuf, n_sendbuf, t_sendbuf, made_sendbuf, e)
+    n_recvbuf = recvcount
+    t_recvbuf = recvtype
+    p_recvbuf = skiff_f08_section_c(recvbuf, n_recvbuf, t_recvbuf, made_recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_gather_init_c(p_sendbuf, n_sendbuf, t_sendbuf, p_recvbuf, n_recvbuf, &
+        t_recvbuf, root, comm, info, request, e)
+    if (made_sendbuf /= 0) call skiff_f08_free(t_sendbuf)
+    if (made_recvbuf /= 0) call skiff_f08_free(t_recvbuf)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Gather_init_f08c
+  subroutine MPI_Gatherv_init_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, &
+      info, request, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(..), target :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: displs(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    type(c_ptr) :: p_recvbuf
+    e = MPI_SUCCESS
+    p_sendbuf = skiff_f08_addr(sendbuf, e)
+    p_recvbuf = skiff_f08_addr(recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_gatherv_init_c(p_sendbuf, sendcount, sendtype, p_recvbuf, recvcounts, displs, &
+        recvtype, root, comm, info, request, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Gatherv_init_f08c
+  subroutine MPI_Scatter_init_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, &
+      request, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(..), target :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    integer(kind=MPI_COUNT_KIND) :: n_sendbuf
+    integer :: made_sendbuf
+    type(MPI_Datatype) :: t_sendbuf
+    type(c_ptr) :: p_recvbuf
+    integer(kind=MPI_COUNT_KIND) :: n_recvbuf
+    integer :: made_recvbuf
+    type(MPI_Datatype) :: t_recvbuf
+    e = MPI_SUCCESS
+    n_sendbuf = sendcount
+    t_sendbuf = sendtype
+    p_sendbuf = skiff_f08_section_c(sendbuf, n_sendbuf, t_sendbuf, made_sendbuf, e)
+    n_recvbuf = recvcount
+    t_recvbuf = recvtype
+    p_recvbuf = skiff_f08_section_c(recvbuf, n_recvbuf, t_recvbuf, made_recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_scatter_init_c(p_sendbuf, n_sendbuf, t_sendbuf, p_recvbuf, n_recvbuf, &
+        t_recvbuf, root, comm, info, request, e)
+    if (made_sendbuf /= 0) call skiff_f08_free(t_sendbuf)
+    if (made_recvbuf /= 0) call skiff_f08_free(t_recvbuf)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Scatter_init_f08c
+  subroutine MPI_Scatterv_init_f08c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+      info, request, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: displs(*)
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(..), target :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    type(c_ptr) :: p_recvbuf
+    e = MPI_SUCCESS
+    p_sendbuf = skiff_f08_addr(sendbuf, e)
+    p_recvbuf = skiff_f08_addr(recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_scatterv_init_c(p_sendbuf, sendcounts, displs, sendtype, p_recvbuf, recvcount, &
+        recvtype, root, comm, info, request, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Scatterv_init_f08c
+  subroutine MPI_Allgather_init_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, &
+      ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(..), target :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    integer(kind=MPI_COUNT_KIND) :: n_sendbuf
+    integer :: made_sendbuf
+    type(MPI_Datatype) :: t_sendbuf
+    type(c_ptr) :: p_recvbuf
+    integer(kind=MPI_COUNT_KIND) :: n_recvbuf
+    integer :: made_recvbuf
+    type(MPI_Datatype) :: t_recvbuf
+    e = MPI_SUCCESS
+    n_sendbuf = sendcount
+    t_sendbuf = sendtype
+    p_sendbuf = skiff_f08_section_c(sendbuf, n_sendbuf, t_sendbuf, made_sendbuf, e)
+    n_recvbuf = recvcount
+    t_recvbuf = recvtype
+    p_recvbuf = skiff_f08_section_c(recvbuf, n_recvbuf, t_recvbuf, made_recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_allgather_init_c(p_sendbuf, n_sendbuf, t_sendbuf, p_recvbuf, n_recvbuf, &
+        t_recvbuf, comm, info, request, e)
+    if (made_sendbuf /= 0) call skiff_f08_free(t_sendbuf)
+    if (made_recvbuf /= 0) call skiff_f08_free(t_recvbuf)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Allgather_init_f08c
+  subroutine MPI_Allgatherv_init_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, &
+      info, request, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(..), target :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: displs(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    type(c_ptr) :: p_recvbuf
+    e = MPI_SUCCESS
+    p_sendbuf = skiff_f08_addr(sendbuf, e)
+    p_recvbuf = skiff_f08_addr(recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_allgatherv_init_c(p_sendbuf, sendcount, sendtype, p_recvbuf, recvcounts, &
+        displs, recvtype, comm, info, request, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Allgatherv_init_f08c
+  subroutine MPI_Alltoall_init_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, &
+      ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(..), target :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    integer(kind=MPI_COUNT_KIND) :: n_sendbuf
+    integer :: made_sendbuf
+    type(MPI_Datatype) :: t_sendbuf
+    type(c_ptr) :: p_recvbuf
+    integer(kind=MPI_COUNT_KIND) :: n_recvbuf
+    integer :: made_recvbuf
+    type(MPI_Datatype) :: t_recvbuf
+    e = MPI_SUCCESS
+    n_sendbuf = sendcount
+    t_sendbuf = sendtype
+    p_sendbuf = skiff_f08_section_c(sendbuf, n_sendbuf, t_sendbuf, made_sendbuf, e)
+    n_recvbuf = recvcount
+    t_recvbuf = recvtype
+    p_recvbuf = skiff_f08_section_c(recvbuf, n_recvbuf, t_recvbuf, made_recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_alltoall_init_c(p_sendbuf, n_sendbuf, t_sendbuf, p_recvbuf, n_recvbuf, &
+        t_recvbuf, comm, info, request, e)
+    if (made_sendbuf /= 0) call skiff_f08_free(t_sendbuf)
+    if (made_recvbuf /= 0) call skiff_f08_free(t_recvbuf)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Alltoall_init_f08c
+  subroutine MPI_Alltoallv_init_f08c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, &
+      comm, info, request, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: sdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(..), target :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: rdispls(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    type(c_ptr) :: p_recvbuf
+    e = MPI_SUCCESS
+    p_sendbuf = skiff_f08_addr(sendbuf, e)
+    p_recvbuf = skiff_f08_addr(recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_alltoallv_init_c(p_sendbuf, sendcounts, sdispls, sendtype, p_recvbuf, &
+        recvcounts, rdispls, recvtype, comm, info, request, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Alltoallv_init_f08c
+  subroutine MPI_Alltoallw_init_f08c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+      recvtypes, comm, info, request, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: sdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtypes(*)
+    type(*), dimension(..), target :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: rdispls(*)
+    type(MPI_Datatype), intent(in) :: recvtypes(*)
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    type(c_ptr) :: p_recvbuf
+    e = MPI_SUCCESS
+    p_sendbuf = skiff_f08_addr(sendbuf, e)
+    p_recvbuf = skiff_f08_addr(recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_alltoallw_init_c(p_sendbuf, sendcounts, sdispls, sendtypes, p_recvbuf, &
+        recvcounts, rdispls, recvtypes, comm, info, request, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Alltoallw_init_f08c
+  subroutine MPI_Reduce_init_f08c(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    type(*), dimension(..), target :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    type(c_ptr) :: p_recvbuf
+    e = MPI_SUCCESS
+    p_sendbuf = skiff_f08_addr(sendbuf, e)
+    p_recvbuf = skiff_f08_addr(recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_reduce_init_c(p_sendbuf, p_recvbuf, count, datatype, op, root, comm, info, &
+        request, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Reduce_init_f08c
+  subroutine MPI_Allreduce_init_f08c(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    type(*), dimension(..), target :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    type(c_ptr) :: p_recvbuf
+    e = MPI_SUCCESS
+    p_sendbuf = skiff_f08_addr(sendbuf, e)
+    p_recvbuf = skiff_f08_addr(recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_allreduce_init_c(p_sendbuf, p_recvbuf, count, datatype, op, comm, info, &
+        request, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Allreduce_init_f08c
+  subroutine MPI_Reduce_scatter_block_init_f08c(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    type(*), dimension(..), target :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    type(c_ptr) :: p_recvbuf
+    e = MPI_SUCCESS
+    p_sendbuf = skiff_f08_addr(sendbuf, e)
+    p_recvbuf = skiff_f08_addr(recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_reduce_scatter_block_init_c(p_sendbuf, p_recvbuf, recvcount, datatype, op, &
+        comm, info, request, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Reduce_scatter_block_init_f08c
+  subroutine MPI_Reduce_scatter_init_f08c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    type(*), dimension(..), target :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    type(c_ptr) :: p_recvbuf
+    e = MPI_SUCCESS
+    p_sendbuf = skiff_f08_addr(sendbuf, e)
+    p_recvbuf = skiff_f08_addr(recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_reduce_scatter_init_c(p_sendbuf, p_recvbuf, recvcounts, datatype, op, comm, &
+        info, request, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Reduce_scatter_init_f08c
+  subroutine MPI_Scan_init_f08c(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    type(*), dimension(..), target :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    type(c_ptr) :: p_recvbuf
+    e = MPI_SUCCESS
+    p_sendbuf = skiff_f08_addr(sendbuf, e)
+    p_recvbuf = skiff_f08_addr(recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_scan_init_c(p_sendbuf, p_recvbuf, count, datatype, op, comm, info, request, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Scan_init_f08c
+  subroutine MPI_Exscan_init_f08c(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    type(*), dimension(..), target :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    type(c_ptr) :: p_recvbuf
+    e = MPI_SUCCESS
+    p_sendbuf = skiff_f08_addr(sendbuf, e)
+    p_recvbuf = skiff_f08_addr(recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_exscan_init_c(p_sendbuf, p_recvbuf, count, datatype, op, comm, info, request, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Exscan_init_f08c
+  subroutine MPI_Neighbor_allgather_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(..), target :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    integer(kind=MPI_COUNT_KIND) :: n_sendbuf
+    integer :: made_sendbuf
+    type(MPI_Datatype) :: t_sendbuf
+    type(c_ptr) :: p_recvbuf
+    integer(kind=MPI_COUNT_KIND) :: n_recvbuf
+    integer :: made_recvbuf
+    type(MPI_Datatype) :: t_recvbuf
+    e = MPI_SUCCESS
+    n_sendbuf = sendcount
+    t_sendbuf = sendtype
+    p_sendbuf = skiff_f08_section_c(sendbuf, n_sendbuf, t_sendbuf, made_sendbuf, e)
+    n_recvbuf = recvcount
+    t_recvbuf = recvtype
+    p_recvbuf = skiff_f08_section_c(recvbuf, n_recvbuf, t_recvbuf, made_recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_neighbor_allgather_c(p_sendbuf, n_sendbuf, t_sendbuf, p_recvbuf, n_recvbuf, &
+        t_recvbuf, comm, e)
+    if (made_sendbuf /= 0) call skiff_f08_free(t_sendbuf)
+    if (made_recvbuf /= 0) call skiff_f08_free(t_recvbuf)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Neighbor_allgather_f08c
+  subroutine MPI_Neighbor_allgatherv_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, &
+      ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(..), target :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: displs(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    type(c_ptr) :: p_recvbuf
+    e = MPI_SUCCESS
+    p_sendbuf = skiff_f08_addr(sendbuf, e)
+    p_recvbuf = skiff_f08_addr(recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_neighbor_allgatherv_c(p_sendbuf, sendcount, sendtype, p_recvbuf, recvcounts, &
+        displs, recvtype, comm, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Neighbor_allgatherv_f08c
+  subroutine MPI_Neighbor_alltoall_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(..), target :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    integer(kind=MPI_COUNT_KIND) :: n_sendbuf
+    integer :: made_sendbuf
+    type(MPI_Datatype) :: t_sendbuf
+    type(c_ptr) :: p_recvbuf
+    integer(kind=MPI_COUNT_KIND) :: n_recvbuf
+    integer :: made_recvbuf
+    type(MPI_Datatype) :: t_recvbuf
+    e = MPI_SUCCESS
+    n_sendbuf = sendcount
+    t_sendbuf = sendtype
+    p_sendbuf = skiff_f08_section_c(sendbuf, n_sendbuf, t_sendbuf, made_sendbuf, e)
+    n_recvbuf = recvcount
+    t_recvbuf = recvtype
+    p_recvbuf = skiff_f08_section_c(recvbuf, n_recvbuf, t_recvbuf, made_recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_neighbor_alltoall_c(p_sendbuf, n_sendbuf, t_sendbuf, p_recvbuf, n_recvbuf, &
+        t_recvbuf, comm, e)
+    if (made_sendbuf /= 0) call skiff_f08_free(t_sendbuf)
+    if (made_recvbuf /= 0) call skiff_f08_free(t_recvbuf)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Neighbor_alltoall_f08c
+  subroutine MPI_Neighbor_alltoallv_f08c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+      recvtype, comm, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: sdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(..), target :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: rdispls(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    type(c_ptr) :: p_recvbuf
+    e = MPI_SUCCESS
+    p_sendbuf = skiff_f08_addr(sendbuf, e)
+    p_recvbuf = skiff_f08_addr(recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_neighbor_alltoallv_c(p_sendbuf, sendcounts, sdispls, sendtype, p_recvbuf, &
+        recvcounts, rdispls, recvtype, comm, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Neighbor_alltoallv_f08c
+  subroutine MPI_Neighbor_alltoallw_f08c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+      recvtypes, comm, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: sdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtypes(*)
+    type(*), dimension(..), target :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: rdispls(*)
+    type(MPI_Datatype), intent(in) :: recvtypes(*)
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    type(c_ptr) :: p_recvbuf
+    e = MPI_SUCCESS
+    p_sendbuf = skiff_f08_addr(sendbuf, e)
+    p_recvbuf = skiff_f08_addr(recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_neighbor_alltoallw_c(p_sendbuf, sendcounts, sdispls, sendtypes, p_recvbuf, &
+        recvcounts, rdispls, recvtypes, comm, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Neighbor_alltoallw_f08c
+  subroutine MPI_Ineighbor_allgather_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, &
+      ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(..), target :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    integer(kind=MPI_COUNT_KIND) :: n_sendbuf
+    integer :: made_sendbuf
+    type(MPI_Datatype) :: t_sendbuf
+    type(c_ptr) :: p_recvbuf
+    integer(kind=MPI_COUNT_KIND) :: n_recvbuf
+    integer :: made_recvbuf
+    type(MPI_Datatype) :: t_recvbuf
+    e = MPI_SUCCESS
+    n_sendbuf = sendcount
+    t_sendbuf = sendtype
+    p_sendbuf = skiff_f08_section_c(sendbuf, n_sendbuf, t_sendbuf, made_sendbuf, e)
+    n_recvbuf = recvcount
+    t_recvbuf = recvtype
+    p_recvbuf = skiff_f08_section_c(recvbuf, n_recvbuf, t_recvbuf, made_recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_ineighbor_allgather_c(p_sendbuf, n_sendbuf, t_sendbuf, p_recvbuf, n_recvbuf, &
+        t_recvbuf, comm, request, e)
+    if (made_sendbuf /= 0) call skiff_f08_free(t_sendbuf)
+    if (made_recvbuf /= 0) call skiff_f08_free(t_recvbuf)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Ineighbor_allgather_f08c
+  subroutine MPI_Ineighbor_allgatherv_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, &
+      request, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(..), target :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: displs(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    type(c_ptr) :: p_recvbuf
+    e = MPI_SUCCESS
+    p_sendbuf = skiff_f08_addr(sendbuf, e)
+    p_recvbuf = skiff_f08_addr(recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_ineighbor_allgatherv_c(p_sendbuf, sendcount, sendtype, p_recvbuf, recvcounts, &
+        displs, recvtype, comm, request, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Ineighbor_allgatherv_f08c
+  subroutine MPI_Ineighbor_alltoall_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, &
+      ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(..), target :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    integer(kind=MPI_COUNT_KIND) :: n_sendbuf
+    integer :: made_sendbuf
+    type(MPI_Datatype) :: t_sendbuf
+    type(c_ptr) :: p_recvbuf
+    integer(kind=MPI_COUNT_KIND) :: n_recvbuf
+    integer :: made_recvbuf
+    type(MPI_Datatype) :: t_recvbuf
+    e = MPI_SUCCESS
+    n_sendbuf = sendcount
+    t_sendbuf = sendtype
+    p_sendbuf = skiff_f08_section_c(sendbuf, n_sendbuf, t_sendbuf, made_sendbuf, e)
+    n_recvbuf = recvcount
+    t_recvbuf = recvtype
+    p_recvbuf = skiff_f08_section_c(recvbuf, n_recvbuf, t_recvbuf, made_recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_ineighbor_alltoall_c(p_sendbuf, n_sendbuf, t_sendbuf, p_recvbuf, n_recvbuf, &
+        t_recvbuf, comm, request, e)
+    if (made_sendbuf /= 0) call skiff_f08_free(t_sendbuf)
+    if (made_recvbuf /= 0) call skiff_f08_free(t_recvbuf)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Ineighbor_alltoall_f08c
+  subroutine MPI_Ineighbor_alltoallv_f08c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+      recvtype, comm, request, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: sdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(..), target :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: rdispls(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    type(c_ptr) :: p_recvbuf
+    e = MPI_SUCCESS
+    p_sendbuf = skiff_f08_addr(sendbuf, e)
+    p_recvbuf = skiff_f08_addr(recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_ineighbor_alltoallv_c(p_sendbuf, sendcounts, sdispls, sendtype, p_recvbuf, &
+        recvcounts, rdispls, recvtype, comm, request, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Ineighbor_alltoallv_f08c
+  subroutine MPI_Ineighbor_alltoallw_f08c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+      recvtypes, comm, request, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: sdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtypes(*)
+    type(*), dimension(..), target :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: rdispls(*)
+    type(MPI_Datatype), intent(in) :: recvtypes(*)
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    type(c_ptr) :: p_recvbuf
+    e = MPI_SUCCESS
+    p_sendbuf = skiff_f08_addr(sendbuf, e)
+    p_recvbuf = skiff_f08_addr(recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_ineighbor_alltoallw_c(p_sendbuf, sendcounts, sdispls, sendtypes, p_recvbuf, &
+        recvcounts, rdispls, recvtypes, comm, request, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Ineighbor_alltoallw_f08c
+  subroutine MPI_Neighbor_allgather_init_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, &
+      request, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(..), target :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    integer(kind=MPI_COUNT_KIND) :: n_sendbuf
+    integer :: made_sendbuf
+    type(MPI_Datatype) :: t_sendbuf
+    type(c_ptr) :: p_recvbuf
+    integer(kind=MPI_COUNT_KIND) :: n_recvbuf
+    integer :: made_recvbuf
+    type(MPI_Datatype) :: t_recvbuf
+    e = MPI_SUCCESS
+    n_sendbuf = sendcount
+    t_sendbuf = sendtype
+    p_sendbuf = skiff_f08_section_c(sendbuf, n_sendbuf, t_sendbuf, made_sendbuf, e)
+    n_recvbuf = recvcount
+    t_recvbuf = recvtype
+    p_recvbuf = skiff_f08_section_c(recvbuf, n_recvbuf, t_recvbuf, made_recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_neighbor_allgather_init_c(p_sendbuf, n_sendbuf, t_sendbuf, p_recvbuf, &
+        n_recvbuf, t_recvbuf, comm, info, request, e)
+    if (made_sendbuf /= 0) call skiff_f08_free(t_sendbuf)
+    if (made_recvbuf /= 0) call skiff_f08_free(t_recvbuf)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Neighbor_allgather_init_f08c
+  subroutine MPI_Neighbor_allgatherv_init_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+      comm, info, request, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(..), target :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: displs(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    type(c_ptr) :: p_recvbuf
+    e = MPI_SUCCESS
+    p_sendbuf = skiff_f08_addr(sendbuf, e)
+    p_recvbuf = skiff_f08_addr(recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_neighbor_allgatherv_init_c(p_sendbuf, sendcount, sendtype, p_recvbuf, &
+        recvcounts, displs, recvtype, comm, info, request, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Neighbor_allgatherv_init_f08c
+  subroutine MPI_Neighbor_alltoall_init_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, &
+      request, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(..), target :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    integer(kind=MPI_COUNT_KIND) :: n_sendbuf
+    integer :: made_sendbuf
+    type(MPI_Datatype) :: t_sendbuf
+    type(c_ptr) :: p_recvbuf
+    integer(kind=MPI_COUNT_KIND) :: n_recvbuf
+    integer :: made_recvbuf
+    type(MPI_Datatype) :: t_recvbuf
+    e = MPI_SUCCESS
+    n_sendbuf = sendcount
+    t_sendbuf = sendtype
+    p_sendbuf = skiff_f08_section_c(sendbuf, n_sendbuf, t_sendbuf, made_sendbuf, e)
+    n_recvbuf = recvcount
+    t_recvbuf = recvtype
+    p_recvbuf = skiff_f08_section_c(recvbuf, n_recvbuf, t_recvbuf, made_recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_neighbor_alltoall_init_c(p_sendbuf, n_sendbuf, t_sendbuf, p_recvbuf, &
+        n_recvbuf, t_recvbuf, comm, info, request, e)
+    if (made_sendbuf /= 0) call skiff_f08_free(t_sendbuf)
+    if (made_recvbuf /= 0) call skiff_f08_free(t_recvbuf)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Neighbor_alltoall_init_f08c
+  subroutine MPI_Neighbor_alltoallv_init_f08c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+      recvtype, comm, info, request, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: sdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(..), target :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: rdispls(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    type(c_ptr) :: p_recvbuf
+    e = MPI_SUCCESS
+    p_sendbuf = skiff_f08_addr(sendbuf, e)
+    p_recvbuf = skiff_f08_addr(recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_neighbor_alltoallv_init_c(p_sendbuf, sendcounts, sdispls, sendtype, p_recvbuf, &
+        recvcounts, rdispls, recvtype, comm, info, request, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Neighbor_alltoallv_init_f08c
+  subroutine MPI_Neighbor_alltoallw_init_f08c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+      recvtypes, comm, info, request, ierror)
+    type(*), dimension(..), intent(in), target :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: sdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtypes(*)
+    type(*), dimension(..), target :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: rdispls(*)
+    type(MPI_Datatype), intent(in) :: recvtypes(*)
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_sendbuf
+    type(c_ptr) :: p_recvbuf
+    e = MPI_SUCCESS
+    p_sendbuf = skiff_f08_addr(sendbuf, e)
+    p_recvbuf = skiff_f08_addr(recvbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_neighbor_alltoallw_init_c(p_sendbuf, sendcounts, sdispls, sendtypes, &
+        p_recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Neighbor_alltoallw_init_f08c
+  subroutine MPI_Reduce_local_f08c(inbuf, inoutbuf, count, datatype, op, ierror)
+    type(*), dimension(..), intent(in), target :: inbuf
+    type(*), dimension(..), target :: inoutbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_inbuf
+    type(c_ptr) :: p_inoutbuf
+    e = MPI_SUCCESS
+    p_inbuf = skiff_f08_addr(inbuf, e)
+    p_inoutbuf = skiff_f08_addr(inoutbuf, e)
+    if (e == MPI_SUCCESS) call skiff_c_reduce_local_c(p_inbuf, p_inoutbuf, count, datatype, op, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Reduce_local_f08c
+  subroutine MPI_Win_create_f08c(base, size, disp_unit, info, comm, win, ierror)
+    type(*), dimension(..), target :: base
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: disp_unit
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Win), intent(inout) :: win
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_base
+    e = MPI_SUCCESS
+    p_base = skiff_f08_addr(base, e)
+    if (e == MPI_SUCCESS) call skiff_c_win_create_c(p_base, size, disp_unit, info, comm, win, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Win_create_f08c
+  subroutine MPI_Win_allocate_f08c(size, disp_unit, info, comm, baseptr, win, ierror)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: disp_unit
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Comm), intent(in) :: comm
+    type(c_ptr) :: baseptr
+    type(MPI_Win), intent(inout) :: win
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_win_allocate_c(size, disp_unit, info, comm, baseptr, win, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Win_allocate_f08c
+  subroutine MPI_Win_allocate_shared_f08c(size, disp_unit, info, comm, baseptr, win, ierror)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: disp_unit
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Comm), intent(in) :: comm
+    type(c_ptr) :: baseptr
+    type(MPI_Win), intent(inout) :: win
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_win_allocate_shared_c(size, disp_unit, info, comm, baseptr, win, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Win_allocate_shared_f08c
+  subroutine MPI_Win_shared_query_f08c(win, rank, size, disp_unit, baseptr, ierror)
+    type(MPI_Win), intent(in) :: win
+    integer, intent(in) :: rank
+    integer(kind=MPI_ADDRESS_KIND) :: size
+    integer(kind=MPI_ADDRESS_KIND) :: disp_unit
+    type(c_ptr) :: baseptr
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_win_shared_query_c(win, rank, size, disp_unit, baseptr, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Win_shared_query_f08c
+  subroutine MPI_Put_f08c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, &
+      target_datatype, win, ierror)
+    type(*), dimension(..), intent(in), target :: origin_addr
+    integer(kind=MPI_COUNT_KIND), intent(in) :: origin_count
+    type(MPI_Datatype), intent(in) :: origin_datatype
+    integer, intent(in) :: target_rank
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+    integer(kind=MPI_COUNT_KIND), intent(in) :: target_count
+    type(MPI_Datatype), intent(in) :: target_datatype
+    type(MPI_Win), intent(in) :: win
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_origin_addr
+    integer(kind=MPI_COUNT_KIND) :: n_origin_addr
+    integer :: made_origin_addr
+    type(MPI_Datatype) :: t_origin_addr
+    e = MPI_SUCCESS
+    n_origin_addr = origin_count
+    t_origin_addr = origin_datatype
+    p_origin_addr = skiff_f08_section_c(origin_addr, n_origin_addr, t_origin_addr, made_origin_addr, e)
+    if (e == MPI_SUCCESS) call skiff_c_put_c(p_origin_addr, n_origin_addr, t_origin_addr, target_rank, target_disp, &
+        target_count, target_datatype, win, e)
+    if (made_origin_addr /= 0) call skiff_f08_free(t_origin_addr)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Put_f08c
+  subroutine MPI_Get_f08c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, &
+      target_datatype, win, ierror)
+    type(*), dimension(..), target :: origin_addr
+    integer(kind=MPI_COUNT_KIND), intent(in) :: origin_count
+    type(MPI_Datatype), intent(in) :: origin_datatype
+    integer, intent(in) :: target_rank
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+    integer(kind=MPI_COUNT_KIND), intent(in) :: target_count
+    type(MPI_Datatype), intent(in) :: target_datatype
+    type(MPI_Win), intent(in) :: win
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_origin_addr
+    integer(kind=MPI_COUNT_KIND) :: n_origin_addr
+    integer :: made_origin_addr
+    type(MPI_Datatype) :: t_origin_addr
+    e = MPI_SUCCESS
+    n_origin_addr = origin_count
+    t_origin_addr = origin_datatype
+    p_origin_addr = skiff_f08_section_c(origin_addr, n_origin_addr, t_origin_addr, made_origin_addr, e)
+    if (e == MPI_SUCCESS) call skiff_c_get_c(p_origin_addr, n_origin_addr, t_origin_addr, target_rank, target_disp, &
+        target_count, target_datatype, win, e)
+    if (made_origin_addr /= 0) call skiff_f08_free(t_origin_addr)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Get_f08c
+  subroutine MPI_Accumulate_f08c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, &
+      target_datatype, op, win, ierror)
+    type(*), dimension(..), intent(in), target :: origin_addr
+    integer(kind=MPI_COUNT_KIND), intent(in) :: origin_count
+    type(MPI_Datatype), intent(in) :: origin_datatype
+    integer, intent(in) :: target_rank
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+    integer(kind=MPI_COUNT_KIND), intent(in) :: target_count
+    type(MPI_Datatype), intent(in) :: target_datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Win), intent(in) :: win
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_origin_addr
+    integer(kind=MPI_COUNT_KIND) :: n_origin_addr
+    integer :: made_origin_addr
+    type(MPI_Datatype) :: t_origin_addr
+    e = MPI_SUCCESS
+    n_origin_addr = origin_count
+    t_origin_addr = origin_datatype
+    p_origin_addr = skiff_f08_section_c(origin_addr, n_origin_addr, t_origin_addr, made_origin_addr, e)
+    if (e == MPI_SUCCESS) call skiff_c_accumulate_c(p_origin_addr, n_origin_addr, t_origin_addr, target_rank, &
+        target_disp, target_count, target_datatype, op, win, e)
+    if (made_origin_addr /= 0) call skiff_f08_free(t_origin_addr)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Accumulate_f08c
+  subroutine MPI_Get_accumulate_f08c(origin_addr, origin_count, origin_datatype, result_addr, result_count, &
+      result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror)
+    type(*), dimension(..), intent(in), target :: origin_addr
+    integer(kind=MPI_COUNT_KIND), intent(in) :: origin_count
+    type(MPI_Datatype), intent(in) :: origin_datatype
+    type(*), dimension(..), target :: result_addr
+    integer(kind=MPI_COUNT_KIND), intent(in) :: result_count
+    type(MPI_Datatype), intent(in) :: result_datatype
+    integer, intent(in) :: target_rank
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+    integer(kind=MPI_COUNT_KIND), intent(in) :: target_count
+    type(MPI_Datatype), intent(in) :: target_datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Win), intent(in) :: win
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_origin_addr
+    integer(kind=MPI_COUNT_KIND) :: n_origin_addr
+    integer :: made_origin_addr
+    type(MPI_Datatype) :: t_origin_addr
+    type(c_ptr) :: p_result_addr
+    integer(kind=MPI_COUNT_KIND) :: n_result_addr
+    integer :: made_result_addr
+    type(MPI_Datatype) :: t_result_addr
+    e = MPI_SUCCESS
+    n_origin_addr = origin_count
+    t_origin_addr = origin_datatype
+    p_origin_addr = skiff_f08_section_c(origin_addr, n_origin_addr, t_origin_addr, made_origin_addr, e)
+    n_result_addr = result_count
+    t_result_addr = result_datatype
+    p_result_addr = skiff_f08_section_c(result_addr, n_result_addr, t_result_addr, made_result_addr, e)
+    if (e == MPI_SUCCESS) call skiff_c_get_accumulate_c(p_origin_addr, n_origin_addr, t_origin_addr, p_result_addr, &
+        n_result_addr, t_result_addr, target_rank, target_disp, target_count, target_datatype, op, win, e)
+    if (made_origin_addr /= 0) call skiff_f08_free(t_origin_addr)
+    if (made_result_addr /= 0) call skiff_f08_free(t_result_addr)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Get_accumulate_f08c
+  subroutine MPI_Rput_f08c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, &
+      target_datatype, win, request, ierror)
+    type(*), dimension(..), intent(in), target :: origin_addr
+    integer(kind=MPI_COUNT_KIND), intent(in) :: origin_count
+    type(MPI_Datatype), intent(in) :: origin_datatype
+    integer, intent(in) :: target_rank
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+    integer(kind=MPI_COUNT_KIND), intent(in) :: target_count
+    type(MPI_Datatype), intent(in) :: target_datatype
+    type(MPI_Win), intent(in) :: win
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_origin_addr
+    integer(kind=MPI_COUNT_KIND) :: n_origin_addr
+    integer :: made_origin_addr
+    type(MPI_Datatype) :: t_origin_addr
+    e = MPI_SUCCESS
+    n_origin_addr = origin_count
+    t_origin_addr = origin_datatype
+    p_origin_addr = skiff_f08_section_c(origin_addr, n_origin_addr, t_origin_addr, made_origin_addr, e)
+    if (e == MPI_SUCCESS) call skiff_c_rput_c(p_origin_addr, n_origin_addr, t_origin_addr, target_rank, target_disp, &
+        target_count, target_datatype, win, request, e)
+    if (made_origin_addr /= 0) call skiff_f08_free(t_origin_addr)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Rput_f08c
+  subroutine MPI_Rget_f08c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, &
+      target_datatype, win, request, ierror)
+    type(*), dimension(..), target :: origin_addr
+    integer(kind=MPI_COUNT_KIND), intent(in) :: origin_count
+    type(MPI_Datatype), intent(in) :: origin_datatype
+    integer, intent(in) :: target_rank
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+    integer(kind=MPI_COUNT_KIND), intent(in) :: target_count
+    type(MPI_Datatype), intent(in) :: target_datatype
+    type(MPI_Win), intent(in) :: win
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_origin_addr
+    integer(kind=MPI_COUNT_KIND) :: n_origin_addr
+    integer :: made_origin_addr
+    type(MPI_Datatype) :: t_origin_addr
+    e = MPI_SUCCESS
+    n_origin_addr = origin_count
+    t_origin_addr = origin_datatype
+    p_origin_addr = skiff_f08_section_c(origin_addr, n_origin_addr, t_origin_addr, made_origin_addr, e)
+    if (e == MPI_SUCCESS) call skiff_c_rget_c(p_origin_addr, n_origin_addr, t_origin_addr, target_rank, target_disp, &
+        target_count, target_datatype, win, request, e)
+    if (made_origin_addr /= 0) call skiff_f08_free(t_origin_addr)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Rget_f08c
+  subroutine MPI_Raccumulate_f08c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, &
+      target_datatype, op, win, request, ierror)
+    type(*), dimension(..), intent(in), target :: origin_addr
+    integer(kind=MPI_COUNT_KIND), intent(in) :: origin_count
+    type(MPI_Datatype), intent(in) :: origin_datatype
+    integer, intent(in) :: target_rank
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+    integer(kind=MPI_COUNT_KIND), intent(in) :: target_count
+    type(MPI_Datatype), intent(in) :: target_datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Win), intent(in) :: win
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_origin_addr
+    integer(kind=MPI_COUNT_KIND) :: n_origin_addr
+    integer :: made_origin_addr
+    type(MPI_Datatype) :: t_origin_addr
+    e = MPI_SUCCESS
+    n_origin_addr = origin_count
+    t_origin_addr = origin_datatype
+    p_origin_addr = skiff_f08_section_c(origin_addr, n_origin_addr, t_origin_addr, made_origin_addr, e)
+    if (e == MPI_SUCCESS) call skiff_c_raccumulate_c(p_origin_addr, n_origin_addr, t_origin_addr, target_rank, &
+        target_disp, target_count, target_datatype, op, win, request, e)
+    if (made_origin_addr /= 0) call skiff_f08_free(t_origin_addr)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Raccumulate_f08c
+  subroutine MPI_Rget_accumulate_f08c(origin_addr, origin_count, origin_datatype, result_addr, result_count, &
+      result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror)
+    type(*), dimension(..), intent(in), target :: origin_addr
+    integer(kind=MPI_COUNT_KIND), intent(in) :: origin_count
+    type(MPI_Datatype), intent(in) :: origin_datatype
+    type(*), dimension(..), target :: result_addr
+    integer(kind=MPI_COUNT_KIND), intent(in) :: result_count
+    type(MPI_Datatype), intent(in) :: result_datatype
+    integer, intent(in) :: target_rank
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+    integer(kind=MPI_COUNT_KIND), intent(in) :: target_count
+    type(MPI_Datatype), intent(in) :: target_datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Win), intent(in) :: win
+    type(MPI_Request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    type(c_ptr) :: p_origin_addr
+    integer(kind=MPI_COUNT_KIND) :: n_origin_addr
+    integer :: made_origin_addr
+    type(MPI_Datatype) :: t_origin_addr
+    type(c_ptr) :: p_result_addr
+    integer(kind=MPI_COUNT_KIND) :: n_result_addr
+    integer :: made_result_addr
+    type(MPI_Datatype) :: t_result_addr
+    e = MPI_SUCCESS
+    n_origin_addr = origin_count
+    t_origin_addr = origin_datatype
+    p_origin_addr = skiff_f08_section_c(origin_addr, n_origin_addr, t_origin_addr, made_origin_addr, e)
+    n_result_addr = result_count
+    t_result_addr = result_datatype
+    p_result_addr = skiff_f08_section_c(result_addr, n_result_addr, t_result_addr, made_result_addr, e)
+    if (e == MPI_SUCCESS) call skiff_c_rget_accumulate_c(p_origin_addr, n_origin_addr, t_origin_addr, p_result_addr, &
+        n_result_addr, t_result_addr, target_rank, target_disp, target_count, target_datatype, op, win, request, e)
+    if (made_origin_addr /= 0) call skiff_f08_free(t_origin_addr)
+    if (made_result_addr /= 0) call skiff_f08_free(t_result_addr)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Rget_accumulate_f08c
   elemental logical function skiff_eq_comm(a, b)
     type(MPI_Comm), intent(in) :: a, b
     skiff_eq_comm = a%MPI_VAL == b%MPI_VAL
