@@ -723,13 +723,13 @@ static int members_in(const char *fn, struct MPI_ABI_Comm *c, const struct MPI_A
                       int **out)
 {
     int *idx = malloc((size_t)(g->size ? g->size : 1) * sizeof *idx);
-    int *pos = malloc((size_t)mpid.size * sizeof *pos);
+    int *pos = malloc((size_t)mpid.npeers * sizeof *pos);
     if (!idx || !pos) {
         free(idx);
         free(pos);
         return no_mem(fn, c);
     }
-    for (int i = 0; i < mpid.size; i++)
+    for (int i = 0; i < mpid.npeers; i++)
         pos[i] = -1;
     for (int i = 0; i < c->size; i++)
         pos[comm_world_rank(c, i)] = i;
@@ -1123,19 +1123,6 @@ int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
     int rc = intercomm_merge_held(intercomm, high, newintracomm);
     ctx_unhold();
     return rc;
-}
-
-/* ---- the parent of this process -------------------------------------------------- */
-/* No process of a Skiff job is started by MPI_Comm_spawn (dynamic process
- * creation is absent, docs/mpi.md), so there is never a parent. */
-int MPI_Comm_get_parent(MPI_Comm *parent)
-{
-    static const char fn[] = "MPI_Comm_get_parent";
-    CHECK_INIT(fn);
-    if (!parent)
-        return mpir_error(NULL, MPI_ERR_ARG, "%s: NULL parent", fn);
-    *parent = MPI_COMM_NULL;
-    return MPI_SUCCESS;
 }
 
 /* ---- MPI 4.0: idup with info, communicators from a group alone ---------------------- */

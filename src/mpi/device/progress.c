@@ -11,8 +11,28 @@
 
 #include "coll/coll.h"
 #include "device/device.h"
+#include "dynproc/bridge.h"
 
 #define ARRIVALS_PER_PASS 64
+
+static int progress_bridge(void)
+{
+    int moved = 0;
+    dyn_poll(0);
+    for (int i = 0; i < ARRIVALS_PER_PASS; i++) {
+        struct iovec cont[1];
+        int ncont, world;
+        ssize_t total = dyn_recv(cont, &ncont, &world);
+        if (total == -EAGAIN)
+            break;
+        mpid.dyn_cur = 1;
+        mpid_on_message(world, cont, ncont, (size_t)total);
+        if (mpid.dyn_cur) /* every path gives the message back; be sure */
+            mpid_recv_done();
+        moved = 1;
+    }
+    return moved;
+}
 
 int mpid_progress(void)
 {
@@ -31,6 +51,8 @@ int mpid_progress(void)
         mpid_on_message(skf_addr_rank(from), cont, ncont, (size_t)total);
         moved = 1;
     }
+    if (unlikely(dyn_active)) /* processes of other jobs (dynproc/bridge.c) */
+        moved |= progress_bridge();
     if (mpid.pulls) /* rendezvous gets in flight (skf_recv above moved them) */
         moved |= mpid_progress_pulls();
     if (coll_n_active) /* started collectives advance with everything else */
@@ -52,7 +74,9 @@ void mpid_peer_gone(void)
 void mpid_idle(void)
 {
     int events = SKF_READABLE | (mpid.n_active ? SKF_WRITABLE : 0) | (mpid.pulls ? SKF_GET_DONE : 0);
-    int rc = skf_wait(mpid.ch, events, __atomic_load_n(&mpir_greq_open, __ATOMIC_RELAXED) ? 1 : 1000);
+    /* with other jobs connected their sockets are polled between short waits */
+    int ms = dyn_active || __atomic_load_n(&mpir_greq_open, __ATOMIC_RELAXED) ? 1 : 1000;
+    int rc = skf_wait(mpid.ch, events, ms);
     if (rc == -EPIPE)
         mpid_peer_gone();
     if (rc < 0 && rc != -EINTR && rc != -EAGAIN)

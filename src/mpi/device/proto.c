@@ -70,8 +70,12 @@ static int push(mpid_req_t *r)
             iov[1].iov_len = r->cap - off;
             n = 2;
         }
+        if (chunk && unlikely(r->world >= mpid.size)) { /* the bridge takes pieces */
+            chunk = 0;
+            n = 1 + mpir_dt_iov(r, off, iov + 1);
+        }
         ssize_t k = chunk ? skf_send_pack(mpid.ch, dst, iov, 1, chunk, mpir_dt_pack_chunk, r)
-                          : skf_send(mpid.ch, dst, iov, n);
+                          : mpid_chan_send(r->world, iov, n);
         if (k == -EAGAIN)
             return 0;
         if (k < 0)
@@ -291,7 +295,7 @@ int mpid_send(const void *buf, size_t len, int dest, int tag, struct MPI_ABI_Com
         wire_hdr_t h;
         fill_envelope(&h, len <= MPID_SHORT_MAX ? W_SHORT : W_EAGER, c, tag, len);
         struct iovec iov[2] = {{&h, sizeof h}, {(void *)buf, len}};
-        ssize_t k = skf_send(mpid.ch, mpid.addr[world], iov, 2);
+        ssize_t k = mpid_chan_send(world, iov, 2);
         if (likely((size_t)k == sizeof h + len))
             return MPI_SUCCESS;
         if (k != -EAGAIN && k < (ssize_t)sizeof h)

@@ -1,0 +1,89 @@
+/* dyn_faults multiple|missing|dying (and the child roles of these).
+ * multiple: spawn_multiple of this program twice (2 + 1 ranks, different
+ *   arguments): each child checks its MPI_APPNUM and argument, the parents
+ *   count the appnums through the merged communicator.
+ * missing: spawning a program that does not exist fails with MPI_ERR_SPAWN
+ *   at every parent and errcodes all MPI_ERR_SPAWN; the job goes on.
+ * dying: a child exits with status 5 after MPI_Init; the whole job must end
+ *   (non-zero), the parents never finish. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define FAIL(...)                                                                            \
+    do {                                                                                     \
+        fprintf(stderr, "dyn_faults: " __VA_ARGS__);                                         \
+        fprintf(stderr, "\n");                                                               \
+        MPI_Abort(MPI_COMM_WORLD, 3);                                                        \
+    } while (0)
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    const char *mode = argc > 1 ? argv[1] : "";
+    MPI_Comm parent, inter, merged;
+    MPI_Comm_get_parent(&parent);
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (strncmp(mode, "child-app", 9) == 0) {
+        int *app, flag, want = mode[9] - '0';
+        MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_APPNUM, &app, &flag);
+        if (!flag || *app != want || parent == MPI_COMM_NULL)
+            FAIL("appnum %d, wanted %d", flag ? *app : -1, want);
+        MPI_Intercomm_merge(parent, 1, &merged);
+        int sum = 0;
+        MPI_Allreduce(app, &sum, 1, MPI_INT, MPI_SUM, merged);
+        MPI_Comm_free(&merged);
+        MPI_Comm_disconnect(&parent);
+    } else if (strcmp(mode, "child-die") == 0) {
+        if (rank == 1)
+            exit(5);
+        MPI_Barrier(parent); /* never completes: a member is gone */
+    } else if (strcmp(mode, "multiple") == 0) {
+        char *cmds[2] = {argv[0], argv[0]};
+        char *a0[] = {"child-app0", NULL}, *a1[] = {"child-app1", NULL};
+        char **argvs[2] = {a0, a1};
+        int np[2] = {2, 1}, errs[3];
+        MPI_Info infos[2] = {MPI_INFO_NULL, MPI_INFO_NULL};
+        MPI_Comm_spawn_multiple(2, cmds, argvs, np, infos, 0, MPI_COMM_WORLD, &inter, errs);
+        int rs, sum = 0, zero = 0;
+        MPI_Comm_remote_size(inter, &rs);
+        if (rs != 3)
+            FAIL("remote size %d", rs);
+        MPI_Intercomm_merge(inter, 0, &merged);
+        MPI_Allreduce(&zero, &sum, 1, MPI_INT, MPI_SUM, merged);
+        if (sum != 1) /* appnums 0, 0, 1 */
+            FAIL("sum of appnums %d", sum);
+        MPI_Comm_free(&merged);
+        MPI_Comm_disconnect(&inter);
+        if (rank == 0)
+            printf("dyn_faults multiple: OK\n");
+    } else if (strcmp(mode, "missing") == 0) {
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+        int errs[4] = {-1, -1, -1, -1};
+        int rc = MPI_Comm_spawn("/nonexistent/skiff-no-such-program", MPI_ARGV_NULL, 4,
+                                MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter, errs);
+        int cls;
+        MPI_Error_class(rc, &cls);
+        if (cls != MPI_ERR_SPAWN || inter != MPI_COMM_NULL)
+            FAIL("spawn of a missing program returned class %d", cls);
+        for (int i = 0; rank == 0 && i < 4; i++)
+            if (errs[i] != MPI_ERR_SPAWN)
+                FAIL("errcode %d = %d", i, errs[i]);
+        MPI_Barrier(MPI_COMM_WORLD); /* the job is still fine */
+        if (rank == 0)
+            printf("dyn_faults missing: OK\n");
+    } else if (strcmp(mode, "dying") == 0) {
+        char *args[] = {"child-die", NULL};
+        MPI_Comm_spawn(argv[0], args, 2, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
+                       MPI_ERRCODES_IGNORE);
+        MPI_Barrier(inter);
+        FAIL("the barrier with a dead child completed");
+    } else {
+        FAIL("unknown mode '%s'", mode);
+    }
+    MPI_Finalize();
+    return 0;
+}
