@@ -75,6 +75,11 @@ int main(int argc, char **argv)
         MPI_Barrier(MPI_COMM_WORLD); /* the job is still fine */
         if (rank == 0)
             printf("dyn_faults missing: OK\n");
+    } else if (strcmp(mode, "usize") == 0) { /* skiffrun -usize N: MPI_UNIVERSE_SIZE is N */
+        int *u, flag;
+        MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE, &u, &flag);
+        if (!flag || argc < 3 || *u != atoi(argv[2]))
+            FAIL("MPI_UNIVERSE_SIZE %d, wanted %s", flag ? *u : -1, argc > 2 ? argv[2] : "?");
     } else if (strcmp(mode, "dying") == 0) {
         char *args[] = {"child-die", NULL};
         MPI_Comm_spawn(argv[0], args, 2, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
