@@ -235,9 +235,6 @@ static int root_connect(const char *port, hs_hdr_t *mine, const char *eps, hs_hd
 static int root_join(int fd, const hs_hdr_t *mine, const char *eps, hs_hdr_t *them,
                      char **their_eps)
 {
-    int fl = fcntl(fd, F_GETFL);
-    if (fl < 0)
-        return MPI_ERR_ARG;
     int bad = send_side(fd, mine, eps) || read_side(fd, them, their_eps);
     return bad ? MPI_ERR_OTHER : them->status;
 }
@@ -365,20 +362,29 @@ int MPI_Close_port(const char *port_name)
     return MPI_SUCCESS;
 }
 
+int dyn_check_group(const char *fn, MPI_Comm comm, int root, const MPI_Comm *out,
+                    struct MPI_ABI_Comm **c)
+{
+    int rc;
+    if ((rc = check_comm(fn, comm, c)))
+        return rc;
+    if (comm_is_inter(*c))
+        return mpir_error(*c, MPI_ERR_COMM, "%s: not supported on an intercommunicator", fn);
+    if ((rc = check_rank(fn, *c, root, 0)))
+        return rc;
+    if (!out)
+        return mpir_error(*c, MPI_ERR_ARG, "%s: NULL new communicator argument", fn);
+    return MPI_SUCCESS;
+}
+
 static int accept_connect(const char *fn, int kind, const char *port_name, MPI_Info info,
                           int root, MPI_Comm comm, MPI_Comm *newcomm)
 {
     CHECK_INIT(fn);
     struct MPI_ABI_Comm *c;
     int rc;
-    if ((rc = check_comm(fn, comm, &c)))
+    if ((rc = dyn_check_group(fn, comm, root, newcomm, &c)))
         return rc;
-    if (comm_is_inter(c))
-        return mpir_error(c, MPI_ERR_COMM, "%s: not supported on an intercommunicator", fn);
-    if ((rc = check_rank(fn, c, root, 0)))
-        return rc;
-    if (!newcomm)
-        return mpir_error(c, MPI_ERR_ARG, "%s: NULL newcomm", fn);
     dyn_how_t how = {.kind = kind, .port = port_name};
     if (c->rank == root) {
         struct sockaddr_in a;

@@ -24,6 +24,10 @@ typedef struct dyn_how {
  * *newcomm is the intercommunicator; else an MPI error class (not reported). */
 int dyn_join(const char *fn, struct MPI_ABI_Comm *lc, int root, const dyn_how_t *how,
              MPI_Comm *newcomm);
+/* Checks of a spawn / accept / connect: comm an intracommunicator, root a
+ * rank of it, out not NULL.  MPI_SUCCESS or the reported class. */
+int dyn_check_group(const char *fn, MPI_Comm comm, int root, const MPI_Comm *out,
+                    struct MPI_ABI_Comm **c);
 int dyn_open_port(char *name);
 int dyn_close_port(const char *name);
 

@@ -40,7 +40,9 @@ static int service_file(const char *fn, const char *service, char *out, size_t c
     return MPI_SUCCESS;
 }
 
-static int check_args(const char *fn, const char *service, MPI_Info info, const void *port)
+/* The checks every call makes, then the service's file into path[4096]. */
+static int service_path(const char *fn, const char *service, MPI_Info info, const void *port,
+                        char *path)
 {
     struct MPI_ABI_Info *i;
     int rc = info_check(fn, info, 1, &i);
@@ -49,7 +51,7 @@ static int check_args(const char *fn, const char *service, MPI_Info info, const 
     if (!service || !*service || !port)
         return mpir_error(NULL, MPI_ERR_ARG, "%s: NULL or empty service_name, or NULL port_name",
                           fn);
-    return MPI_SUCCESS;
+    return service_file(fn, service, path, 4096);
 }
 
 int MPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name)
@@ -57,9 +59,8 @@ int MPI_Publish_name(const char *service_name, MPI_Info info, const char *port_n
     static const char fn[] = "MPI_Publish_name";
     CHECK_INIT(fn);
     char path[4096];
-    int rc;
-    if ((rc = check_args(fn, service_name, info, port_name)) ||
-        (rc = service_file(fn, service_name, path, sizeof path)))
+    int rc = service_path(fn, service_name, info, port_name, path);
+    if (rc)
         return rc;
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0)
@@ -80,9 +81,8 @@ int MPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port
     static const char fn[] = "MPI_Unpublish_name";
     CHECK_INIT(fn);
     char path[4096];
-    int rc;
-    if ((rc = check_args(fn, service_name, info, port_name)) ||
-        (rc = service_file(fn, service_name, path, sizeof path)))
+    int rc = service_path(fn, service_name, info, port_name, path);
+    if (rc)
         return rc;
     if (unlink(path) != 0)
         return mpir_error(NULL, MPI_ERR_SERVICE, "%s: service '%.200s' is not published", fn,
@@ -95,9 +95,8 @@ int MPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name)
     static const char fn[] = "MPI_Lookup_name";
     CHECK_INIT(fn);
     char path[4096];
-    int rc;
-    if ((rc = check_args(fn, service_name, info, port_name)) ||
-        (rc = service_file(fn, service_name, path, sizeof path)))
+    int rc = service_path(fn, service_name, info, port_name, path);
+    if (rc)
         return rc;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)

@@ -239,14 +239,8 @@ static int spawn(const char *fn, int count, char *cmds[], char **argvs[], const 
     CHECK_INIT(fn);
     struct MPI_ABI_Comm *c;
     int rc;
-    if ((rc = check_comm(fn, comm, &c)))
+    if ((rc = dyn_check_group(fn, comm, root, intercomm, &c)))
         return rc;
-    if (comm_is_inter(c))
-        return mpir_error(c, MPI_ERR_COMM, "%s: not supported on an intercommunicator", fn);
-    if ((rc = check_rank(fn, c, root, 0)))
-        return rc;
-    if (!intercomm)
-        return mpir_error(c, MPI_ERR_ARG, "%s: NULL intercomm", fn);
     dyn_how_t how = {.kind = DYN_ACCEPT};
     char port[MPI_MAX_PORT_NAME] = "";
     int total = 0;
