@@ -75,6 +75,40 @@ int main(int argc, char **argv)
         MPI_Barrier(MPI_COMM_WORLD); /* the job is still fine */
         if (rank == 0)
             printf("dyn_faults missing: OK\n");
+    } else if (strcmp(mode, "child-plain") == 0) {
+        MPI_Comm_disconnect(&parent);
+    } else if (strcmp(mode, "soft") == 0) {
+        /* soft "1:2" with maxprocs 3 starts 2; errcodes say which */
+        MPI_Info info;
+        MPI_Info_create(&info);
+        MPI_Info_set(info, "soft", "1:2");
+        char *args[] = {"child-plain", NULL};
+        int errs[3] = {-1, -1, -1}, rs;
+        MPI_Comm_spawn(argv[0], args, 3, info, 0, MPI_COMM_WORLD, &inter, errs);
+        MPI_Comm_remote_size(inter, &rs);
+        if (rs != 2)
+            FAIL("soft 1:2 of 3 started %d", rs);
+        if (rank == 0 && (errs[0] != MPI_SUCCESS || errs[1] != MPI_SUCCESS ||
+                          errs[2] != MPI_ERR_SPAWN))
+            FAIL("soft errcodes %d %d %d", errs[0], errs[1], errs[2]);
+        MPI_Comm_disconnect(&inter);
+        /* a soft value that allows nothing up to maxprocs: MPI_ERR_INFO_VALUE at the
+         * root, an error at every other parent, nothing started, the job goes on */
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+        MPI_Info_set(info, "soft", "5:9");
+        int rc = MPI_Comm_spawn(argv[0], args, 3, info, 0, MPI_COMM_WORLD, &inter, errs), cls;
+        MPI_Error_class(rc, &cls);
+        if (rc == MPI_SUCCESS || inter != MPI_COMM_NULL || (rank == 0 && cls != MPI_ERR_INFO_VALUE))
+            FAIL("soft 5:9 of 3: class %d", cls);
+        /* maxprocs 0 at the root: MPI_ERR_ARG there, an error everywhere */
+        rc = MPI_Comm_spawn(argv[0], args, 0, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter, errs);
+        MPI_Error_class(rc, &cls);
+        if (rc == MPI_SUCCESS || (rank == 0 && cls != MPI_ERR_ARG))
+            FAIL("maxprocs 0: class %d", cls);
+        MPI_Info_free(&info);
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (rank == 0)
+            printf("dyn_faults soft: OK\n");
     } else if (strcmp(mode, "usize") == 0) { /* skiffrun -usize N: MPI_UNIVERSE_SIZE is N */
         int *u, flag;
         MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE, &u, &flag);

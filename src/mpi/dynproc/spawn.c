@@ -37,7 +37,9 @@ typedef struct app {
     const char *cmd;
     char **argv;
     int n;
+    int maxprocs; /* asked for; n: started (fewer when "soft" allows and says so) */
     char wdir[MPI_MAX_INFO_VAL], host[MPI_MAX_INFO_VAL], path[MPI_MAX_INFO_VAL];
+    char soft[MPI_MAX_INFO_VAL];
 } app_t;
 
 typedef struct strv {
@@ -212,6 +214,42 @@ static pid_t start_job(const app_t *apps, int napps, const char *port)
     return pid;
 }
 
+/* The "soft" info key (MPI 4.1 §11.3.4): a comma-separated list of counts
+ * a, ranges a:b and strided ranges a:b:c.  Skiff can always start maxprocs
+ * (it oversubscribes), so it starts the largest allowed count <= maxprocs.
+ * -1: malformed, or no allowed count in 1..maxprocs. */
+static int soft_count(const char *soft, int maxprocs)
+{
+    int best = -1;
+    const char *p = soft;
+    while (*p) {
+        long v[3] = {0, 0, 1};
+        int k = 0;
+        for (;;) {
+            char *end;
+            v[k] = strtol(p, &end, 10);
+            if (end == p || k > 2)
+                return -1;
+            p = end;
+            k++;
+            if (*p != ':')
+                break;
+            p++;
+        }
+        if (*p && *p != ',')
+            return -1;
+        if (*p)
+            p++;
+        long lo = v[0], hi = k > 1 ? v[1] : v[0], step = k > 2 ? v[2] : 1;
+        if (step <= 0 || lo < 0 || hi < lo)
+            return -1;
+        for (long x = lo; x <= hi && x <= maxprocs; x += step)
+            if (x >= 1 && x > best)
+                best = (int)x;
+    }
+    return best;
+}
+
 /* Read the keys of one app's info the launcher understands. */
 static int read_info(const char *fn, MPI_Info info, app_t *a)
 {
@@ -229,6 +267,14 @@ static int read_info(const char *fn, MPI_Info info, app_t *a)
     MPI_Info_get(info, "path", MPI_MAX_INFO_VAL - 1, a->path, &flag);
     if (!flag)
         a->path[0] = '\0';
+    MPI_Info_get(info, "soft", MPI_MAX_INFO_VAL - 1, a->soft, &flag);
+    if (!flag)
+        return MPI_SUCCESS;
+    int n = soft_count(a->soft, a->maxprocs);
+    if (n < 0)
+        return mpir_error(NULL, MPI_ERR_INFO_VALUE, "%s: info soft='%.200s' allows no count of "
+                          "processes from 1 to maxprocs %d", fn, a->soft, a->maxprocs);
+    a->n = n;
     return MPI_SUCCESS;
 }
 
@@ -243,18 +289,18 @@ static int spawn(const char *fn, int count, char *cmds[], char **argvs[], const 
         return rc;
     dyn_how_t how = {.kind = DYN_ACCEPT};
     char port[MPI_MAX_PORT_NAME] = "";
-    int total = 0;
+    int *started = NULL; /* root: processes started of each command */
+    int reported = 0;     /* root: its own argument error, reported already */
     if (c->rank == root) {
+        app_t *apps = NULL;
         if (count <= 0 || !cmds || !maxprocs)
-            return mpir_error(c, MPI_ERR_ARG, "%s: count %d, or NULL commands/maxprocs", fn,
-                              count);
-        app_t *apps = calloc((size_t)count, sizeof *apps);
-        if (!apps)
-            return mpir_error(c, MPI_ERR_NO_MEM, "%s: out of memory", fn);
-        for (int a = 0; a < count && !rc; a++) {
+            rc = mpir_error(c, MPI_ERR_ARG, "%s: count %d, or NULL commands/maxprocs", fn, count);
+        else if (!(apps = calloc((size_t)count, sizeof *apps)))
+            rc = mpir_error(c, MPI_ERR_NO_MEM, "%s: out of memory", fn);
+        for (int a = 0; apps && a < count && !rc; a++) {
             apps[a].cmd = cmds[a];
             apps[a].argv = argvs ? argvs[a] : NULL;
-            apps[a].n = maxprocs[a];
+            apps[a].n = apps[a].maxprocs = maxprocs[a];
             if (!cmds[a] || !*cmds[a])
                 rc = mpir_error(c, MPI_ERR_ARG, "%s: command %d is NULL or empty", fn, a);
             else if (maxprocs[a] <= 0)
@@ -262,21 +308,29 @@ static int spawn(const char *fn, int count, char *cmds[], char **argvs[], const 
                                 maxprocs[a], cmds[a]);
             else if (infos)
                 rc = read_info(fn, infos[a], &apps[a]);
-            total += maxprocs[a];
         }
+        if (!rc && !(started = malloc((size_t)count * sizeof *started)))
+            rc = mpir_error(c, MPI_ERR_NO_MEM, "%s: out of memory", fn);
+        for (int a = 0; !rc && a < count; a++)
+            started[a] = apps[a].n;
         if (!rc && (rc = dyn_open_port(port)))
             rc = mpir_error(c, rc, "%s: cannot open a port for the children", fn);
-        if (rc) {
-            free(apps);
-            return rc;
+        if (!rc) {
+            how.port = port;
+            how.watch = start_job(apps, count, port);
         }
-        how.port = port;
-        how.watch = start_job(apps, count, port);
-        if (how.watch < 0)
-            how.local_status = MPI_ERR_SPAWN;
+        /* the others wait for the root's word: a failure here fails them too */
+        how.local_status = rc ? rc : how.watch < 0 ? MPI_ERR_SPAWN : 0;
+        reported = rc;
         free(apps);
     }
     rc = dyn_join(fn, c, root, &how, intercomm);
+    if (reported) { /* nothing was started; the root has said why */
+        free(started);
+        if (port[0])
+            dyn_close_port(port);
+        return reported;
+    }
     if (c->rank == root) {
         dyn_close_port(port);
         if (!rc)
@@ -284,14 +338,12 @@ static int spawn(const char *fn, int count, char *cmds[], char **argvs[], const 
         else if (how.watch > 0)
             waitpid(how.watch, NULL, 0);
     }
-    if (errcodes && c->rank == root && !rc)
-        for (int i = 0; i < total; i++)
-            errcodes[i] = MPI_SUCCESS;
+    if (errcodes && c->rank == root) /* one per process asked for, command by command */
+        for (int a = 0, k = 0; a < count; a++)
+            for (int i = 0; i < maxprocs[a]; i++)
+                errcodes[k++] = !rc && i < started[a] ? MPI_SUCCESS : MPI_ERR_SPAWN;
+    free(started);
     if (rc) {
-        if (errcodes && c->rank == root)
-            for (int a = 0, k = 0; a < count; a++)
-                for (int i = 0; i < maxprocs[a]; i++)
-                    errcodes[k++] = MPI_ERR_SPAWN;
         return mpir_error(c, MPI_ERR_SPAWN, "%s: the new job could not be started (%s%s); "
                           "the launcher's message is above", fn,
                           c->rank == root ? "program " : "see the root's message",
