@@ -99,6 +99,8 @@ int main(int argc, char **argv)
             MPI_Comm_disconnect(&inter);
         }
         MPI_Comm_disconnect(&parent);
+        MPI_Comm_get_parent(&parent);
+        CHECK(parent == MPI_COMM_NULL, "the parent is still there after MPI_Comm_disconnect");
     }
     MPI_Finalize();
     return 0;

@@ -14,6 +14,7 @@
 #include "binding/check.h"
 #include "coll/coll.h"
 #include "comm_create.h"
+#include "dynproc/dynproc.h"
 #include "info/info.h"
 #include "topo/topo.h"
 
@@ -840,6 +841,8 @@ int MPI_Comm_free(MPI_Comm *comm)
         return mpir_error(c, MPI_ERR_COMM, "%s: cannot free %s", fn, c->name);
     if ((rc = attr_delete_all(fn, ATTR_COMM, *comm, &c->ext->attrs)))
         return rc;
+    if (*comm == dyn_parent) /* MPI_Comm_get_parent says MPI_COMM_NULL from now on */
+        dyn_parent = MPI_COMM_NULL;
     comm_free_when_idle(c);
     *comm = MPI_COMM_NULL;
     return MPI_SUCCESS;

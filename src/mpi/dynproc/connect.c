@@ -448,9 +448,7 @@ int MPI_Comm_disconnect(MPI_Comm *comm)
         return mpir_error(c, MPI_ERR_COMM, "%s: cannot disconnect %s", fn, c->name);
     if ((rc = PMPI_Barrier(*comm)))
         return rc;
-    if (*comm == dyn_parent)
-        dyn_parent = MPI_COMM_NULL;
-    return PMPI_Comm_free(comm);
+    return PMPI_Comm_free(comm); /* forgets the parent too */
 }
 
 /* ---- the parent ----------------------------------------------------------------------- */
