@@ -67,6 +67,8 @@ static int nconns, conns_cap;
 static msg_t *q_head, *q_tail, *current;
 static pid_t *launchers;
 static int nlaunchers;
+static struct pollfd *pf; /* dyn_poll's set, kept: it runs in every progress pass */
+static int pf_cap;
 
 static void first_ipv4(char *out, size_t cap)
 {
@@ -405,9 +407,12 @@ void dyn_poll(int timeout_ms)
 {
     if (!dyn_active)
         return;
-    struct pollfd *pf = malloc((size_t)(nconns + 1) * sizeof *pf);
-    if (!pf)
-        mpir_fatal("out of memory polling connections from other jobs");
+    if (nconns + 1 > pf_cap) {
+        free(pf);
+        pf_cap = 2 * (nconns + 1);
+        if (!(pf = malloc((size_t)pf_cap * sizeof *pf)))
+            mpir_fatal("out of memory polling connections from other jobs");
+    }
     pf[0] = (struct pollfd){.fd = listen_fd, .events = POLLIN};
     for (int i = 0; i < nconns; i++)
         pf[i + 1] = (struct pollfd){.fd = conns[i].fd, .events = POLLIN};
@@ -423,7 +428,6 @@ void dyn_poll(int timeout_ms)
         if (pf[0].revents)
             accept_all();
     }
-    free(pf);
     for (int i = 0; i < nconns; i++)
         if (conns[i].fd < 0)
             conns[i--] = conns[--nconns];
@@ -479,6 +483,9 @@ void dyn_finalize(void)
     free(peers);
     free(conns);
     free(launchers);
+    free(pf);
+    pf = NULL;
+    pf_cap = 0;
     current = q_tail = NULL;
     peers = NULL;
     conns = NULL;
