@@ -75,6 +75,29 @@ int main(int argc, char **argv)
         MPI_Barrier(MPI_COMM_WORLD); /* the job is still fine */
         if (rank == 0)
             printf("dyn_faults missing: OK\n");
+    } else if (strcmp(mode, "child-info") == 0) { /* started in wdir /tmp */
+        char cwd[4096];
+        if (!getcwd(cwd, sizeof cwd) || strcmp(cwd, "/tmp") != 0)
+            FAIL("child started in %s, wanted /tmp", cwd);
+        MPI_Comm_disconnect(&parent);
+    } else if (strcmp(mode, "info") == 0) {
+        /* info keys: program found through "path", started in "wdir", on "host" */
+        char dir[4096], *base = strrchr(argv[0], '/');
+        if (!base)
+            FAIL("run me with a path");
+        snprintf(dir, sizeof dir, "%.*s", (int)(base - argv[0]), argv[0]);
+        MPI_Info info;
+        MPI_Info_create(&info);
+        MPI_Info_set(info, "path", dir);
+        MPI_Info_set(info, "wdir", "/tmp");
+        MPI_Info_set(info, "host", "localhost");
+        char *args[] = {"child-info", NULL};
+        int errs[2];
+        MPI_Comm_spawn(base + 1, args, 2, info, 0, MPI_COMM_WORLD, &inter, errs);
+        MPI_Info_free(&info);
+        MPI_Comm_disconnect(&inter);
+        if (rank == 0)
+            printf("dyn_faults info: OK\n");
     } else if (strcmp(mode, "child-plain") == 0) {
         MPI_Comm_disconnect(&parent);
     } else if (strcmp(mode, "soft") == 0) {
