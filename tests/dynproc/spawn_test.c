@@ -43,6 +43,20 @@ static void exchange(MPI_Comm inter, int am_parent)
         for (int i = 0; i < n; i++)
             CHECK(big[i] == (i ^ 0x5a5a), "big[%d] = %d", i, big[i]);
     }
+    /* a strided (derived) type, parents to children: every other int */
+    MPI_Datatype vec;
+    MPI_Type_vector(n / 2, 1, 2, MPI_INT, &vec);
+    MPI_Type_commit(&vec);
+    if (am_parent && rank == lsize - 1) {
+        for (int i = 0; i < n; i++)
+            big[i] = i * 3;
+        MPI_Send(big, 1, vec, 0, 9, inter);
+    } else if (!am_parent && rank == 0) {
+        MPI_Recv(big, n / 2, MPI_INT, rsize - 1, 9, inter, MPI_STATUS_IGNORE);
+        for (int i = 0; i < n / 2; i++)
+            CHECK(big[i] == 6 * i, "vector element %d = %d", i, big[i]);
+    }
+    MPI_Type_free(&vec);
     free(big);
     MPI_Comm merged;
     MPI_Intercomm_merge(inter, am_parent ? 0 : 1, &merged);

@@ -235,7 +235,8 @@ static mpid_req_t *isend(const void *buf, void *dtp, size_t len, int dest, int t
      * envelope's length is 32 bits: larger ones keep the get. */
     if (how == SEND_AUTO && buf && !dtp && len > eager_max && len <= UINT32_MAX &&
         world != mpid.rank &&
-        (mpid.remote[world] ? len <= mpid.stream_remote_max : mpid.stream_local))
+        (world >= mpid.size || /* another job's process: no memory keys cross */
+         (mpid.remote[world] ? len <= mpid.stream_remote_max : mpid.stream_local)))
         how = SEND_STREAM;
     mpid_req_t *r = req_alloc(REQ_SEND);
     r->dtp = dtp; /* before the first push: it supplies the payload pieces */
@@ -271,6 +272,9 @@ static mpid_req_t *isend(const void *buf, void *dtp, size_t len, int dest, int t
             r->need |= NEED_ACK;
         }
     } else {
+        if (unlikely(world >= mpid.size))
+            mpir_fatal("a %zu-byte message to a process of another job: more than the 4 GiB "
+                       "a message between jobs can have (docs/dynamic-processes.md)", len);
         r->wire = W_RTS;
         int rc = skf_mr_expose(mpid.ctx, (void *)buf, len, &r->key);
         if (rc < 0)

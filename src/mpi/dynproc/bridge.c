@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "boot/boot.h"
+#include "core/config.h"
 #include "device/device.h"
 
 int dyn_active;
@@ -143,7 +144,11 @@ static int device_grow(int n)
     GROW(eager_to);
     GROW(remote);
 #undef GROW
-    mpid.eager_to[n - 1] = (size_t)1 << 30; /* no rendezvous: bridge peers get everything eager */
+    /* as over tcp: eager up to SKIFF_MPI_EAGER_MAX_TCP, larger ones stream
+     * after the receiver matched (proto.c: no memory keys cross jobs) */
+    long long eager = skf_param_ll("SKIFF_MPI_EAGER_MAX_TCP");
+    mpid.eager_to[n - 1] = eager < MPID_SHORT_MAX ? MPID_SHORT_MAX
+                         : eager > (1LL << 30) ? (size_t)1 << 30 : (size_t)eager;
     mpid.remote[n - 1] = 1;
     mpid.npeers = n;
     return 0;
