@@ -701,9 +701,37 @@ int MPI_Grequest_start(MPI_Grequest_query_function *query_fn,
                        MPI_Request *request);
 int MPI_Grequest_complete(MPI_Request request);
 
-/* profiling control; the parent of a process not started by MPI_Comm_spawn */
+/* profiling control */
 int MPI_Pcontrol(const int level, ...);
+
+/* ---- dynamic processes: spawn, ports, names, join (docs/dynamic-processes.md) ---- */
+enum {
+    MPI_ERR_PORT = 43,
+    MPI_ERR_SERVICE = 51,
+    MPI_ERR_SPAWN = 53
+};
+#define MPI_ARGV_NULL ((char **)0)
+#define MPI_ARGVS_NULL ((char ***)0)
+#define MPI_ERRCODES_IGNORE ((int *)0)
+#define MPI_MAX_PORT_NAME 1024
 int MPI_Comm_get_parent(MPI_Comm *parent);
+int MPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root,
+                   MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]);
+int MPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_of_argv[],
+                            const int array_of_maxprocs[], const MPI_Info array_of_info[],
+                            int root, MPI_Comm comm, MPI_Comm *intercomm,
+                            int array_of_errcodes[]);
+int MPI_Open_port(MPI_Info info, char *port_name);
+int MPI_Close_port(const char *port_name);
+int MPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm,
+                    MPI_Comm *newcomm);
+int MPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm,
+                     MPI_Comm *newcomm);
+int MPI_Comm_join(int fd, MPI_Comm *intercomm);
+int MPI_Comm_disconnect(MPI_Comm *comm);
+int MPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name);
+int MPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name);
+int MPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name);
 
 /* the tool information interface (MPI_T): SKIFF_* settings as control variables */
 typedef struct MPI_T_enum_t *MPI_T_enum;

@@ -395,6 +395,23 @@ int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn,
 int PMPI_Grequest_complete(MPI_Request request);
 int PMPI_Pcontrol(const int level, ...);
 int PMPI_Comm_get_parent(MPI_Comm *parent);
+int PMPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root,
+                    MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]);
+int PMPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_of_argv[],
+                             const int array_of_maxprocs[], const MPI_Info array_of_info[],
+                             int root, MPI_Comm comm, MPI_Comm *intercomm,
+                             int array_of_errcodes[]);
+int PMPI_Open_port(MPI_Info info, char *port_name);
+int PMPI_Close_port(const char *port_name);
+int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm,
+                     MPI_Comm *newcomm);
+int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm,
+                      MPI_Comm *newcomm);
+int PMPI_Comm_join(int fd, MPI_Comm *intercomm);
+int PMPI_Comm_disconnect(MPI_Comm *comm);
+int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name);
+int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name);
+int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name);
 int PMPI_T_init_thread(int required, int *provided);
 int PMPI_T_finalize(void);
 int PMPI_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *name_len);

@@ -536,7 +536,12 @@ static int setup_pmi(job_t *j)
         if (pmi_mapping_format(&block, 1, mapping, sizeof mapping) < 0)
             return -1;
     }
-    return pmi_server_init(&j->pmi, j->size, kvsname, mapping, &pmi_ops, j);
+    int rc = pmi_server_init(&j->pmi, j->size, kvsname, mapping, &pmi_ops, j);
+    j->pmi.universe_size = j->opts->universe_size; /* -usize; else the slots, else -n */
+    if (!j->pmi.universe_size)
+        for (int h = 0; h < j->opts->hosts.nhosts; h++)
+            j->pmi.universe_size += j->opts->hosts.hosts[h].slots;
+    return rc;
 }
 
 /* Remote ranks reach the PMI server over TCP (pmi_tcp.h). */

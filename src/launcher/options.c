@@ -44,6 +44,8 @@ void launch_print_help(void)
            "                       when N = available CPUs, the job fills the node)\n"
            "  --hosts h1:2,h2:2    run on these hosts, N ranks each (also -hosts, -H)\n"
            "  --hostfile FILE      hosts from a file: 'host slots=N' lines (also -f)\n"
+           "  -usize N             MPI_UNIVERSE_SIZE (also --universe-size; default: the\n"
+           "                       hosts' slots, or -n)\n"
            "  -ppn N               N ranks per host (also -perhost, --npernode); without\n"
            "                       -n: N ranks on each host given (this one if none)\n"
            "  -wdir DIR            start the ranks in DIR (also --wdir, -wd); a program\n"
@@ -260,6 +262,12 @@ int launch_opts_parse(int argc, char **argv, launch_opts_t *o)
             (m = match_valued(argc, argv, &i, "--npernode", &val)) ||
             (m = match_valued(argc, argv, &i, "-npernode", &val))) {
             if (m < 0 || parse_nranks(a, val, &o->ppn) < 0)
+                return -1;
+            continue;
+        }
+        if ((m = match_valued(argc, argv, &i, "-usize", &val)) ||
+            (m = match_valued(argc, argv, &i, "--universe-size", &val))) {
+            if (m < 0 || parse_nranks(a, val, &o->universe_size) < 0)
                 return -1;
             continue;
         }

@@ -31,6 +31,7 @@ typedef struct launch_opts {
     int nranks_given; /* -n was on the command line (else: the hosts' slots)    */
     int ppn;          /* -ppn: ranks per host (0: the host list's slots)         */
     char *wdir;       /* -wdir: the ranks' working directory (absolute), or NULL */
+    int universe_size; /* -usize: MPI_UNIVERSE_SIZE (0: the hosts' slots, else -n) */
     /* Multi-host (docs/launcher.md, "Several hosts"); nhosts == 0: this host only. */
     host_list_t hosts;
     const char *agent;         /* --launch-agent template, NULL: LAUNCH_DEFAULT_AGENT */

@@ -215,7 +215,7 @@ static void do_get_appnum(pmi_server_t *s, pmi_conn_t *c, const request_t *q)
 static void do_get_universe_size(pmi_server_t *s, pmi_conn_t *c, const request_t *q)
 {
     (void)q;
-    reply(s, c, "cmd=universe_size rc=0 size=%d", s->size);
+    reply(s, c, "cmd=universe_size rc=0 size=%d", s->universe_size > 0 ? s->universe_size : s->size);
 }
 
 static void do_get_my_kvsname(pmi_server_t *s, pmi_conn_t *c, const request_t *q)

@@ -52,6 +52,7 @@ typedef struct pmi_server_ops {
 
 typedef struct pmi_server {
     int size;
+    int universe_size; /* answered to get_universe_size (0: size) */
     char kvsname[PMI_KVSNAME_MAX];
     kvs_t kvs;
     pmi_conn_t *conns;        /* [size], indexed by rank                  */

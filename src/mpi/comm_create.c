@@ -216,8 +216,11 @@ struct MPI_ABI_Comm *comm_early_arrival(int ctx)
     struct MPI_ABI_Comm *c = calloc(1, sizeof *c);
     if (!c)
         mpir_fatal("out of memory holding a message for context %d", ctx);
-    /* source ranks of a communicator never exceed the world size */
-    comm_setup(c, ctx, -1, mpid.size, NULL, "(communicator being created)");
+    /* source ranks of a communicator never exceed the processes known here
+     * (plus room for members of another job this process is still learning
+     * of: dynproc/connect.c) */
+    comm_setup(c, ctx, -1, mpid.npeers + (mpid.npeers > mpid.size ? 4096 : 0), NULL,
+               "(communicator being created)");
     c->magic = 0; /* not a handle anyone may use */
     return c;
 }

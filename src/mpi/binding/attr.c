@@ -10,7 +10,10 @@
  * MPI_Keyval_create/free, MPI_Attr_put/get/delete) are the communicator ones
  * under their old names; their keyvals are communicator keyvals.
  */
+#include <stdlib.h>
+
 #include "attr/attr.h"
+#include "boot/boot.h"
 #include "binding/check.h"
 #include "comm_create.h"
 
@@ -61,6 +64,28 @@ static int comm_set_attr(const char *fn, MPI_Comm comm, int keyval, void *val)
     return attr_set(fn, ATTR_COMM, comm, l, keyval, val);
 }
 
+/* The launcher's universe size (skiffrun -usize, hydra's), else the job's size. */
+static int universe_size(void)
+{
+    boot_info_t *bi;
+    if (boot_init(&bi) == 0 && bi->universe_size > 0)
+        return bi->universe_size;
+    return mpid.size;
+}
+
+/* A job of several programs started by MPI_Comm_spawn_multiple gets its
+ * number from SKIFF_APPNUM (dynproc/spawn.c); otherwise the launcher's. */
+static int appnum(void)
+{
+    const char *s = getenv("SKIFF_APPNUM");
+    char *end;
+    long v = s && *s ? strtol(s, &end, 10) : -1;
+    if (s && *s && !*end && v >= 0 && v < 1 << 30)
+        return (int)v;
+    boot_info_t *bi;
+    return boot_init(&bi) == 0 && bi->appnum >= 0 ? bi->appnum : 0;
+}
+
 static int comm_get_attr(const char *fn, MPI_Comm comm, int keyval, void *val, int *flag)
 {
     CHECK_INIT(fn);
@@ -76,8 +101,8 @@ static int comm_get_attr(const char *fn, MPI_Comm comm, int keyval, void *val, i
         predef_values[MPI_HOST - MPI_TAG_UB] = MPI_PROC_NULL;
         predef_values[MPI_IO - MPI_TAG_UB] = MPI_ANY_SOURCE;
         predef_values[MPI_WTIME_IS_GLOBAL - MPI_TAG_UB] = 0;
-        predef_values[MPI_UNIVERSE_SIZE - MPI_TAG_UB] = mpid.size;
-        predef_values[MPI_APPNUM - MPI_TAG_UB] = 0;
+        predef_values[MPI_UNIVERSE_SIZE - MPI_TAG_UB] = universe_size();
+        predef_values[MPI_APPNUM - MPI_TAG_UB] = appnum();
         predef_values[MPI_LASTUSEDCODE - MPI_TAG_UB] = mpir_lastusedcode();
         *(int **)val = &predef_values[keyval - MPI_TAG_UB];
         *flag = 1;

@@ -15,6 +15,7 @@
 #include "binding/check.h"
 #include "coll/coll.h"
 #include "comm_create.h"
+#include "dynproc/dynproc.h"
 #include "info/info.h"
 #include "topo/topo.h"
 
@@ -770,13 +771,13 @@ static int members_in(const char *fn, struct MPI_ABI_Comm *c, const struct MPI_A
                       int **out)
 {
     int *idx = malloc((size_t)(g->size ? g->size : 1) * sizeof *idx);
-    int *pos = malloc((size_t)mpid.size * sizeof *pos);
+    int *pos = malloc((size_t)mpid.npeers * sizeof *pos);
     if (!idx || !pos) {
         free(idx);
         free(pos);
         return no_mem(fn, c);
     }
-    for (int i = 0; i < mpid.size; i++)
+    for (int i = 0; i < mpid.npeers; i++)
         pos[i] = -1;
     for (int i = 0; i < c->size; i++)
         pos[comm_world_rank(c, i)] = i;
@@ -892,6 +893,8 @@ int MPI_Comm_free(MPI_Comm *comm)
     /* the messages in its buffer leave before the user may reuse the memory */
     mpir_bsend_pool_free(c->ext->bpool);
     c->ext->bpool = NULL;
+    if (*comm == dyn_parent) /* MPI_Comm_get_parent says MPI_COMM_NULL from now on */
+        dyn_parent = MPI_COMM_NULL;
     comm_free_when_idle(c);
     *comm = MPI_COMM_NULL;
     return MPI_SUCCESS;
@@ -1175,19 +1178,6 @@ int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
     int rc = intercomm_merge_held(intercomm, high, newintracomm);
     ctx_unhold();
     return rc;
-}
-
-/* ---- the parent of this process -------------------------------------------------- */
-/* No process of a Skiff job is started by MPI_Comm_spawn (dynamic process
- * creation is absent, docs/mpi.md), so there is never a parent. */
-int MPI_Comm_get_parent(MPI_Comm *parent)
-{
-    static const char fn[] = "MPI_Comm_get_parent";
-    CHECK_INIT(fn);
-    if (!parent)
-        return mpir_error(NULL, MPI_ERR_ARG, "%s: NULL parent", fn);
-    *parent = MPI_COMM_NULL;
-    return MPI_SUCCESS;
 }
 
 /* ---- MPI 4.0: idup with info, communicators from a group alone ---------------------- */

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "binding/check.h"
+#include "dynproc/dynproc.h"
 #include "rma/win.h"
 
 /* mpir_initialized: the library is usable (the world model is on, or a
@@ -65,7 +66,7 @@ static int init(const char *fn, int required)
     if (thread_level == MPI_THREAD_MULTIPLE)
         mpir_mt = 1;
     world_model = 1;
-    return MPI_SUCCESS;
+    return dyn_init_parent(); /* a spawned job connects to its parents (dynproc/connect.c) */
 }
 
 int MPI_Init(int *argc, char ***argv)

@@ -27,10 +27,10 @@ static int no_mem(const char *fn) { return mpir_error(NULL, MPI_ERR_NO_MEM, "%s:
 /* Index in g of each world rank (or -1): a reverse map over the world. */
 static int *reverse_map(const struct MPI_ABI_Group *g)
 {
-    int *m = malloc((size_t)mpid.size * sizeof *m);
+    int *m = malloc((size_t)mpid.npeers * sizeof *m);
     if (!m)
         return NULL;
-    for (int i = 0; i < mpid.size; i++)
+    for (int i = 0; i < mpid.npeers; i++)
         m[i] = -1;
     for (int i = 0; i < g->size; i++)
         m[g->world[i]] = i;

@@ -25,12 +25,12 @@ struct coll_hier {
 /* Spans > 1 node and some node holds more than one of c's ranks. */
 static int worth_it(struct MPI_ABI_Comm *c)
 {
-    int first = skf_node_id(mpid.ctx, comm_world_rank(c, 0)), several = 0, shared = 0;
+    int first = mpid_node_of(comm_world_rank(c, 0)), several = 0, shared = 0;
     int *seen = calloc((size_t)mpid.size, sizeof *seen);
     if (!seen)
         return 0;
     for (int r = 0; r < c->size; r++) {
-        int node = skf_node_id(mpid.ctx, comm_world_rank(c, r));
+        int node = mpid_node_of(comm_world_rank(c, r));
         if (node < 0 || node >= mpid.size) {
             free(seen);
             return 0;
@@ -57,7 +57,7 @@ static int fill_maps(struct MPI_ABI_Comm *c, struct coll_hier *h)
     }
     int nleaders = 0;
     for (int r = 0; r < P; r++) {
-        int node = skf_node_id(mpid.ctx, comm_world_rank(c, r));
+        int node = mpid_node_of(comm_world_rank(c, r));
         if (count[node] == 0)
             lead_idx[node] = nleaders++; /* first rank met on a node leads it */
         h->leader_of[r] = lead_idx[node];

@@ -265,9 +265,9 @@ static void reduce_slots(struct node_coll *n, uint32_t s, const coll_args_t *a, 
 
 static int on_one_node(struct MPI_ABI_Comm *c)
 {
-    int node = skf_node_id(mpid.ctx, comm_world_rank(c, 0));
+    int node = mpid_node_of(comm_world_rank(c, 0));
     for (int r = 1; r < c->size; r++)
-        if (skf_node_id(mpid.ctx, comm_world_rank(c, r)) != node)
+        if (mpid_node_of(comm_world_rank(c, r)) != node)
             return 0;
     return 1;
 }

@@ -214,11 +214,39 @@ struct mpid_state {
     mpid_req_t **inflight;       /* [size] eager message whose W_CONTs arrive */
     long n_posted;               /* posted receives in all communicators      */
     mpid_req_t *pulls;           /* receives whose rendezvous get is in flight */
+    int npeers;                  /* world indices: size, plus processes of other jobs
+                                    met through dynamic processes (dynproc/bridge.h) */
+    int dyn_cur;                 /* the message handed out came from the bridge */
 };
 extern struct mpid_state mpid;
 
 int mpid_init(void);
 void mpid_finalize(void);
+
+/* ---- the two ways a message travels: the channel (my job's ranks) or the
+ * bridge (world index >= mpid.size: a process of another job) ------------ */
+ssize_t dyn_send(int world, const struct iovec *iov, int iovcnt);
+void dyn_recv_done(void);
+static inline ssize_t mpid_chan_send(int world, const struct iovec *iov, int n)
+{
+    if (unlikely(world >= mpid.size))
+        return dyn_send(world, iov, n);
+    return skf_send(mpid.ch, mpid.addr[world], iov, n);
+}
+static inline void mpid_recv_done(void)
+{
+    if (unlikely(mpid.dyn_cur)) {
+        mpid.dyn_cur = 0;
+        dyn_recv_done();
+    } else {
+        skf_recv_done(mpid.ch);
+    }
+}
+/* Node of a world index; a process of another job is on no node of mine. */
+static inline int mpid_node_of(int world)
+{
+    return world < mpid.size ? skf_node_id(mpid.ctx, world) : -2 - (world - mpid.size);
+}
 
 /* ---- sends (proto.c) ---------------------------------------------------- */
 /* Blocking send; small standard sends with nothing queued skip the request. */

@@ -11,6 +11,7 @@
 #include "core/config.h"
 #include "core/info.h"
 #include "device/device.h"
+#include "dynproc/bridge.h"
 
 struct mpid_state mpid;
 
@@ -25,6 +26,7 @@ int mpid_init(void)
         mpir_fatal("opening the MPI channel failed: %s", skf_strerror(rc));
     mpid.rank = skf_rank(mpid.ctx);
     mpid.size = skf_size(mpid.ctx);
+    mpid.npeers = mpid.size;
     int n = mpid.size;
     mpid.addr = calloc((size_t)n, sizeof *mpid.addr);
     mpid.sendq = calloc((size_t)n, sizeof *mpid.sendq);
@@ -108,6 +110,7 @@ void mpid_finalize(void)
                 said = 1;
             }
         }
+    dyn_finalize(); /* other jobs' processes: flushed, told goodbye */
     comm_reap_freed(1);
     comm_free_predefined();
     skf_chan_close(mpid.ch);

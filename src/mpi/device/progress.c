@@ -11,8 +11,28 @@
 
 #include "coll/coll.h"
 #include "device/device.h"
+#include "dynproc/bridge.h"
 
 #define ARRIVALS_PER_PASS 64
+
+static int progress_bridge(void)
+{
+    int moved = 0;
+    dyn_poll(0);
+    for (int i = 0; i < ARRIVALS_PER_PASS; i++) {
+        struct iovec cont[1];
+        int ncont, world;
+        ssize_t total = dyn_recv(cont, &ncont, &world);
+        if (total == -EAGAIN)
+            break;
+        mpid.dyn_cur = 1;
+        mpid_on_message(world, cont, ncont, (size_t)total);
+        if (mpid.dyn_cur) /* every path gives the message back; be sure */
+            mpid_recv_done();
+        moved = 1;
+    }
+    return moved;
+}
 
 static int progress_pass(void)
 {
@@ -31,6 +51,8 @@ static int progress_pass(void)
         mpid_on_message(skf_addr_rank(from), cont, ncont, (size_t)total);
         moved = 1;
     }
+    if (unlikely(dyn_active)) /* processes of other jobs (dynproc/bridge.c) */
+        moved |= progress_bridge();
     if (mpid.pulls) /* rendezvous gets in flight (skf_recv above moved them) */
         moved |= mpid_progress_pulls();
     if (coll_n_active) /* started collectives advance with everything else */
@@ -116,8 +138,9 @@ void mpid_idle(void)
         idle_mt();
         return;
     }
+    /* with other jobs connected their sockets are polled between short waits */
     idle_rc(skf_wait(mpid.ch, idle_events(),
-                     __atomic_load_n(&mpir_greq_open, __ATOMIC_RELAXED) ? 1 : 1000));
+                     dyn_active || __atomic_load_n(&mpir_greq_open, __ATOMIC_RELAXED) ? 1 : 1000));
 }
 
 void mpid_wait(mpid_req_t *r)

@@ -70,8 +70,12 @@ static int push(mpid_req_t *r)
             iov[1].iov_len = r->cap - off;
             n = 2;
         }
+        if (chunk && unlikely(r->world >= mpid.size)) { /* the bridge takes pieces */
+            chunk = 0;
+            n = 1 + mpir_dt_iov(r, off, iov + 1);
+        }
         ssize_t k = chunk ? skf_send_pack(mpid.ch, dst, iov, 1, chunk, mpir_dt_pack_chunk, r)
-                          : skf_send(mpid.ch, dst, iov, n);
+                          : mpid_chan_send(r->world, iov, n);
         if (k == -EAGAIN)
             return 0;
         if (k < 0)
@@ -233,7 +237,8 @@ static mpid_req_t *isend(const void *buf, void *dtp, size_t len, int dest, int t
      * envelope's length is 32 bits: larger ones keep the get. */
     if (how == SEND_AUTO && buf && !dtp && len > eager_max && len <= UINT32_MAX &&
         world != mpid.rank &&
-        (mpid.remote[world] ? len <= mpid.stream_remote_max : mpid.stream_local))
+        (world >= mpid.size || /* another job's process: no memory keys cross */
+         (mpid.remote[world] ? len <= mpid.stream_remote_max : mpid.stream_local)))
         how = SEND_STREAM;
     mpid_req_t *r = req_alloc(REQ_SEND);
     r->dtp = dtp; /* before the first push: it supplies the payload pieces */
@@ -269,6 +274,9 @@ static mpid_req_t *isend(const void *buf, void *dtp, size_t len, int dest, int t
             r->need |= NEED_ACK;
         }
     } else {
+        if (unlikely(world >= mpid.size))
+            mpir_fatal("a %zu-byte message to a process of another job: more than the 4 GiB "
+                       "a message between jobs can have (docs/dynamic-processes.md)", len);
         r->wire = W_RTS;
         int rc = skf_mr_expose(mpid.ctx, (void *)buf, len, &r->key);
         if (rc < 0)
@@ -297,7 +305,7 @@ static inline __attribute__((always_inline)) int send_body(const void *buf, size
         wire_hdr_t h;
         fill_envelope(&h, len <= MPID_SHORT_MAX ? W_SHORT : W_EAGER, c, tag, len);
         struct iovec iov[2] = {{&h, sizeof h}, {(void *)buf, len}};
-        ssize_t k = skf_send(mpid.ch, mpid.addr[world], iov, 2);
+        ssize_t k = mpid_chan_send(world, iov, 2);
         if (likely((size_t)k == sizeof h + len)) {
             mpid_cs_exit(held);
             return MPI_SUCCESS;

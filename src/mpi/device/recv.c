@@ -17,6 +17,7 @@
 #include "coll/coll.h"
 #include "datatype/dtype.h"
 #include "device/device.h"
+#include "dynproc/bridge.h"
 
 void mpid_copy_out(void *dst, const struct iovec *cont, int ncont, size_t off, size_t len)
 {
@@ -96,7 +97,7 @@ static void rndv_pull(mpid_req_t *r)
     /* Not when I send rendezvous data to that peer too (bidirectional): its
      * core is then busy pulling from me, and splitting measured slower. */
     if (mpid.rndv_split && n >= mpid.rndv_split && !r->dtp && r->world != mpid.rank &&
-        !mpid.rndv_out[r->world] && skf_node_id(mpid.ctx, r->world) == mpid.node &&
+        !mpid.rndv_out[r->world] && mpid_node_of(r->world) == mpid.node &&
         rndv_split(r, n))
         return; /* completes on W_PUTDONE */
     if (n) {
@@ -294,43 +295,43 @@ void mpid_on_message(int world, struct iovec *cont, int ncont, size_t total)
     case W_EAGER: {
         size_t h = m.h.flags & W_FLAG_SYNC ? sizeof(wire_sync_t) : sizeof(wire_hdr_t);
         on_eager(world, &m.h, h, cont, ncont, total);
-        skf_recv_done(mpid.ch);
+        mpid_recv_done();
         break;
     }
     case W_CONT:
         on_cont(world, cont, ncont, total);
-        skf_recv_done(mpid.ch);
+        mpid_recv_done();
         break;
     case W_RTS:
         /* Hand the ring space back before pulling: skf_get may drive the channel. */
-        skf_recv_done(mpid.ch);
+        mpid_recv_done();
         on_rts(world, &m.r);
         break;
     case W_ACK:
     case W_FIN:
     case W_CANCEL_OK:
     case W_CANCEL_NO:
-        skf_recv_done(mpid.ch);
+        mpid_recv_done();
         on_ctl(&m.c);
         break;
     case W_CANCEL:
-        skf_recv_done(mpid.ch);
+        mpid_recv_done();
         on_cancel(world, &m.cancel);
         break;
     case W_CTS:
-        skf_recv_done(mpid.ch); /* before the put, as for RTS */
+        mpid_recv_done(); /* before the put, as for RTS */
         on_cts(world, &m.cts);
         break;
     case W_GO:
-        skf_recv_done(mpid.ch);
+        mpid_recv_done();
         mpid_on_go(&m.go);
         break;
     case W_DATA:
         on_data(world, (mpid_req_t *)(uintptr_t)m.c.sreq, cont, ncont, total);
-        skf_recv_done(mpid.ch);
+        mpid_recv_done();
         break;
     case W_PUTDONE:
-        skf_recv_done(mpid.ch);
+        mpid_recv_done();
         on_putdone((mpid_req_t *)(uintptr_t)m.c.sreq);
         break;
     default:
@@ -423,10 +424,10 @@ recv_in_place(void *buf, size_t cap, int src, int tag, struct MPI_ABI_Comm *c, M
             if (unlikely(hp->flags & W_FLAG_SYNC)) {
                 uint64_t sreq;
                 mpid_copy_out(&sreq, cont, ncont, offsetof(wire_sync_t, sreq), sizeof sreq);
-                skf_recv_done(mpid.ch);
+                mpid_recv_done();
                 mpid_send_ctl(world, W_ACK, sreq);
             } else {
-                skf_recv_done(mpid.ch);
+                mpid_recv_done();
             }
             *err = len > cap ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
             *sent = len;
@@ -446,7 +447,7 @@ recv_in_place(void *buf, size_t cap, int src, int tag, struct MPI_ABI_Comm *c, M
  * gets in flight: only mpid_progress finishes them). */
 static inline int recv_fast_ok(int src, int tag, struct MPI_ABI_Comm *c)
 {
-    return mpid.n_posted == 0 && !coll_n_active && !part_n_pending && !mpid.pulls &&
+    return mpid.n_posted == 0 && !coll_n_active && !part_n_pending && !mpid.pulls && !dyn_active &&
            (c->n_unexp == 0 || !match_find_unexp(c, src, tag, 0));
 }
 

@@ -1905,6 +1905,97 @@ void pmpi_comm_get_parent_(MPI_Fint *parent, MPI_Fint *ierror)
 }
 FORTRAN_PMPI(mpi_comm_get_parent_)
 
+void pmpi_open_port_(MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t port_name_len)
+{
+    char *c_port_name = fb_str_out(port_name_len);
+    int rc = MPI_Open_port(MPI_Info_f2c(*info), c_port_name);
+    fb_str_back(port_name, port_name_len, c_port_name);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_open_port_)
+
+void pmpi_close_port_(const char *port_name, MPI_Fint *ierror, size_t port_name_len)
+{
+    char *c_port_name = fb_str_in(port_name, port_name_len);
+    int rc = MPI_Close_port(c_port_name);
+    free(c_port_name);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_close_port_)
+
+void pmpi_comm_accept_(const char *port_name, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror, size_t port_name_len)
+{
+    char *c_port_name = fb_str_in(port_name, port_name_len);
+    MPI_Comm c_newcomm = MPI_Comm_f2c(*newcomm);
+    int rc = MPI_Comm_accept(c_port_name, MPI_Info_f2c(*info), *root, MPI_Comm_f2c(*comm), &c_newcomm);
+    free(c_port_name);
+    *newcomm = MPI_Comm_c2f(c_newcomm);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_comm_accept_)
+
+void pmpi_comm_connect_(const char *port_name, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror, size_t port_name_len)
+{
+    char *c_port_name = fb_str_in(port_name, port_name_len);
+    MPI_Comm c_newcomm = MPI_Comm_f2c(*newcomm);
+    int rc = MPI_Comm_connect(c_port_name, MPI_Info_f2c(*info), *root, MPI_Comm_f2c(*comm), &c_newcomm);
+    free(c_port_name);
+    *newcomm = MPI_Comm_c2f(c_newcomm);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_comm_connect_)
+
+void pmpi_comm_join_(MPI_Fint *fd, MPI_Fint *intercomm, MPI_Fint *ierror)
+{
+    MPI_Comm c_intercomm = MPI_Comm_f2c(*intercomm);
+    int rc = MPI_Comm_join(*fd, &c_intercomm);
+    *intercomm = MPI_Comm_c2f(c_intercomm);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_comm_join_)
+
+void pmpi_comm_disconnect_(MPI_Fint *comm, MPI_Fint *ierror)
+{
+    MPI_Comm c_comm = MPI_Comm_f2c(*comm);
+    int rc = MPI_Comm_disconnect(&c_comm);
+    *comm = MPI_Comm_c2f(c_comm);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_comm_disconnect_)
+
+void pmpi_publish_name_(const char *service_name, MPI_Fint *info, const char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len)
+{
+    char *c_service_name = fb_str_in(service_name, service_name_len);
+    char *c_port_name = fb_str_in(port_name, port_name_len);
+    int rc = MPI_Publish_name(c_service_name, MPI_Info_f2c(*info), c_port_name);
+    free(c_service_name);
+    free(c_port_name);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_publish_name_)
+
+void pmpi_unpublish_name_(const char *service_name, MPI_Fint *info, const char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len)
+{
+    char *c_service_name = fb_str_in(service_name, service_name_len);
+    char *c_port_name = fb_str_in(port_name, port_name_len);
+    int rc = MPI_Unpublish_name(c_service_name, MPI_Info_f2c(*info), c_port_name);
+    free(c_service_name);
+    free(c_port_name);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_unpublish_name_)
+
+void pmpi_lookup_name_(const char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len)
+{
+    char *c_service_name = fb_str_in(service_name, service_name_len);
+    char *c_port_name = fb_str_out(port_name_len);
+    int rc = MPI_Lookup_name(c_service_name, MPI_Info_f2c(*info), c_port_name);
+    free(c_service_name);
+    fb_str_back(port_name, port_name_len, c_port_name);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_lookup_name_)
+
 void pmpi_win_create_(void *base, MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierror)
 {
     MPI_Win c_win = MPI_Win_f2c(*win);

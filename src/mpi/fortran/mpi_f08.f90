@@ -157,6 +157,7 @@ module mpi_f08
   integer, parameter :: MPI_MAX_INFO_VAL = 1024
   integer, parameter :: MPI_ABI_VERSION = 1
   integer, parameter :: MPI_ABI_SUBVERSION = 0
+  integer, parameter :: MPI_MAX_PORT_NAME = 1024
   integer, parameter :: MPI_MAX_PSET_NAME_LEN = 1024
   integer, parameter :: MPI_MAX_STRINGTAG_LEN = 1024
   integer, parameter :: MPI_SUCCESS = 0
@@ -237,6 +238,9 @@ module mpi_f08
   integer, parameter :: MPI_GRAPH = 212
   integer, parameter :: MPI_DIST_GRAPH = 213
   integer, parameter :: MPI_COMM_TYPE_SHARED = 221
+  integer, parameter :: MPI_ERR_PORT = 43
+  integer, parameter :: MPI_ERR_SERVICE = 51
+  integer, parameter :: MPI_ERR_SPAWN = 53
   integer, parameter :: MPI_T_ERR_CANNOT_INIT = 1001
   integer, parameter :: MPI_T_ERR_NOT_ACCESSIBLE = 1002
   integer, parameter :: MPI_T_ERR_NOT_INITIALIZED = 1003
@@ -3195,6 +3199,104 @@ module mpi_f08
       type(MPI_Comm) :: parent
       integer :: ierror
     end subroutine skiff_c_comm_get_parent
+  end interface
+  interface
+    subroutine skiff_c_open_port(info, port_name, ierror, port_name_len) &
+        bind(C, name="mpi_open_port_")
+      import
+      type(MPI_Info) :: info
+      character(kind=c_char) :: port_name(*)
+      integer :: ierror
+      integer(c_size_t), value :: port_name_len
+    end subroutine skiff_c_open_port
+  end interface
+  interface
+    subroutine skiff_c_close_port(port_name, ierror, port_name_len) &
+        bind(C, name="mpi_close_port_")
+      import
+      character(kind=c_char) :: port_name(*)
+      integer :: ierror
+      integer(c_size_t), value :: port_name_len
+    end subroutine skiff_c_close_port
+  end interface
+  interface
+    subroutine skiff_c_comm_accept(port_name, info, root, comm, newcomm, ierror, port_name_len) &
+        bind(C, name="mpi_comm_accept_")
+      import
+      character(kind=c_char) :: port_name(*)
+      type(MPI_Info) :: info
+      integer :: root
+      type(MPI_Comm) :: comm
+      type(MPI_Comm) :: newcomm
+      integer :: ierror
+      integer(c_size_t), value :: port_name_len
+    end subroutine skiff_c_comm_accept
+  end interface
+  interface
+    subroutine skiff_c_comm_connect(port_name, info, root, comm, newcomm, ierror, port_name_len) &
+        bind(C, name="mpi_comm_connect_")
+      import
+      character(kind=c_char) :: port_name(*)
+      type(MPI_Info) :: info
+      integer :: root
+      type(MPI_Comm) :: comm
+      type(MPI_Comm) :: newcomm
+      integer :: ierror
+      integer(c_size_t), value :: port_name_len
+    end subroutine skiff_c_comm_connect
+  end interface
+  interface
+    subroutine skiff_c_comm_join(fd, intercomm, ierror) &
+        bind(C, name="mpi_comm_join_")
+      import
+      integer :: fd
+      type(MPI_Comm) :: intercomm
+      integer :: ierror
+    end subroutine skiff_c_comm_join
+  end interface
+  interface
+    subroutine skiff_c_comm_disconnect(comm, ierror) &
+        bind(C, name="mpi_comm_disconnect_")
+      import
+      type(MPI_Comm) :: comm
+      integer :: ierror
+    end subroutine skiff_c_comm_disconnect
+  end interface
+  interface
+    subroutine skiff_c_publish_name(service_name, info, port_name, ierror, service_name_len, port_name_len) &
+        bind(C, name="mpi_publish_name_")
+      import
+      character(kind=c_char) :: service_name(*)
+      type(MPI_Info) :: info
+      character(kind=c_char) :: port_name(*)
+      integer :: ierror
+      integer(c_size_t), value :: service_name_len
+      integer(c_size_t), value :: port_name_len
+    end subroutine skiff_c_publish_name
+  end interface
+  interface
+    subroutine skiff_c_unpublish_name(service_name, info, port_name, ierror, service_name_len, port_name_len) &
+        bind(C, name="mpi_unpublish_name_")
+      import
+      character(kind=c_char) :: service_name(*)
+      type(MPI_Info) :: info
+      character(kind=c_char) :: port_name(*)
+      integer :: ierror
+      integer(c_size_t), value :: service_name_len
+      integer(c_size_t), value :: port_name_len
+    end subroutine skiff_c_unpublish_name
+  end interface
+  interface
+    subroutine skiff_c_lookup_name(service_name, info, port_name, ierror, service_name_len, port_name_len) &
+        bind(C, name="mpi_lookup_name_")
+      import
+      character(kind=c_char) :: service_name(*)
+      type(MPI_Info) :: info
+      character(kind=c_char) :: port_name(*)
+      integer :: ierror
+      integer(c_size_t), value :: service_name_len
+      integer(c_size_t), value :: port_name_len
+    end subroutine skiff_c_lookup_name
   end interface
   interface
     subroutine skiff_c_win_create(base, size, disp_unit, info, comm, win, ierror) &
@@ -6953,6 +7055,33 @@ module mpi_f08
   interface MPI_Comm_get_parent
     module procedure MPI_Comm_get_parent_f08
   end interface MPI_Comm_get_parent
+  interface MPI_Open_port
+    module procedure MPI_Open_port_f08
+  end interface MPI_Open_port
+  interface MPI_Close_port
+    module procedure MPI_Close_port_f08
+  end interface MPI_Close_port
+  interface MPI_Comm_accept
+    module procedure MPI_Comm_accept_f08
+  end interface MPI_Comm_accept
+  interface MPI_Comm_connect
+    module procedure MPI_Comm_connect_f08
+  end interface MPI_Comm_connect
+  interface MPI_Comm_join
+    module procedure MPI_Comm_join_f08
+  end interface MPI_Comm_join
+  interface MPI_Comm_disconnect
+    module procedure MPI_Comm_disconnect_f08
+  end interface MPI_Comm_disconnect
+  interface MPI_Publish_name
+    module procedure MPI_Publish_name_f08
+  end interface MPI_Publish_name
+  interface MPI_Unpublish_name
+    module procedure MPI_Unpublish_name_f08
+  end interface MPI_Unpublish_name
+  interface MPI_Lookup_name
+    module procedure MPI_Lookup_name_f08
+  end interface MPI_Lookup_name
   interface MPI_Win_create
     module procedure MPI_Win_create_f08, MPI_Win_create_f08c
   end interface MPI_Win_create
@@ -10766,6 +10895,97 @@ contains
     if (e == MPI_SUCCESS) call skiff_c_comm_get_parent(parent, e)
     if (present(ierror)) ierror = e
   end subroutine MPI_Comm_get_parent_f08
+  subroutine MPI_Open_port_f08(info, port_name, ierror)
+    type(MPI_Info), intent(in) :: info
+    character(len=*), intent(out) :: port_name
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_open_port(info, port_name, e, len(port_name, c_size_t))
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Open_port_f08
+  subroutine MPI_Close_port_f08(port_name, ierror)
+    character(len=*), intent(in) :: port_name
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_close_port(port_name, e, len(port_name, c_size_t))
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Close_port_f08
+  subroutine MPI_Comm_accept_f08(port_name, info, root, comm, newcomm, ierror)
+    character(len=*), intent(in) :: port_name
+    type(MPI_Info), intent(in) :: info
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Comm), intent(inout) :: newcomm
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_comm_accept(port_name, info, root, comm, newcomm, e, len(port_name, c_size_t))
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Comm_accept_f08
+  subroutine MPI_Comm_connect_f08(port_name, info, root, comm, newcomm, ierror)
+    character(len=*), intent(in) :: port_name
+    type(MPI_Info), intent(in) :: info
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Comm), intent(inout) :: newcomm
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_comm_connect(port_name, info, root, comm, newcomm, e, len(port_name, c_size_t))
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Comm_connect_f08
+  subroutine MPI_Comm_join_f08(fd, intercomm, ierror)
+    integer, intent(in) :: fd
+    type(MPI_Comm), intent(inout) :: intercomm
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_comm_join(fd, intercomm, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Comm_join_f08
+  subroutine MPI_Comm_disconnect_f08(comm, ierror)
+    type(MPI_Comm), intent(inout) :: comm
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_comm_disconnect(comm, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Comm_disconnect_f08
+  subroutine MPI_Publish_name_f08(service_name, info, port_name, ierror)
+    character(len=*), intent(in) :: service_name
+    type(MPI_Info), intent(in) :: info
+    character(len=*), intent(in) :: port_name
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_publish_name(service_name, info, port_name, e, len(service_name, c_size_t), &
+        len(port_name, c_size_t))
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Publish_name_f08
+  subroutine MPI_Unpublish_name_f08(service_name, info, port_name, ierror)
+    character(len=*), intent(in) :: service_name
+    type(MPI_Info), intent(in) :: info
+    character(len=*), intent(in) :: port_name
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_unpublish_name(service_name, info, port_name, e, len(service_name, c_size_t), &
+        len(port_name, c_size_t))
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Unpublish_name_f08
+  subroutine MPI_Lookup_name_f08(service_name, info, port_name, ierror)
+    character(len=*), intent(in) :: service_name
+    type(MPI_Info), intent(in) :: info
+    character(len=*), intent(out) :: port_name
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_lookup_name(service_name, info, port_name, e, len(service_name, c_size_t), &
+        len(port_name, c_size_t))
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Lookup_name_f08
   subroutine MPI_Win_create_f08(base, size, disp_unit, info, comm, win, ierror)
     type(*), dimension(..), target :: base
     integer(kind=MPI_ADDRESS_KIND), intent(in) :: size

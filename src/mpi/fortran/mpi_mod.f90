@@ -1981,6 +1981,67 @@ module mpi
       integer :: parent
       integer :: ierror
     end subroutine MPI_Comm_get_parent
+    subroutine MPI_Open_port(info, port_name, ierror)
+      import
+      integer :: info
+      character(len=*) :: port_name
+      integer :: ierror
+    end subroutine MPI_Open_port
+    subroutine MPI_Close_port(port_name, ierror)
+      import
+      character(len=*) :: port_name
+      integer :: ierror
+    end subroutine MPI_Close_port
+    subroutine MPI_Comm_accept(port_name, info, root, comm, newcomm, ierror)
+      import
+      character(len=*) :: port_name
+      integer :: info
+      integer :: root
+      integer :: comm
+      integer :: newcomm
+      integer :: ierror
+    end subroutine MPI_Comm_accept
+    subroutine MPI_Comm_connect(port_name, info, root, comm, newcomm, ierror)
+      import
+      character(len=*) :: port_name
+      integer :: info
+      integer :: root
+      integer :: comm
+      integer :: newcomm
+      integer :: ierror
+    end subroutine MPI_Comm_connect
+    subroutine MPI_Comm_join(fd, intercomm, ierror)
+      import
+      integer :: fd
+      integer :: intercomm
+      integer :: ierror
+    end subroutine MPI_Comm_join
+    subroutine MPI_Comm_disconnect(comm, ierror)
+      import
+      integer :: comm
+      integer :: ierror
+    end subroutine MPI_Comm_disconnect
+    subroutine MPI_Publish_name(service_name, info, port_name, ierror)
+      import
+      character(len=*) :: service_name
+      integer :: info
+      character(len=*) :: port_name
+      integer :: ierror
+    end subroutine MPI_Publish_name
+    subroutine MPI_Unpublish_name(service_name, info, port_name, ierror)
+      import
+      character(len=*) :: service_name
+      integer :: info
+      character(len=*) :: port_name
+      integer :: ierror
+    end subroutine MPI_Unpublish_name
+    subroutine MPI_Lookup_name(service_name, info, port_name, ierror)
+      import
+      character(len=*) :: service_name
+      integer :: info
+      character(len=*) :: port_name
+      integer :: ierror
+    end subroutine MPI_Lookup_name
     subroutine MPI_Win_create(base, size, disp_unit, info, comm, win, ierror)
       import
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: base

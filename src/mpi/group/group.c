@@ -100,7 +100,7 @@ int group_compare(const struct MPI_ABI_Group *a, const struct MPI_ABI_Group *b)
         return MPI_UNEQUAL;
     if (a->size == 0 || memcmp(a->world, b->world, (size_t)a->size * sizeof *a->world) == 0)
         return MPI_IDENT;
-    char *in_a = calloc((size_t)mpid.size, 1);
+    char *in_a = calloc((size_t)mpid.npeers, 1);
     if (!in_a)
         return MPI_UNEQUAL;
     for (int i = 0; i < a->size; i++)

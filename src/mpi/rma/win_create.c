@@ -128,7 +128,7 @@ static int shares_node(struct MPI_ABI_Comm *c, int r, int flavor)
     int w = comm_world_rank(c, r);
     if (w == mpid.rank)
         return 1;
-    if (skf_node_id(mpid.ctx, w) != skf_node_id(mpid.ctx, mpid.rank))
+    if (mpid_node_of(w) != skf_node_id(mpid.ctx, mpid.rank))
         return 0;
     return flavor == MPI_WIN_FLAVOR_SHARED || !mpid.remote[w];
 }

@@ -1,0 +1,502 @@
+/*
+ * bridge.c — whole-message TCP links to processes of other jobs (bridge.h).
+ *
+ * Frames: 4-byte length (of what follows), 1 type byte, payload.  Types:
+ * 'H' hello (the sender's endpoint: names the connection), 'M' a device
+ * message, 'B' goodbye (the sender is finalizing: its end of file is normal).
+ * I send to a peer only over the connection I made to it, and read only the
+ * connections others made to me, so each direction is one ordered stream.
+ * Sends never block the device: what the socket does not take waits in the
+ * peer's output buffer and leaves in dyn_poll.
+ */
+#include "dynproc/bridge.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ifaddrs.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "boot/boot.h"
+#include "core/config.h"
+#include "device/device.h"
+
+int dyn_active;
+
+typedef struct peer {
+    char ep[DYN_EP_LEN];
+    int fd;          /* my connection to it, -1 until the first send */
+    char *out;       /* bytes the socket has not taken yet */
+    size_t off, len, cap;
+    int bye;         /* it said goodbye */
+} peer_t;
+
+typedef struct conn { /* a connection another process made to me */
+    int fd;
+    int peer;         /* index in peers once its hello came, else -1 */
+    unsigned char hdr[4];
+    size_t hgot;
+    char *buf;
+    size_t need, got;
+} conn_t;
+
+typedef struct msg {
+    struct msg *next;
+    int world;
+    size_t len;
+    char data[];
+} msg_t;
+
+static int listen_fd = -1;
+static char my_ep[DYN_EP_LEN];
+static char my_key[33];
+static int my_rank;
+static peer_t *peers;
+static int npeers, peers_cap;
+static conn_t *conns;
+static int nconns, conns_cap;
+static msg_t *q_head, *q_tail, *current;
+static pid_t *launchers;
+static int nlaunchers;
+static struct pollfd *pf; /* dyn_poll's set, kept: it runs in every progress pass */
+static int pf_cap;
+
+static void first_ipv4(char *out, size_t cap)
+{
+    snprintf(out, cap, "127.0.0.1");
+    const char *forced = getenv("SKIFF_DYN_ADDR");
+    if (forced && *forced) {
+        snprintf(out, cap, "%s", forced);
+        return;
+    }
+    struct ifaddrs *ifs, *i;
+    if (getifaddrs(&ifs) != 0)
+        return;
+    for (i = ifs; i; i = i->ifa_next)
+        if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET &&
+            strcmp(i->ifa_name, "lo") != 0) {
+            inet_ntop(AF_INET, &((struct sockaddr_in *)i->ifa_addr)->sin_addr, out,
+                      (socklen_t)cap);
+            break;
+        }
+    freeifaddrs(ifs);
+}
+
+int dyn_start(void)
+{
+    if (listen_fd >= 0)
+        return MPI_SUCCESS;
+    boot_info_t *bi;
+    if (boot_init(&bi) != 0)
+        return mpir_error(NULL, MPI_ERR_INTERN, "dynamic processes: no job information");
+    snprintf(my_key, sizeof my_key, "%s", bi->job_key);
+    my_rank = mpid.rank;
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_ANY)};
+    socklen_t alen = sizeof a;
+    if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) || listen(fd, 128) ||
+        getsockname(fd, (struct sockaddr *)&a, &alen)) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        return mpir_error(NULL, MPI_ERR_INTERN, "dynamic processes: cannot listen on a TCP "
+                          "socket: %s", strerror(e));
+    }
+    char ip[48];
+    first_ipv4(ip, sizeof ip);
+    snprintf(my_ep, sizeof my_ep, "%s:%u:%s:%d", ip, ntohs(a.sin_port), my_key, my_rank);
+    listen_fd = fd;
+    dyn_active = 1;
+    return MPI_SUCCESS;
+}
+
+const char *dyn_endpoint(void)
+{
+    return my_ep;
+}
+
+/* The device's per-peer tables grow by one world index. */
+static int device_grow(int n)
+{
+#define GROW(field)                                                                         \
+    do {                                                                                    \
+        void *p = realloc(mpid.field, (size_t)n * sizeof *mpid.field);                      \
+        if (!p)                                                                             \
+            return -1;                                                                      \
+        mpid.field = p;                                                                     \
+        memset(&mpid.field[n - 1], 0, sizeof *mpid.field);                                  \
+    } while (0)
+    GROW(addr);
+    GROW(sendq);
+    GROW(active);
+    GROW(inflight);
+    GROW(rndv_out);
+    GROW(eager_to);
+    GROW(remote);
+#undef GROW
+    /* as over tcp: eager up to SKIFF_MPI_EAGER_MAX_TCP, larger ones stream
+     * after the receiver matched (proto.c: no memory keys cross jobs) */
+    long long eager = skf_param_ll("SKIFF_MPI_EAGER_MAX_TCP");
+    mpid.eager_to[n - 1] = eager < MPID_SHORT_MAX ? MPID_SHORT_MAX
+                         : eager > (1LL << 30) ? (size_t)1 << 30 : (size_t)eager;
+    mpid.remote[n - 1] = 1;
+    mpid.npeers = n;
+    return 0;
+}
+
+int dyn_peer(const char *ep)
+{
+    char ip[64], key[40];
+    unsigned port;
+    int rank;
+    if (sscanf(ep, "%63[^:]:%u:%39[^:]:%d", ip, &port, key, &rank) != 4)
+        return -1;
+    if (strcmp(key, my_key) == 0 && rank >= 0 && rank < mpid.size)
+        return rank; /* a rank of my own job: the channel reaches it */
+    for (int i = 0; i < npeers; i++)
+        if (strcmp(peers[i].ep, ep) == 0)
+            return mpid.size + i;
+    if (npeers == peers_cap) {
+        int cap = peers_cap ? 2 * peers_cap : 8;
+        peer_t *p = realloc(peers, (size_t)cap * sizeof *p);
+        if (!p)
+            return -1;
+        peers = p;
+        peers_cap = cap;
+    }
+    if (device_grow(mpid.size + npeers + 1))
+        return -1;
+    peer_t *p = &peers[npeers];
+    memset(p, 0, sizeof *p);
+    snprintf(p->ep, sizeof p->ep, "%s", ep);
+    p->fd = -1;
+    return mpid.size + npeers++;
+}
+
+static void append(peer_t *p, const void *data, size_t n)
+{
+    if (p->len + n > p->cap) {
+        size_t cap = p->cap ? p->cap : 4096;
+        while (cap < p->len + n)
+            cap *= 2;
+        char *b = realloc(p->out, cap);
+        if (!b)
+            mpir_fatal("out of memory for messages to %s", p->ep);
+        p->out = b;
+        p->cap = cap;
+    }
+    memcpy(p->out + p->len, data, n);
+    p->len += n;
+}
+
+/* Write what the socket takes; 0 when all is out. */
+static int flush(peer_t *p)
+{
+    while (p->off < p->len) {
+        ssize_t w = send(p->fd, p->out + p->off, p->len - p->off, MSG_DONTWAIT | MSG_NOSIGNAL);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return 1;
+        if (w < 0) {
+            if (p->bye) { /* it has gone on purpose: what it would not read is dropped */
+                p->off = p->len = 0;
+                return 0;
+            }
+            mpir_fatal("a connected process is gone (%s): %s; ending the job", p->ep,
+                       strerror(errno));
+        }
+        p->off += (size_t)w;
+    }
+    p->off = p->len = 0;
+    return 0;
+}
+
+static void frame(peer_t *p, char type, const struct iovec *iov, int n)
+{
+    size_t total = 1;
+    for (int i = 0; i < n; i++)
+        total += iov[i].iov_len;
+    if (total > UINT32_MAX)
+        mpir_fatal("a %zu-byte message to another job is more than the bridge carries (4 GiB)",
+                   total);
+    uint32_t len = (uint32_t)total;
+    append(p, &len, sizeof len);
+    append(p, &type, 1);
+    for (int i = 0; i < n; i++)
+        append(p, iov[i].iov_base, iov[i].iov_len);
+}
+
+static void connect_peer(peer_t *p)
+{
+    char ip[64];
+    unsigned port;
+    if (sscanf(p->ep, "%63[^:]:%u", ip, &port) != 2)
+        mpir_fatal("malformed endpoint '%s'", p->ep);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    if (inet_pton(AF_INET, ip, &a.sin_addr) != 1)
+        mpir_fatal("malformed address in endpoint '%s'", p->ep);
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int rc;
+    do
+        rc = fd < 0 ? -1 : connect(fd, (struct sockaddr *)&a, sizeof a);
+    while (rc < 0 && errno == EINTR);
+    if (rc < 0)
+        mpir_fatal("cannot connect to the process at %s: %s; ending the job", p->ep,
+                   strerror(errno));
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+    p->fd = fd;
+    struct iovec hello = {my_ep, strlen(my_ep) + 1};
+    /* the hello goes first: it may sit in front of bytes queued already */
+    char *queued = p->out;
+    size_t qlen = p->len;
+    p->out = NULL;
+    p->len = p->cap = p->off = 0;
+    frame(p, 'H', &hello, 1);
+    if (qlen)
+        append(p, queued, qlen);
+    free(queued);
+}
+
+ssize_t dyn_send(int world, const struct iovec *iov, int iovcnt)
+{
+    peer_t *p = &peers[world - mpid.size];
+    if (p->fd < 0)
+        connect_peer(p);
+    frame(p, 'M', iov, iovcnt);
+    flush(p);
+    ssize_t n = 0;
+    for (int i = 0; i < iovcnt; i++)
+        n += (ssize_t)iov[i].iov_len;
+    return n;
+}
+
+ssize_t dyn_recv(struct iovec *cont, int *ncont, int *world)
+{
+    if (current)
+        dyn_recv_done();
+    if (!q_head)
+        return -EAGAIN;
+    current = q_head;
+    q_head = q_head->next;
+    if (!q_head)
+        q_tail = NULL;
+    cont[0].iov_base = current->data;
+    cont[0].iov_len = current->len;
+    *ncont = 1;
+    *world = current->world;
+    return (ssize_t)current->len;
+}
+
+void dyn_recv_done(void)
+{
+    free(current);
+    current = NULL;
+}
+
+static void accept_all(void)
+{
+    for (;;) {
+        int fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+        if (fd < 0)
+            return;
+        if (nconns == conns_cap) {
+            int cap = conns_cap ? 2 * conns_cap : 8;
+            conn_t *c = realloc(conns, (size_t)cap * sizeof *c);
+            if (!c)
+                mpir_fatal("out of memory for connections from other jobs");
+            conns = c;
+            conns_cap = cap;
+        }
+        conns[nconns++] = (conn_t){.fd = fd, .peer = -1};
+    }
+}
+
+/* A whole frame arrived on c. */
+static void on_frame(conn_t *c)
+{
+    char type = c->buf[0];
+    if (type == 'H') {
+        c->buf[c->need - 1] = '\0';
+        int w = dyn_peer(c->buf + 1);
+        if (w < mpid.size)
+            mpir_fatal("a connection from another job named itself '%s'", c->buf + 1);
+        c->peer = w - mpid.size;
+    } else if (c->peer < 0) {
+        mpir_fatal("a connection from another job sent data before its hello");
+    } else if (type == 'B') {
+        peers[c->peer].bye = 1;
+    } else if (type == 'M') {
+        msg_t *m = malloc(sizeof *m + c->need - 1);
+        if (!m)
+            mpir_fatal("out of memory for a message from another job");
+        m->next = NULL;
+        m->world = mpid.size + c->peer;
+        m->len = c->need - 1;
+        memcpy(m->data, c->buf + 1, m->len);
+        if (q_tail)
+            q_tail->next = m;
+        else
+            q_head = m;
+        q_tail = m;
+    }
+    free(c->buf);
+    c->buf = NULL;
+    c->hgot = c->got = c->need = 0;
+}
+
+/* Read what c has; 0 once it has ended. */
+static int read_conn(conn_t *c)
+{
+    for (;;) {
+        ssize_t r;
+        if (c->hgot < 4) {
+            r = recv(c->fd, c->hdr + c->hgot, 4 - c->hgot, 0);
+        } else {
+            if (!c->buf) {
+                uint32_t len;
+                memcpy(&len, c->hdr, 4);
+                if (len == 0 || !(c->buf = malloc(len)))
+                    mpir_fatal("a connection from another job sent a bad frame");
+                c->need = len;
+            }
+            r = recv(c->fd, c->buf + c->got, c->need - c->got, 0);
+        }
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return 1;
+        if (r <= 0) {
+            if (c->peer >= 0 && peers[c->peer].bye && c->hgot == 0)
+                return 0;
+            mpir_fatal("a connected process of another job is gone (%s); ending the job",
+                       c->peer >= 0 ? peers[c->peer].ep : "before its hello");
+        }
+        if (c->hgot < 4)
+            c->hgot += (size_t)r;
+        else if ((c->got += (size_t)r) == c->need)
+            on_frame(c);
+    }
+}
+
+static void check_launchers(void)
+{
+    for (int i = 0; i < nlaunchers; i++) {
+        int st;
+        if (waitpid(launchers[i], &st, WNOHANG) != launchers[i])
+            continue;
+        launchers[i--] = launchers[--nlaunchers];
+        if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+            continue;
+        int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+        char why[160];
+        snprintf(why, sizeof why, "a job started by MPI_Comm_spawn failed (its launcher "
+                 "exited with status %d); ending this job", code);
+        mpir_fatal("%s", why);
+    }
+}
+
+void dyn_poll(int timeout_ms)
+{
+    if (!dyn_active)
+        return;
+    if (nconns + 1 > pf_cap) {
+        free(pf);
+        pf_cap = 2 * (nconns + 1);
+        if (!(pf = malloc((size_t)pf_cap * sizeof *pf)))
+            mpir_fatal("out of memory polling connections from other jobs");
+    }
+    pf[0] = (struct pollfd){.fd = listen_fd, .events = POLLIN};
+    for (int i = 0; i < nconns; i++)
+        pf[i + 1] = (struct pollfd){.fd = conns[i].fd, .events = POLLIN};
+    int n = poll(pf, (nfds_t)nconns + 1, timeout_ms);
+    int nc = nconns;
+    if (n > 0) {
+        for (int i = 0; i < nc; i++)
+            if (pf[i + 1].revents && !read_conn(&conns[i])) {
+                close(conns[i].fd);
+                free(conns[i].buf);
+                conns[i].fd = -1;
+            }
+        if (pf[0].revents)
+            accept_all();
+    }
+    for (int i = 0; i < nconns; i++)
+        if (conns[i].fd < 0)
+            conns[i--] = conns[--nconns];
+    for (int i = 0; i < npeers; i++)
+        if (peers[i].fd >= 0 && peers[i].len)
+            flush(&peers[i]);
+    if (nlaunchers)
+        check_launchers();
+}
+
+void dyn_watch_launcher(pid_t pid)
+{
+    pid_t *l = realloc(launchers, (size_t)(nlaunchers + 1) * sizeof *l);
+    if (!l)
+        mpir_fatal("out of memory");
+    launchers = l;
+    launchers[nlaunchers++] = pid;
+}
+
+void dyn_finalize(void)
+{
+    if (!dyn_active)
+        return;
+    for (int i = 0; i < npeers; i++) {
+        peer_t *p = &peers[i];
+        if (p->fd < 0)
+            continue;
+        frame(p, 'B', NULL, 0);
+        fcntl(p->fd, F_SETFL, fcntl(p->fd, F_GETFL) & ~O_NONBLOCK);
+        flush(p);
+        shutdown(p->fd, SHUT_WR);
+    }
+    /* the jobs I spawned end before I do (MPI_Finalize is collective over
+     * connected processes); their ends still count as failures */
+    while (nlaunchers) {
+        dyn_poll(20);
+    }
+    for (int i = 0; i < npeers; i++) {
+        if (peers[i].fd >= 0)
+            close(peers[i].fd);
+        free(peers[i].out);
+    }
+    for (int i = 0; i < nconns; i++) {
+        close(conns[i].fd);
+        free(conns[i].buf);
+    }
+    while (q_head) {
+        msg_t *m = q_head;
+        q_head = m->next;
+        free(m);
+    }
+    free(current);
+    free(peers);
+    free(conns);
+    free(launchers);
+    free(pf);
+    pf = NULL;
+    pf_cap = 0;
+    current = q_tail = NULL;
+    peers = NULL;
+    conns = NULL;
+    launchers = NULL;
+    npeers = nconns = nlaunchers = peers_cap = conns_cap = 0;
+    close(listen_fd);
+    listen_fd = -1;
+    dyn_active = 0;
+}

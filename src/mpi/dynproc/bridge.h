@@ -1,0 +1,47 @@
+/*
+ * bridge.h — point-to-point between processes of different jobs (dynamic
+ * processes: spawned children, ports, MPI_Comm_join).
+ *
+ * A job's own ranks talk over the Skiff channel (shm, tcp), which is opened
+ * collectively at start-up for a fixed set of ranks.  Processes that meet
+ * later are "bridge peers": the device numbers them after its own world ranks
+ * (world index mpid.size + i) and carries their messages as whole frames over
+ * TCP sockets, one connection per direction (so order per sender holds).
+ * Each process that takes part listens on one socket; its endpoint string
+ * "ip:port:jobkey:rank" names it to others.
+ */
+#ifndef SKIFF_MPI_DYNPROC_BRIDGE_H
+#define SKIFF_MPI_DYNPROC_BRIDGE_H
+
+#include <sys/types.h>
+#include <sys/uio.h>
+
+#pragma GCC visibility push(hidden)
+
+#define DYN_EP_LEN 128 /* an endpoint string with its NUL, fixed size on the wire */
+
+extern int dyn_active; /* the bridge is up: progress and idle poll it */
+
+/* Start listening (idempotent).  0 or an MPI error class (printed). */
+int dyn_start(void);
+/* My endpoint string (after dyn_start). */
+const char *dyn_endpoint(void);
+/* Device world index of the process named by endpoint: my own job's rank,
+ * or a bridge peer (added on first sight).  -1: malformed or no memory. */
+int dyn_peer(const char *endpoint);
+/* Queue one whole message to a bridge peer; returns its length. */
+ssize_t dyn_send(int world, const struct iovec *iov, int iovcnt);
+/* Next complete message from a bridge peer (one piece), -EAGAIN if none. */
+ssize_t dyn_recv(struct iovec *cont, int *ncont, int *world);
+void dyn_recv_done(void);
+/* Accept connections, read and write sockets; wait up to timeout_ms. */
+void dyn_poll(int timeout_ms);
+/* A launcher this process started for MPI_Comm_spawn: its end is watched
+ * (a failed child job ends this one) and waited for at MPI_Finalize. */
+void dyn_watch_launcher(pid_t pid);
+/* Flush, say goodbye to every peer, wait for spawned jobs, close. */
+void dyn_finalize(void);
+
+#pragma GCC visibility pop
+
+#endif
