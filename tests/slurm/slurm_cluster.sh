@@ -167,14 +167,25 @@ CONF
     # Every slurmd gets a /tmp of its own: Slurm's PMIx plugin keeps
     # /tmp/spmix_appdir_<uid>_<job>.<step> there, which a killed step can leave
     # behind and a later cluster's step of the same number then fails on.
-    local private_tmp="mount -t tmpfs -o size=256m,mode=1777 skiffnode /tmp && exec slurmd"
+    # A build tree under /tmp (a clone in /tmp, as CI may make) must stay
+    # visible to slurmd and its jobs: its top directory below /tmp is opened
+    # before the tmpfs covers /tmp and bound back into it through the fd.
+    local keep=""
+    case $dir in /tmp/?*) keep=${dir#/tmp/}; keep=/tmp/${keep%%/*} ;; esac
+    local private_tmp='if [ -n "$0" ]; then exec 3<"$0" || exit 1; fi
+mount -t tmpfs -o size=256m,mode=1777 skiffnode /tmp || exit 1
+if [ -n "$0" ]; then
+    mkdir -p "$0" && mount --no-canonicalize --bind /proc/self/fd/3 "$0" || exit 1
+    exec 3<&-
+fi
+exec slurmd "$@"'
     if ((nodes == 1)); then
-        unshare --mount --propagation private sh -c "$private_tmp -f '$SLURM_CONF'" ||
+        unshare --mount --propagation private sh -c "$private_tmp" "$keep" -f "$SLURM_CONF" ||
             { tail -20 "$dir"/slurmd-*.log; echo "slurmd did not start"; stop; exit 1; }
     else
         for ((i = 1; i <= nodes; i++)); do
             nsenter --net="/run/netns/$ns_prefix$i" unshare --mount --propagation private \
-                sh -c "$private_tmp -N n$i -f '$SLURM_CONF'" ||
+                sh -c "$private_tmp" "$keep" -N "n$i" -f "$SLURM_CONF" ||
                 { tail -20 "$dir"/slurmd-*.log; echo "slurmd n$i did not start"; stop; exit 1; }
         done
     fi
