@@ -552,6 +552,44 @@ void pmpi_request_get_status_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *statu
 }
 FORTRAN_PMPI(mpi_request_get_status_)
 
+void pmpi_request_get_status_all_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
+{
+    int n_array_of_requests = *count;
+    MPI_Request *c_array_of_requests = fb_alloc(n_array_of_requests, sizeof *c_array_of_requests);
+    for (int i = 0; i < n_array_of_requests; i++)
+        c_array_of_requests[i] = MPI_Request_f2c(array_of_requests[i]);
+    int rc = MPI_Request_get_status_all(*count, c_array_of_requests, flag, (MPI_Status *)fb_status(array_of_statuses));
+    fb_free(c_array_of_requests);
+    *flag = *flag != 0; /* .TRUE. is 1 */
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_request_get_status_all_)
+
+void pmpi_request_get_status_any_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *indx, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror)
+{
+    int n_array_of_requests = *count;
+    MPI_Request *c_array_of_requests = fb_alloc(n_array_of_requests, sizeof *c_array_of_requests);
+    for (int i = 0; i < n_array_of_requests; i++)
+        c_array_of_requests[i] = MPI_Request_f2c(array_of_requests[i]);
+    int rc = MPI_Request_get_status_any(*count, c_array_of_requests, indx, flag, (MPI_Status *)fb_status(status));
+    fb_free(c_array_of_requests);
+    *flag = *flag != 0; /* .TRUE. is 1 */
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_request_get_status_any_)
+
+void pmpi_request_get_status_some_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
+{
+    int n_array_of_requests = *incount;
+    MPI_Request *c_array_of_requests = fb_alloc(n_array_of_requests, sizeof *c_array_of_requests);
+    for (int i = 0; i < n_array_of_requests; i++)
+        c_array_of_requests[i] = MPI_Request_f2c(array_of_requests[i]);
+    int rc = MPI_Request_get_status_some(*incount, c_array_of_requests, outcount, array_of_indices, (MPI_Status *)fb_status(array_of_statuses));
+    fb_free(c_array_of_requests);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_request_get_status_some_)
+
 void pmpi_cancel_(MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request = MPI_Request_f2c(*request);

@@ -1278,6 +1278,42 @@ module mpi_f08
     end subroutine skiff_c_request_get_status
   end interface
   interface
+    subroutine skiff_c_request_get_status_all(count, array_of_requests, flag, array_of_statuses, ierror) &
+        bind(C, name="mpi_request_get_status_all_")
+      import
+      integer :: count
+      type(MPI_Request) :: array_of_requests(*)
+      logical :: flag
+      type(MPI_Status) :: array_of_statuses
+      integer :: ierror
+    end subroutine skiff_c_request_get_status_all
+  end interface
+  interface
+    subroutine skiff_c_request_get_status_any(count, array_of_requests, indx, flag, status, ierror) &
+        bind(C, name="mpi_request_get_status_any_")
+      import
+      integer :: count
+      type(MPI_Request) :: array_of_requests(*)
+      integer :: indx
+      logical :: flag
+      type(MPI_Status) :: status
+      integer :: ierror
+    end subroutine skiff_c_request_get_status_any
+  end interface
+  interface
+    subroutine skiff_c_request_get_status_some(incount, array_of_requests, outcount, array_of_indices, &
+        array_of_statuses, ierror) &
+        bind(C, name="mpi_request_get_status_some_")
+      import
+      integer :: incount
+      type(MPI_Request) :: array_of_requests(*)
+      integer :: outcount
+      integer :: array_of_indices(*)
+      type(MPI_Status) :: array_of_statuses
+      integer :: ierror
+    end subroutine skiff_c_request_get_status_some
+  end interface
+  interface
     subroutine skiff_c_cancel(request, ierror) &
         bind(C, name="mpi_cancel_")
       import
@@ -4600,6 +4636,15 @@ module mpi_f08
   interface MPI_Request_get_status
     module procedure MPI_Request_get_status_f08
   end interface MPI_Request_get_status
+  interface MPI_Request_get_status_all
+    module procedure MPI_Request_get_status_all_f08
+  end interface MPI_Request_get_status_all
+  interface MPI_Request_get_status_any
+    module procedure MPI_Request_get_status_any_f08
+  end interface MPI_Request_get_status_any
+  interface MPI_Request_get_status_some
+    module procedure MPI_Request_get_status_some_f08
+  end interface MPI_Request_get_status_some
   interface MPI_Cancel
     module procedure MPI_Cancel_f08
   end interface MPI_Cancel
@@ -6562,6 +6607,43 @@ contains
     if (e == MPI_SUCCESS) call skiff_c_request_get_status(request, flag, status, e)
     if (present(ierror)) ierror = e
   end subroutine MPI_Request_get_status_f08
+  subroutine MPI_Request_get_status_all_f08(count, array_of_requests, flag, array_of_statuses, ierror)
+    integer, intent(in) :: count
+    type(MPI_Request), intent(in) :: array_of_requests(*)
+    logical :: flag
+    type(MPI_Status) :: array_of_statuses
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_request_get_status_all(count, array_of_requests, flag, array_of_statuses, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Request_get_status_all_f08
+  subroutine MPI_Request_get_status_any_f08(count, array_of_requests, indx, flag, status, ierror)
+    integer, intent(in) :: count
+    type(MPI_Request), intent(in) :: array_of_requests(*)
+    integer :: indx
+    logical :: flag
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_request_get_status_any(count, array_of_requests, indx, flag, status, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Request_get_status_any_f08
+  subroutine MPI_Request_get_status_some_f08(incount, array_of_requests, outcount, array_of_indices, &
+      array_of_statuses, ierror)
+    integer, intent(in) :: incount
+    type(MPI_Request), intent(in) :: array_of_requests(*)
+    integer :: outcount
+    integer :: array_of_indices(*)
+    type(MPI_Status) :: array_of_statuses
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_request_get_status_some(incount, array_of_requests, outcount, &
+        array_of_indices, array_of_statuses, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Request_get_status_some_f08
   subroutine MPI_Cancel_f08(request, ierror)
     type(MPI_Request), intent(inout) :: request
     integer, optional, intent(out) :: ierror
