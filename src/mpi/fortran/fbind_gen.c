@@ -2685,6 +2685,17 @@ void pmpi_comm_create_from_group_(MPI_Fint *group, const char *stringtag, MPI_Fi
 }
 FORTRAN_PMPI(mpi_comm_create_from_group_)
 
+void pmpi_intercomm_create_from_groups_(MPI_Fint *local_group, MPI_Fint *local_leader, MPI_Fint *remote_group, MPI_Fint *remote_leader, const char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newintercomm, MPI_Fint *ierror, size_t stringtag_len)
+{
+    char *c_stringtag = fb_str_in(stringtag, stringtag_len);
+    MPI_Comm c_newintercomm = MPI_Comm_f2c(*newintercomm);
+    int rc = MPI_Intercomm_create_from_groups(MPI_Group_f2c(*local_group), *local_leader, MPI_Group_f2c(*remote_group), *remote_leader, c_stringtag, MPI_Info_f2c(*info), MPI_Errhandler_f2c(*errhandler), &c_newintercomm);
+    free(c_stringtag);
+    *newintercomm = MPI_Comm_c2f(c_newintercomm);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_intercomm_create_from_groups_)
+
 void pmpi_psend_init_(const void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request = MPI_Request_f2c(*request);

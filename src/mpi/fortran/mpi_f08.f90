@@ -4299,6 +4299,23 @@ module mpi_f08
     end subroutine skiff_c_comm_create_from_group
   end interface
   interface
+    subroutine skiff_c_intercomm_create_from_groups(local_group, local_leader, remote_group, remote_leader, &
+        stringtag, info, errhandler, newintercomm, ierror, stringtag_len) &
+        bind(C, name="mpi_intercomm_create_from_groups_")
+      import
+      type(MPI_Group) :: local_group
+      integer :: local_leader
+      type(MPI_Group) :: remote_group
+      integer :: remote_leader
+      character(kind=c_char) :: stringtag(*)
+      type(MPI_Info) :: info
+      type(MPI_Errhandler) :: errhandler
+      type(MPI_Comm) :: newintercomm
+      integer :: ierror
+      integer(c_size_t), value :: stringtag_len
+    end subroutine skiff_c_intercomm_create_from_groups
+  end interface
+  interface
     subroutine skiff_c_psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request, ierror) &
         bind(C, name="mpi_psend_init_")
       import
@@ -5380,6 +5397,9 @@ module mpi_f08
   interface MPI_Comm_create_from_group
     module procedure MPI_Comm_create_from_group_f08
   end interface MPI_Comm_create_from_group
+  interface MPI_Intercomm_create_from_groups
+    module procedure MPI_Intercomm_create_from_groups_f08
+  end interface MPI_Intercomm_create_from_groups
   interface MPI_Psend_init
     module procedure MPI_Psend_init_f08
   end interface MPI_Psend_init
@@ -10281,6 +10301,23 @@ contains
         len(stringtag, c_size_t))
     if (present(ierror)) ierror = e
   end subroutine MPI_Comm_create_from_group_f08
+  subroutine MPI_Intercomm_create_from_groups_f08(local_group, local_leader, remote_group, remote_leader, stringtag, &
+      info, errhandler, newintercomm, ierror)
+    type(MPI_Group), intent(in) :: local_group
+    integer, intent(in) :: local_leader
+    type(MPI_Group), intent(in) :: remote_group
+    integer, intent(in) :: remote_leader
+    character(len=*), intent(in) :: stringtag
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Errhandler), intent(in) :: errhandler
+    type(MPI_Comm), intent(inout) :: newintercomm
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_intercomm_create_from_groups(local_group, local_leader, remote_group, &
+        remote_leader, stringtag, info, errhandler, newintercomm, e, len(stringtag, c_size_t))
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Intercomm_create_from_groups_f08
   subroutine MPI_Psend_init_f08(buf, partitions, count, datatype, dest, tag, comm, info, request, ierror)
     type(*), dimension(..), intent(in), target :: buf
     integer, intent(in) :: partitions

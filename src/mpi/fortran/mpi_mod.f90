@@ -2856,6 +2856,19 @@ module mpi
       integer :: newcomm
       integer :: ierror
     end subroutine MPI_Comm_create_from_group
+    subroutine MPI_Intercomm_create_from_groups(local_group, local_leader, remote_group, remote_leader, stringtag, &
+        info, errhandler, newintercomm, ierror)
+      import
+      integer :: local_group
+      integer :: local_leader
+      integer :: remote_group
+      integer :: remote_leader
+      character(len=*) :: stringtag
+      integer :: info
+      integer :: errhandler
+      integer :: newintercomm
+      integer :: ierror
+    end subroutine MPI_Intercomm_create_from_groups
     subroutine MPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request, ierror)
       import
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
