@@ -440,6 +440,38 @@ int PMPI_T_category_get_cvars(int cat_index, int len, int indices[]);
 int PMPI_T_category_get_pvars(int cat_index, int len, int indices[]);
 int PMPI_T_category_get_categories(int cat_index, int len, int indices[]);
 int PMPI_T_category_changed(int *update_number);
+int PMPI_T_source_get_num(int *num_sources);
+int PMPI_T_source_get_info(int source_index, char *name, int *name_len, char *desc, int *desc_len,
+                           MPI_T_source_order *ordering, MPI_Count *ticks_per_second,
+                           MPI_Count *max_ticks, MPI_Info *info);
+int PMPI_T_source_get_timestamp(int source_index, MPI_Count *timestamp);
+int PMPI_T_event_get_num(int *num_events);
+int PMPI_T_event_get_info(int event_index, char *name, int *name_len, int *verbosity,
+                          MPI_Datatype array_of_datatypes[], MPI_Aint array_of_displacements[],
+                          int *num_elements, MPI_T_enum *enumtype, MPI_Info *info, char *desc,
+                          int *desc_len, int *bind);
+int PMPI_T_event_get_index(const char *name, int *event_index);
+int PMPI_T_event_handle_alloc(int event_index, void *obj_handle, MPI_Info info,
+                              MPI_T_event_registration *event_registration);
+int PMPI_T_event_handle_set_info(MPI_T_event_registration event_registration, MPI_Info info);
+int PMPI_T_event_handle_get_info(MPI_T_event_registration event_registration, MPI_Info *info_used);
+int PMPI_T_event_register_callback(MPI_T_event_registration event_registration,
+                                   MPI_T_cb_safety cb_safety, MPI_Info info, void *user_data,
+                                   MPI_T_event_cb_function event_cb_function);
+int PMPI_T_event_callback_set_info(MPI_T_event_registration event_registration,
+                                   MPI_T_cb_safety cb_safety, MPI_Info info);
+int PMPI_T_event_callback_get_info(MPI_T_event_registration event_registration,
+                                   MPI_T_cb_safety cb_safety, MPI_Info *info_used);
+int PMPI_T_event_handle_free(MPI_T_event_registration event_registration, void *user_data,
+                             MPI_T_event_free_cb_function free_cb_function);
+int PMPI_T_event_set_dropped_handler(MPI_T_event_registration event_registration,
+                                     MPI_T_event_dropped_cb_function dropped_cb_function);
+int PMPI_T_event_read(MPI_T_event_instance event_instance, int element_index, void *buffer);
+int PMPI_T_event_copy(MPI_T_event_instance event_instance, void *buffer);
+int PMPI_T_event_get_timestamp(MPI_T_event_instance event_instance, MPI_Count *event_timestamp);
+int PMPI_T_event_get_source(MPI_T_event_instance event_instance, int *source_index);
+int PMPI_T_category_get_num_events(int cat_index, int *num_events);
+int PMPI_T_category_get_events(int cat_index, int len, int indices[]);
 int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                     MPI_Win *win);
 int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,

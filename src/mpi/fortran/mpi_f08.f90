@@ -275,6 +275,7 @@ module mpi_f08
   integer, parameter :: MPI_T_BIND_MPI_WIN = 9
   integer, parameter :: MPI_T_BIND_MPI_MESSAGE = 10
   integer, parameter :: MPI_T_BIND_MPI_INFO = 11
+  integer, parameter :: MPI_T_BIND_MPI_SESSION = 12
   integer, parameter :: MPI_T_SCOPE_CONSTANT = 1
   integer, parameter :: MPI_T_SCOPE_READONLY = 2
   integer, parameter :: MPI_T_SCOPE_LOCAL = 3
@@ -292,6 +293,12 @@ module mpi_f08
   integer, parameter :: MPI_T_PVAR_CLASS_AGGREGATE = 8
   integer, parameter :: MPI_T_PVAR_CLASS_TIMER = 9
   integer, parameter :: MPI_T_PVAR_CLASS_GENERIC = 10
+  integer, parameter :: MPI_T_CB_REQUIRE_NONE = 0
+  integer, parameter :: MPI_T_CB_REQUIRE_MPI_RESTRICTED = 3
+  integer, parameter :: MPI_T_CB_REQUIRE_THREAD_SAFE = 15
+  integer, parameter :: MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE = 63
+  integer, parameter :: MPI_T_SOURCE_ORDERED = 1
+  integer, parameter :: MPI_T_SOURCE_UNORDERED = 2
   integer, parameter :: MPI_ERR_ASSERT = 22
   integer, parameter :: MPI_ERR_BASE = 24
   integer, parameter :: MPI_ERR_DISP = 26
