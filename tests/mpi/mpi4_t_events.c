@@ -244,7 +244,10 @@ static void events(int idx)
     CHECK_EQ_INT(frees, 2);
     unexpected(comm, 10, 5);
     CHECK_EQ_INT(sq.calls, 2);
-    CHECK_EQ_INT(MPI_T_event_handle_free(queued, NULL, NULL), MPI_T_ERR_INVALID_HANDLE);
+    static uint64_t junk[32]; /* memory that is no registration */
+    CHECK_EQ_INT(MPI_T_event_handle_free((MPI_T_event_registration)(void *)junk, NULL, NULL),
+                 MPI_T_ERR_INVALID_HANDLE);
+    CHECK_EQ_INT(MPI_T_event_handle_free(NULL, NULL, NULL), MPI_T_ERR_INVALID_HANDLE);
 
     int x;
     MPI_Count ts;

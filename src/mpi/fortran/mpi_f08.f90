@@ -145,7 +145,7 @@ module mpi_f08
   type(MPI_Session), parameter :: MPI_SESSION_NULL = MPI_Session(288)
   type(MPI_Datatype), parameter :: MPI_LONG_LONG_INT = MPI_Datatype(523)
   type(MPI_Datatype), parameter :: MPI_C_COMPLEX = MPI_Datatype(530)
-  integer, parameter :: MPI_VERSION = 3
+  integer, parameter :: MPI_VERSION = 4
   integer, parameter :: MPI_SUBVERSION = 1
   integer, parameter :: MPI_MAX_ERROR_STRING = 512
   integer, parameter :: MPI_MAX_LIBRARY_VERSION_STRING = 8192
