@@ -6,7 +6,9 @@
  * exactly the unexpected messages of their communicator with the right
  * communicator, source, tag and byte count through MPI_T_event_read and
  * MPI_T_event_copy, timestamps from the source; infos kept; freeing calls
- * the free callback and stops the events; the error codes of misuse. */
+ * the free callback and stops the events; more unexpected messages in one
+ * MPI call than are queued reach the dropped handler; the error codes of
+ * misuse. */
 #include <string.h>
 
 #include "mpitest.h"
@@ -258,6 +260,65 @@ static void events(int idx)
     MPI_Comm_free(&comm);
 }
 
+static MPI_Count dropped_count;
+static int dropped_calls;
+static void on_dropped(MPI_Count count, MPI_T_event_registration reg, int source_index,
+                       MPI_T_cb_safety s, void *user)
+{
+    (void)reg, (void)user;
+    CHECK_EQ_INT(source_index, 0);
+    CHECK_EQ_INT(s, MPI_T_CB_REQUIRE_NONE);
+    dropped_count += count;
+    dropped_calls++;
+}
+
+/* More unexpected messages inside one MPI call than a registration queues
+ * (1024): the rest are dropped and counted for the dropped handler.  In each
+ * pair the lower rank receives (its MPI_Wait does not deliver), the higher
+ * sends once told to; an odd one out does nothing. */
+enum { FLOOD = 1100, QUEUED = 1024 };
+static void dropped(int idx)
+{
+    int partner = test_partner();
+    MPI_Comm comm;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    if (partner < T_rank) {
+        int go, x = 1;
+        MPI_Recv(&go, 1, MPI_INT, partner, 1, comm, MPI_STATUS_IGNORE);
+        MPI_Request r[FLOOD];
+        for (int i = 0; i < FLOOD; i++)
+            MPI_Isend(&x, 1, MPI_INT, partner, 100, comm, &r[i]);
+        MPI_Send(&x, 1, MPI_INT, partner, 2, MPI_COMM_WORLD);
+        MPI_Waitall(FLOOD, r, MPI_STATUSES_IGNORE);
+    } else if (partner > T_rank) {
+        MPI_T_event_registration reg;
+        seen_t w = {0};
+        CHECK_EQ_INT(MPI_T_event_handle_alloc(idx, &comm, MPI_INFO_NULL, &reg), MPI_SUCCESS);
+        CHECK_EQ_INT(MPI_T_event_register_callback(reg, MPI_T_CB_REQUIRE_NONE, MPI_INFO_NULL, &w,
+                                                   on_event),
+                     MPI_SUCCESS);
+        CHECK_EQ_INT(MPI_T_event_set_dropped_handler(reg, on_dropped), MPI_SUCCESS);
+        int go = 1, done, in;
+        MPI_Request fin;
+        MPI_Irecv(&done, 1, MPI_INT, partner, 2, MPI_COMM_WORLD, &fin);
+        MPI_Send(&go, 1, MPI_INT, partner, 1, comm);
+        MPI_Wait(&fin, MPI_STATUS_IGNORE); /* the flood arrives before the last message */
+        CHECK_EQ_INT(w.calls + (int)dropped_count, 0); /* nothing delivered yet */
+        MPI_Barrier(comm); /* an MPI call: delivered now */
+        CHECK_EQ_INT(w.calls, QUEUED);
+        CHECK_EQ_INT(dropped_calls, 1);
+        CHECK_EQ_INT(dropped_count, FLOOD - QUEUED);
+        CHECK_EQ_INT(w.tag, 100);
+        CHECK_EQ_INT(w.source, partner);
+        CHECK_EQ_INT(MPI_T_event_handle_free(reg, NULL, NULL), MPI_SUCCESS);
+        for (int i = 0; i < FLOOD; i++)
+            MPI_Recv(&in, 1, MPI_INT, partner, 100, comm, MPI_STATUS_IGNORE);
+    }
+    if (partner <= T_rank) /* the receivers' barrier above */
+        MPI_Barrier(comm);
+    MPI_Comm_free(&comm);
+}
+
 int main(int argc, char **argv)
 {
     int provided, n;
@@ -265,7 +326,10 @@ int main(int argc, char **argv)
     CHECK_EQ_INT(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided), MPI_SUCCESS);
     test_init(&argc, &argv);
     source();
-    events(event_index());
+    int idx = event_index();
+    events(idx);
+    test_barrier();
+    dropped(idx);
     test_barrier();
     MPI_Finalize();
     CHECK_EQ_INT(MPI_T_event_get_num(&n), MPI_SUCCESS); /* MPI_T outlives MPI */
