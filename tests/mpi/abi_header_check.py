@@ -13,7 +13,7 @@ installs it).  Checked mechanically, with the C compiler doing the reading:
   3. every function and typedef Skiff declares is compatible with the ABI's
      declaration of the same name (Skiff's declarations are compiled after
      mpi_abi.h; the compiler rejects any conflicting one).
-Exceptions, by design: MPI_VERSION/MPI_SUBVERSION (Skiff says 3.1, docs/mpi.md),
+Exceptions, by design: MPI_VERSION/MPI_SUBVERSION (Skiff says 4.1, docs/mpi.md),
 and the constants listed in NOT_IN_ABI (none today).
 Prints one line per difference and exits 1 if there is any.
 """

@@ -11,12 +11,16 @@
 
 #include "datatype/dtype.h"
 #include "device/device.h"
+#include "mpit_events.h"
 
+/* Also the point where queued MPI_T event instances reach their callbacks
+ * (mpit_events.h): the start of an MPI call, a context without restrictions. */
 #define CHECK_INIT(fn)                                                                    \
     do {                                                                                  \
         if (unlikely(!mpir_initialized))                                                  \
             return mpir_error(NULL, MPI_ERR_OTHER, "%s: called %s", fn,                   \
                               mpir_finalized ? "after MPI_Finalize" : "before MPI_Init"); \
+        mpir_t_events_poll();                                                             \
     } while (0)
 
 static inline int check_comm(const char *fn, MPI_Comm h, struct MPI_ABI_Comm **out)

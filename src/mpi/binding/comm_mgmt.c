@@ -178,10 +178,10 @@ static void destroy(struct MPI_ABI_Comm *c)
 /* ---- intercommunicator agreement ------------------------------------------- */
 /* Leaders swap len bytes over pc (dest/src rank peer, tag), then every local
  * member gets the remote side's bytes from its leader. */
-static void leader_swap(struct MPI_ABI_Comm *local, int leader, struct MPI_ABI_Comm *pc, int peer,
+static void leader_swap(const ic_set_t *local, int leader, struct MPI_ABI_Comm *pc, int peer,
                         int tag, const void *mine, void *theirs, size_t len)
 {
-    if (local->rank == leader) {
+    if (local->me == leader) {
         mpid_req_t *r = mpid_isend(mine, len, peer, tag, pc, MODE_STD);
         MPI_Status st;
         size_t sent;
@@ -189,8 +189,7 @@ static void leader_swap(struct MPI_ABI_Comm *local, int leader, struct MPI_ABI_C
         mpid_wait(r);
         req_release(r);
     }
-    ic_set_t s = whole(local);
-    ic_bcast(&s, leader, theirs, len);
+    ic_bcast(local, leader, theirs, len);
 }
 
 static int dup_inter_held(const char *fn, struct MPI_ABI_Comm *c, struct MPI_ABI_Comm **out)
@@ -202,7 +201,7 @@ static int dup_inter_held(const char *fn, struct MPI_ABI_Comm *c, struct MPI_ABI
     if (gather_hold(&s, &mine, NULL, &local_and, HOLD_KEEP))
         return no_mem(fn, c);
     mine.mask = local_and;
-    leader_swap(loc, 0, c->coll, 0, TAG_CREATE, &mine, &theirs, sizeof mine);
+    leader_swap(&s, 0, c->coll, 0, TAG_CREATE, &mine, &theirs, sizeof mine);
     ctx_mask_t both = local_and;
     ctx_and(&both, &theirs.mask);
     int ctx = ctx_first(&both, -1), lctx = ctx_first(&local_and, ctx);
@@ -1059,6 +1058,54 @@ typedef struct inter_hdr {
     int leader_world;
 } inter_hdr_t;
 
+/* The intercommunicator agreement between a local group (its members talk
+ * over s, lw their world ranks) and a remote one whose leader is rank peer of
+ * pc: contexts agreed inside the group, leaders swap headers and member lists
+ * over pc with tag, each group learns the other's from its leader.  The new
+ * intercommunicator gets handler eh.  Contexts stay held (caller unholds);
+ * errors are raised on errc. */
+static int intercomm_build(const char *fn, const ic_set_t *s, const int *lw, int leader,
+                           struct MPI_ABI_Comm *pc, int peer, int tag,
+                           struct MPI_ABI_Errhandler *eh, struct MPI_ABI_Comm *errc,
+                           MPI_Comm *newintercomm)
+{
+    agree_msg_t mine = {0};
+    inter_hdr_t me = {0}, them;
+    if (gather_hold(s, &mine, NULL, &me.mask, HOLD_KEEP))
+        return no_mem(fn, errc);
+    me.size = s->n;
+    leader_swap(s, leader, pc, peer, tag, &me, &them, sizeof me);
+    int *rw = malloc((size_t)them.size * sizeof *rw);
+    if (!rw)
+        return no_mem(fn, errc);
+    if (s->me == leader) { /* the member lists, leader to leader */
+        mpid_req_t *r = mpid_isend(lw, (size_t)s->n * sizeof *lw, peer, tag, pc, MODE_STD);
+        MPI_Status st;
+        size_t sent;
+        mpid_recv(rw, (size_t)them.size * sizeof *rw, peer, tag, pc, &st, &sent);
+        mpid_wait(r);
+        req_release(r);
+    }
+    ic_bcast(s, leader, rw, (size_t)them.size * sizeof *rw);
+    ctx_mask_t both = me.mask;
+    ctx_and(&both, &them.mask);
+    int ctx = ctx_first(&both, -1), lctx = ctx_first(&me.mask, ctx);
+    if (ctx < 0 || lctx < 0) {
+        free(rw);
+        return no_ctx(fn, errc);
+    }
+    int *lw2 = world_list(errc, s->n, lw); /* the local communicator's own */
+    struct MPI_ABI_Group *g = group_new(s->n, lw), *rg = group_new(them.size, rw);
+    if (!lw2 || !g || !rg)
+        mpir_fatal("%s: out of memory", fn);
+    group_retain(g);
+    struct MPI_ABI_Comm *local = comm_build(lctx, s->me, s->n, lw2, g, NULL, eh);
+    struct MPI_ABI_Comm *n = comm_build(ctx, s->me, them.size, rw, g, rg, eh);
+    n->ext->local = local;
+    *newintercomm = (MPI_Comm)n;
+    return MPI_SUCCESS;
+}
+
 static int intercomm_create_held(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
                                  int remote_leader, int tag, MPI_Comm *newintercomm)
 {
@@ -1075,48 +1122,13 @@ static int intercomm_create_held(MPI_Comm local_comm, int local_leader, MPI_Comm
          (rc = check_tag(fn, pc, tag, 0))))
         return rc;
     ic_set_t s = whole(lc);
-    agree_msg_t mine = {0};
-    inter_hdr_t me = {0}, them;
-    if (gather_hold(&s, &mine, NULL, &me.mask, HOLD_KEEP))
-        return no_mem(fn, lc);
-    me.size = lc->size;
-    leader_swap(lc, local_leader, pc, remote_leader, tag, &me, &them, sizeof me);
     int *lw = world_list(lc, lc->size, lc->world_of);
-    int *rw = malloc((size_t)them.size * sizeof *rw);
-    if (!lw || !rw) {
-        free(lw);
-        free(rw);
+    if (!lw)
         return no_mem(fn, lc);
-    }
-    if (lc->rank == local_leader) { /* the member lists, leader to leader */
-        mpid_req_t *r = mpid_isend(lw, (size_t)lc->size * sizeof *lw, remote_leader, tag, pc,
-                                   MODE_STD);
-        MPI_Status st;
-        size_t sent;
-        mpid_recv(rw, (size_t)them.size * sizeof *rw, remote_leader, tag, pc, &st, &sent);
-        mpid_wait(r);
-        req_release(r);
-    }
-    ic_bcast(&s, local_leader, rw, (size_t)them.size * sizeof *rw);
-    ctx_mask_t both = me.mask;
-    ctx_and(&both, &them.mask);
-    int ctx = ctx_first(&both, -1), lctx = ctx_first(&me.mask, ctx);
-    if (ctx < 0 || lctx < 0) {
-        free(lw);
-        free(rw);
-        return no_ctx(fn, lc);
-    }
-    int *lw2 = world_list(lc, lc->size, lw);
-    struct MPI_ABI_Group *g = group_new(lc->size, lw), *rg = group_new(them.size, rw);
-    if (!lw2 || !g || !rg)
-        mpir_fatal("%s: out of memory", fn);
-    group_retain(g);
-    struct MPI_ABI_Comm *local = comm_build(lctx, lc->rank, lc->size, lw2, g, NULL, lc->eh);
+    rc = intercomm_build(fn, &s, lw, local_leader, pc, remote_leader, tag, lc->eh, lc,
+                         newintercomm);
     free(lw);
-    struct MPI_ABI_Comm *n = comm_build(ctx, lc->rank, them.size, rw, g, rg, lc->eh);
-    n->ext->local = local;
-    *newintercomm = (MPI_Comm)n;
-    return MPI_SUCCESS;
+    return rc;
 }
 
 int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
@@ -1148,7 +1160,7 @@ static int intercomm_merge_held(MPI_Comm intercomm, int high, MPI_Comm *newintra
     me.high = high ? 1 : 0;
     me.leader_world = comm_world_rank(loc, 0);
     ic_bcast(&s, 0, &me.high, sizeof me.high); /* the leader's choice counts */
-    leader_swap(loc, 0, c->coll, 0, TAG_CREATE, &me, &them, sizeof me);
+    leader_swap(&s, 0, c->coll, 0, TAG_CREATE, &me, &them, sizeof me);
     ctx_mask_t both = me.mask;
     ctx_and(&both, &them.mask);
     int ctx = ctx_first(&both, -1);
@@ -1255,5 +1267,62 @@ int MPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info 
         return no_mem(fn, NULL);
     }
     *newcomm = (MPI_Comm)n;
+    return MPI_SUCCESS;
+}
+
+/* MPI 4.0: an intercommunicator from two disjoint groups alone.  The local
+ * group's members talk over MPI_COMM_WORLD's collective context (as in
+ * MPI_Comm_create_from_group, tagged with the string tag's hash) and the
+ * leaders over the same context, addressed by world rank, with the hash's
+ * neighbour tag; from there it is MPI_Intercomm_create's agreement. */
+int MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader,
+                                     MPI_Group remote_group, int remote_leader,
+                                     const char *stringtag, MPI_Info info,
+                                     MPI_Errhandler errhandler, MPI_Comm *newintercomm)
+{
+    static const char fn[] = "MPI_Intercomm_create_from_groups";
+    CHECK_INIT(fn);
+    struct MPI_ABI_Group *lg, *rg;
+    struct MPI_ABI_Info *i;
+    struct MPI_ABI_Errhandler *e;
+    struct MPI_ABI_Comm *world = comm_of(MPI_COMM_WORLD);
+    int rc, *idx;
+    if ((rc = group_check(fn, local_group, &lg)) || (rc = group_check(fn, remote_group, &rg)) ||
+        (rc = info_check(fn, info, 1, &i)) || (rc = mpir_eh_check(fn, errhandler, &e)))
+        return rc;
+    if (!newintercomm || !stringtag)
+        return mpir_error(NULL, MPI_ERR_ARG, "%s: NULL %s", fn,
+                          newintercomm ? "stringtag" : "newintercomm");
+    if (e->kind == EH_USER && (e->win || e->session))
+        return mpir_error(NULL, MPI_ERR_ARG, "%s: the error handler was made for %s", fn,
+                          e->win ? "windows" : "sessions");
+    if (lg->rank == MPI_UNDEFINED || rg->rank != MPI_UNDEFINED)
+        return mpir_error(NULL, MPI_ERR_GROUP,
+                          "%s: the calling process (world rank %d) must be in the local group "
+                          "(of %d) and not in the remote one (of %d)",
+                          fn, mpid.rank, lg->size, rg->size);
+    if (local_leader < 0 || local_leader >= lg->size || remote_leader < 0 ||
+        remote_leader >= rg->size)
+        return mpir_error(NULL, MPI_ERR_RANK,
+                          "%s: invalid leader: local %d (group of %d), remote %d (group of %d)",
+                          fn, local_leader, lg->size, remote_leader, rg->size);
+    if ((rc = members_in(fn, world, lg, &idx)))
+        return rc;
+    int tag = string_tag(stringtag);
+    ic_set_t s = {world->coll, idx, lg->size, lg->rank, tag};
+    MPI_Comm n = MPI_COMM_NULL;
+    rc = intercomm_build(fn, &s, lg->world, local_leader, world->coll, rg->world[remote_leader],
+                         tag ^ 1, e, NULL, &n);
+    ctx_unhold();
+    free(idx);
+    if (rc)
+        return rc;
+    struct MPI_ABI_Comm *nc = (struct MPI_ABI_Comm *)n;
+    nc->ext->session = lg->session;
+    if (i && !(nc->ext->info = info_dup(i))) {
+        MPI_Comm_free(&n);
+        return no_mem(fn, NULL);
+    }
+    *newintercomm = n;
     return MPI_SUCCESS;
 }

@@ -185,6 +185,20 @@ int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
     return failed ? report_in_status(fn, &f) : MPI_SUCCESS;
 }
 
+/* Are all requests complete, after one progress pass if not at first? */
+static int all_done(int count, const MPI_Request reqs[])
+{
+    for (int pass = 0; pass < 2; pass++) {
+        int all = 1;
+        for (int i = 0; i < count && all; i++)
+            all = !pending(reqs[i]);
+        if (all || pass)
+            return all;
+        mpid_progress();
+    }
+    return 0;
+}
+
 int MPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[])
 {
     static const char fn[] = "MPI_Testall";
@@ -193,17 +207,7 @@ int MPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[])
         return rc;
     if (!flag)
         return mpir_error(NULL, MPI_ERR_ARG, "%s: NULL flag", fn);
-    int all = 1;
-    for (int i = 0; i < count && all; i++)
-        all = !pending(reqs[i]);
-    if (!all) {
-        mpid_progress();
-        all = 1;
-        for (int i = 0; i < count && all; i++)
-            all = !pending(reqs[i]);
-    }
-    *flag = all;
-    if (!all)
+    if (!(*flag = all_done(count, reqs)))
         return MPI_SUCCESS;
     failure_t f;
     int failed = 0;
@@ -398,6 +402,103 @@ int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
             mpid_status_empty(status);
     }
     return MPI_SUCCESS;
+}
+
+/* ---- MPI 4.1: MPI_Request_get_status_all/any/some ----------------------
+ * The Test{all,any,some} forms that leave every request as it is: nothing is
+ * released or deactivated, so the requests must still be completed by a
+ * wait, test or free.  Null and inactive requests count as complete with an
+ * empty status, as in the Test forms. */
+
+/* Status of a done (or null/inactive) request without finishing it.
+ * Returns the operation's error class, details in *f. */
+static int peek(MPI_Request h, MPI_Status *st, failure_t *f)
+{
+    mpid_req_t *op = IS_NULL(h) ? NULL : (mpid_req_t *)h;
+    if (op && op->kind == REQ_PERSIST)
+        op = op->active;
+    if (!op) {
+        mpid_status_empty(st);
+        return MPI_SUCCESS;
+    }
+    if (op->kind == REQ_GREQ) {
+        int err = mpir_greq_query(op, st);
+        if (err)
+            *f = (failure_t){.err = err, .greq = 1};
+        return err;
+    }
+    req_status(op, st);
+    if (op->st_error)
+        *f = (failure_t){.err = op->st_error, .src = op->st_source, .tag = op->st_tag,
+                         .sent = op->msg_len, .cap = op->cap, .comm = op->comm};
+    return op->st_error;
+}
+
+int MPI_Request_get_status_all(int count, const MPI_Request reqs[], int *flag, MPI_Status *statuses)
+{
+    static const char fn[] = "MPI_Request_get_status_all";
+    int rc = check_array(fn, count, reqs);
+    if (rc)
+        return rc;
+    if (!flag)
+        return mpir_error(NULL, MPI_ERR_ARG, "%s: NULL flag", fn);
+    if (!(*flag = all_done(count, reqs)))
+        return MPI_SUCCESS;
+    failure_t f;
+    int failed = 0;
+    for (int i = 0; i < count; i++)
+        if (peek(reqs[i], statuses ? &statuses[i] : NULL, &f))
+            failed = 1;
+    return failed ? report_in_status(fn, &f) : MPI_SUCCESS;
+}
+
+int MPI_Request_get_status_any(int count, const MPI_Request reqs[], int *index, int *flag,
+                               MPI_Status *status)
+{
+    static const char fn[] = "MPI_Request_get_status_any";
+    int rc = check_array(fn, count, reqs);
+    if (rc)
+        return rc;
+    if (!index || !flag)
+        return mpir_error(NULL, MPI_ERR_ARG, "%s: NULL output argument", fn);
+    int i = next_done(count, (MPI_Request *)reqs, 0); /* only reads them */
+    *flag = i != -1;
+    *index = i == -1 ? MPI_UNDEFINED : i;
+    if (i == -1)
+        return MPI_SUCCESS;
+    if (i == MPI_UNDEFINED) {
+        mpid_status_empty(status);
+        return MPI_SUCCESS;
+    }
+    failure_t f;
+    return peek(reqs[i], status, &f) ? report(fn, &f) : MPI_SUCCESS;
+}
+
+int MPI_Request_get_status_some(int incount, const MPI_Request reqs[], int *outcount,
+                                int indices[], MPI_Status *statuses)
+{
+    static const char fn[] = "MPI_Request_get_status_some";
+    int rc = check_array(fn, incount, reqs);
+    if (rc)
+        return rc;
+    if (!outcount || (incount > 0 && !indices))
+        return mpir_error(NULL, MPI_ERR_ARG, "%s: NULL output argument", fn);
+    if (next_done(incount, (MPI_Request *)reqs, 0) == MPI_UNDEFINED) { /* only reads */
+        *outcount = MPI_UNDEFINED;
+        return MPI_SUCCESS;
+    }
+    int n = 0, failed = 0;
+    failure_t f;
+    for (int k = 0; k < incount; k++) {
+        if (inactive(reqs[k]) || pending(reqs[k]))
+            continue;
+        indices[n] = k;
+        if (peek(reqs[k], statuses ? &statuses[n] : NULL, &f))
+            failed = 1;
+        n++;
+    }
+    *outcount = n;
+    return failed ? report_in_status(fn, &f) : MPI_SUCCESS;
 }
 
 int MPI_Cancel(MPI_Request *request)

@@ -14,6 +14,7 @@
  *                      posted and not matched, messages arrived and not yet
  *                      received (all communicators); continuous and read-only,
  *                      MPI_UNSIGNED_LONG_LONG, read when asked;
+ *   events, sources    binding/mpit_events.c (MPI 4.0);
  *   categories         one, "skiff", holding all of them;
  *   enumerations       none.
  * The interface works before MPI_Init and after MPI_Finalize, between
@@ -26,6 +27,7 @@
 
 #include "core/config.h"
 #include "device/device.h"
+#include "mpit_events.h"
 
 #define MAGIC_CVAR 0x72617643u
 #define MAGIC_SESSION 0x73736553u
@@ -43,7 +45,7 @@ struct MPI_T_pvar_session_t {
 static const char category_name[] = "skiff";
 static const char category_desc[] =
     "Skiff's SKIFF_* environment variables (values in effect; skiff-info lists them) and the "
-    "levels of the MPI device's matching queues";
+    "levels of the MPI device's matching queues, and its events (an unexpected message)";
 
 static int t_inits; /* MPI_T_init_thread calls not yet finalized */
 
@@ -55,7 +57,7 @@ static int t_inits; /* MPI_T_init_thread calls not yet finalized */
 
 /* Copy a string out the MPI_T way: *len in: room (0 or dst NULL: only ask),
  * out: characters written or needed, counting the terminating null. */
-static void t_string(char *dst, int *len, const char *src)
+void mpir_t_string(char *dst, int *len, const char *src)
 {
     if (!len)
         return;
@@ -68,6 +70,11 @@ static void t_string(char *dst, int *len, const char *src)
     memcpy(dst, src, c);
     dst[c] = '\0';
     *len = (int)c + 1;
+}
+
+int mpir_t_initialized(void)
+{
+    return __atomic_load_n(&t_inits, __ATOMIC_ACQUIRE) > 0;
 }
 
 int MPI_T_init_thread(int required, int *provided)
@@ -123,8 +130,8 @@ int MPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosit
     if (cvar_index < 0 || cvar_index >= skf_nparams)
         return MPI_T_ERR_INVALID_INDEX;
     const skf_param_t *p = &skf_params[cvar_index];
-    t_string(name, name_len, p->name);
-    t_string(desc, desc_len, p->meaning);
+    mpir_t_string(name, name_len, p->name);
+    mpir_t_string(desc, desc_len, p->meaning);
     if (verbosity)
         *verbosity = MPI_T_VERBOSITY_TUNER_BASIC;
     if (datatype)
@@ -196,7 +203,7 @@ int MPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf)
     if (!buf)
         return MPI_T_ERR_INVALID;
     int room = h->count; /* the count handed out at allocation */
-    t_string(buf, &room, skf_param_str(skf_params[h->index].name));
+    mpir_t_string(buf, &room, skf_param_str(skf_params[h->index].name));
     return MPI_SUCCESS;
 }
 
@@ -267,8 +274,8 @@ int MPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosit
     T_CHECK_INIT();
     if (pvar_index < 0 || pvar_index >= NPVARS)
         return MPI_T_ERR_INVALID_INDEX;
-    t_string(name, name_len, pvars[pvar_index].name);
-    t_string(desc, desc_len, pvars[pvar_index].desc);
+    mpir_t_string(name, name_len, pvars[pvar_index].name);
+    mpir_t_string(desc, desc_len, pvars[pvar_index].desc);
     if (verbosity)
         *verbosity = MPI_T_VERBOSITY_USER_BASIC;
     if (var_class)
@@ -463,8 +470,8 @@ int MPI_T_category_get_info(int cat_index, char *name, int *name_len, char *desc
     T_CHECK_INIT();
     if (cat_index != 0)
         return MPI_T_ERR_INVALID_INDEX;
-    t_string(name, name_len, category_name);
-    t_string(desc, desc_len, category_desc);
+    mpir_t_string(name, name_len, category_name);
+    mpir_t_string(desc, desc_len, category_desc);
     if (num_cvars)
         *num_cvars = skf_nparams;
     if (num_pvars)

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "device/device.h"
+#include "mpit_events.h"
 
 static void list_append(req_list_t *l, mpid_req_t *r)
 {
@@ -94,6 +95,7 @@ void match_add_unexp(struct MPI_ABI_Comm *c, mpid_req_t *u)
     u->seq = c->arrive_seq++;
     c->n_unexp++;
     list_append(&c->unexp[u->st_source], u);
+    mpir_t_event_unexpected(c, u->st_source, u->st_tag, u->msg_len);
 }
 
 mpid_req_t *match_find_unexp(struct MPI_ABI_Comm *c, int src, int tag, int remove)

@@ -552,6 +552,44 @@ void pmpi_request_get_status_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *statu
 }
 FORTRAN_PMPI(mpi_request_get_status_)
 
+void pmpi_request_get_status_all_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
+{
+    int n_array_of_requests = (int)(*count);
+    MPI_Request *c_array_of_requests = fb_alloc(n_array_of_requests, sizeof *c_array_of_requests);
+    for (int i = 0; i < n_array_of_requests; i++)
+        c_array_of_requests[i] = MPI_Request_f2c(array_of_requests[i]);
+    int rc = MPI_Request_get_status_all(*count, c_array_of_requests, flag, (MPI_Status *)fb_status(array_of_statuses));
+    fb_free(c_array_of_requests);
+    *flag = *flag != 0; /* .TRUE. is 1 */
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_request_get_status_all_)
+
+void pmpi_request_get_status_any_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *indx, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror)
+{
+    int n_array_of_requests = (int)(*count);
+    MPI_Request *c_array_of_requests = fb_alloc(n_array_of_requests, sizeof *c_array_of_requests);
+    for (int i = 0; i < n_array_of_requests; i++)
+        c_array_of_requests[i] = MPI_Request_f2c(array_of_requests[i]);
+    int rc = MPI_Request_get_status_any(*count, c_array_of_requests, indx, flag, (MPI_Status *)fb_status(status));
+    fb_free(c_array_of_requests);
+    *flag = *flag != 0; /* .TRUE. is 1 */
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_request_get_status_any_)
+
+void pmpi_request_get_status_some_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
+{
+    int n_array_of_requests = (int)(*incount);
+    MPI_Request *c_array_of_requests = fb_alloc(n_array_of_requests, sizeof *c_array_of_requests);
+    for (int i = 0; i < n_array_of_requests; i++)
+        c_array_of_requests[i] = MPI_Request_f2c(array_of_requests[i]);
+    int rc = MPI_Request_get_status_some(*incount, c_array_of_requests, outcount, array_of_indices, (MPI_Status *)fb_status(array_of_statuses));
+    fb_free(c_array_of_requests);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_request_get_status_some_)
+
 void pmpi_cancel_(MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request = MPI_Request_f2c(*request);
@@ -2737,6 +2775,17 @@ void pmpi_comm_create_from_group_(MPI_Fint *group, const char *stringtag, MPI_Fi
     *ierror = rc;
 }
 FORTRAN_PMPI(mpi_comm_create_from_group_)
+
+void pmpi_intercomm_create_from_groups_(MPI_Fint *local_group, MPI_Fint *local_leader, MPI_Fint *remote_group, MPI_Fint *remote_leader, const char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newintercomm, MPI_Fint *ierror, size_t stringtag_len)
+{
+    char *c_stringtag = fb_str_in(stringtag, stringtag_len);
+    MPI_Comm c_newintercomm = MPI_Comm_f2c(*newintercomm);
+    int rc = MPI_Intercomm_create_from_groups(MPI_Group_f2c(*local_group), *local_leader, MPI_Group_f2c(*remote_group), *remote_leader, c_stringtag, MPI_Info_f2c(*info), MPI_Errhandler_f2c(*errhandler), &c_newintercomm);
+    free(c_stringtag);
+    *newintercomm = MPI_Comm_c2f(c_newintercomm);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_intercomm_create_from_groups_)
 
 void pmpi_psend_init_(const void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {

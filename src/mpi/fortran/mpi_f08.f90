@@ -145,7 +145,7 @@ module mpi_f08
   type(MPI_Session), parameter :: MPI_SESSION_NULL = MPI_Session(288)
   type(MPI_Datatype), parameter :: MPI_LONG_LONG_INT = MPI_Datatype(523)
   type(MPI_Datatype), parameter :: MPI_C_COMPLEX = MPI_Datatype(530)
-  integer, parameter :: MPI_VERSION = 3
+  integer, parameter :: MPI_VERSION = 4
   integer, parameter :: MPI_SUBVERSION = 1
   integer, parameter :: MPI_MAX_ERROR_STRING = 512
   integer, parameter :: MPI_MAX_LIBRARY_VERSION_STRING = 8192
@@ -279,6 +279,7 @@ module mpi_f08
   integer, parameter :: MPI_T_BIND_MPI_WIN = 9
   integer, parameter :: MPI_T_BIND_MPI_MESSAGE = 10
   integer, parameter :: MPI_T_BIND_MPI_INFO = 11
+  integer, parameter :: MPI_T_BIND_MPI_SESSION = 12
   integer, parameter :: MPI_T_SCOPE_CONSTANT = 1
   integer, parameter :: MPI_T_SCOPE_READONLY = 2
   integer, parameter :: MPI_T_SCOPE_LOCAL = 3
@@ -296,6 +297,12 @@ module mpi_f08
   integer, parameter :: MPI_T_PVAR_CLASS_AGGREGATE = 8
   integer, parameter :: MPI_T_PVAR_CLASS_TIMER = 9
   integer, parameter :: MPI_T_PVAR_CLASS_GENERIC = 10
+  integer, parameter :: MPI_T_CB_REQUIRE_NONE = 0
+  integer, parameter :: MPI_T_CB_REQUIRE_MPI_RESTRICTED = 3
+  integer, parameter :: MPI_T_CB_REQUIRE_THREAD_SAFE = 15
+  integer, parameter :: MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE = 63
+  integer, parameter :: MPI_T_SOURCE_ORDERED = 1
+  integer, parameter :: MPI_T_SOURCE_UNORDERED = 2
   integer, parameter :: MPI_ERR_ASSERT = 22
   integer, parameter :: MPI_ERR_BASE = 24
   integer, parameter :: MPI_ERR_DISP = 26
@@ -1303,6 +1310,42 @@ module mpi_f08
       type(MPI_Status) :: status
       integer :: ierror
     end subroutine skiff_c_request_get_status
+  end interface
+  interface
+    subroutine skiff_c_request_get_status_all(count, array_of_requests, flag, array_of_statuses, ierror) &
+        bind(C, name="mpi_request_get_status_all_")
+      import
+      integer :: count
+      type(MPI_Request) :: array_of_requests(*)
+      logical :: flag
+      type(MPI_Status) :: array_of_statuses
+      integer :: ierror
+    end subroutine skiff_c_request_get_status_all
+  end interface
+  interface
+    subroutine skiff_c_request_get_status_any(count, array_of_requests, indx, flag, status, ierror) &
+        bind(C, name="mpi_request_get_status_any_")
+      import
+      integer :: count
+      type(MPI_Request) :: array_of_requests(*)
+      integer :: indx
+      logical :: flag
+      type(MPI_Status) :: status
+      integer :: ierror
+    end subroutine skiff_c_request_get_status_any
+  end interface
+  interface
+    subroutine skiff_c_request_get_status_some(incount, array_of_requests, outcount, array_of_indices, &
+        array_of_statuses, ierror) &
+        bind(C, name="mpi_request_get_status_some_")
+      import
+      integer :: incount
+      type(MPI_Request) :: array_of_requests(*)
+      integer :: outcount
+      integer :: array_of_indices(*)
+      type(MPI_Status) :: array_of_statuses
+      integer :: ierror
+    end subroutine skiff_c_request_get_status_some
   end interface
   interface
     subroutine skiff_c_cancel(request, ierror) &
@@ -4388,6 +4431,23 @@ module mpi_f08
     end subroutine skiff_c_comm_create_from_group
   end interface
   interface
+    subroutine skiff_c_intercomm_create_from_groups(local_group, local_leader, remote_group, remote_leader, &
+        stringtag, info, errhandler, newintercomm, ierror, stringtag_len) &
+        bind(C, name="mpi_intercomm_create_from_groups_")
+      import
+      type(MPI_Group) :: local_group
+      integer :: local_leader
+      type(MPI_Group) :: remote_group
+      integer :: remote_leader
+      character(kind=c_char) :: stringtag(*)
+      type(MPI_Info) :: info
+      type(MPI_Errhandler) :: errhandler
+      type(MPI_Comm) :: newintercomm
+      integer :: ierror
+      integer(c_size_t), value :: stringtag_len
+    end subroutine skiff_c_intercomm_create_from_groups
+  end interface
+  interface
     subroutine skiff_c_psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request, ierror) &
         bind(C, name="mpi_psend_init_")
       import
@@ -6581,6 +6641,15 @@ module mpi_f08
   interface MPI_Request_get_status
     module procedure MPI_Request_get_status_f08
   end interface MPI_Request_get_status
+  interface MPI_Request_get_status_all
+    module procedure MPI_Request_get_status_all_f08
+  end interface MPI_Request_get_status_all
+  interface MPI_Request_get_status_any
+    module procedure MPI_Request_get_status_any_f08
+  end interface MPI_Request_get_status_any
+  interface MPI_Request_get_status_some
+    module procedure MPI_Request_get_status_some_f08
+  end interface MPI_Request_get_status_some
   interface MPI_Cancel
     module procedure MPI_Cancel_f08
   end interface MPI_Cancel
@@ -7343,6 +7412,9 @@ module mpi_f08
   interface MPI_Comm_create_from_group
     module procedure MPI_Comm_create_from_group_f08
   end interface MPI_Comm_create_from_group
+  interface MPI_Intercomm_create_from_groups
+    module procedure MPI_Intercomm_create_from_groups_f08
+  end interface MPI_Intercomm_create_from_groups
   interface MPI_Psend_init
     module procedure MPI_Psend_init_f08
   end interface MPI_Psend_init
@@ -8597,6 +8669,43 @@ contains
     if (e == MPI_SUCCESS) call skiff_c_request_get_status(request, flag, status, e)
     if (present(ierror)) ierror = e
   end subroutine MPI_Request_get_status_f08
+  subroutine MPI_Request_get_status_all_f08(count, array_of_requests, flag, array_of_statuses, ierror)
+    integer, intent(in) :: count
+    type(MPI_Request), intent(in) :: array_of_requests(*)
+    logical :: flag
+    type(MPI_Status) :: array_of_statuses
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_request_get_status_all(count, array_of_requests, flag, array_of_statuses, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Request_get_status_all_f08
+  subroutine MPI_Request_get_status_any_f08(count, array_of_requests, indx, flag, status, ierror)
+    integer, intent(in) :: count
+    type(MPI_Request), intent(in) :: array_of_requests(*)
+    integer :: indx
+    logical :: flag
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_request_get_status_any(count, array_of_requests, indx, flag, status, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Request_get_status_any_f08
+  subroutine MPI_Request_get_status_some_f08(incount, array_of_requests, outcount, array_of_indices, &
+      array_of_statuses, ierror)
+    integer, intent(in) :: incount
+    type(MPI_Request), intent(in) :: array_of_requests(*)
+    integer :: outcount
+    integer :: array_of_indices(*)
+    type(MPI_Status) :: array_of_statuses
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_request_get_status_some(incount, array_of_requests, outcount, &
+        array_of_indices, array_of_statuses, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Request_get_status_some_f08
   subroutine MPI_Cancel_f08(request, ierror)
     type(MPI_Request), intent(inout) :: request
     integer, optional, intent(out) :: ierror
@@ -12382,6 +12491,23 @@ contains
         len(stringtag, c_size_t))
     if (present(ierror)) ierror = e
   end subroutine MPI_Comm_create_from_group_f08
+  subroutine MPI_Intercomm_create_from_groups_f08(local_group, local_leader, remote_group, remote_leader, stringtag, &
+      info, errhandler, newintercomm, ierror)
+    type(MPI_Group), intent(in) :: local_group
+    integer, intent(in) :: local_leader
+    type(MPI_Group), intent(in) :: remote_group
+    integer, intent(in) :: remote_leader
+    character(len=*), intent(in) :: stringtag
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Errhandler), intent(in) :: errhandler
+    type(MPI_Comm), intent(inout) :: newintercomm
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_intercomm_create_from_groups(local_group, local_leader, remote_group, &
+        remote_leader, stringtag, info, errhandler, newintercomm, e, len(stringtag, c_size_t))
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Intercomm_create_from_groups_f08
   subroutine MPI_Psend_init_f08(buf, partitions, count, datatype, dest, tag, comm, info, request, ierror)
     type(*), dimension(..), intent(in), target :: buf
     integer, intent(in) :: partitions

@@ -487,6 +487,33 @@ module mpi
       integer :: status(MPI_STATUS_SIZE)
       integer :: ierror
     end subroutine MPI_Request_get_status
+    subroutine MPI_Request_get_status_all(count, array_of_requests, flag, array_of_statuses, ierror)
+      import
+      integer :: count
+      integer :: array_of_requests(*)
+      logical :: flag
+      integer :: array_of_statuses(MPI_STATUS_SIZE)
+      integer :: ierror
+    end subroutine MPI_Request_get_status_all
+    subroutine MPI_Request_get_status_any(count, array_of_requests, indx, flag, status, ierror)
+      import
+      integer :: count
+      integer :: array_of_requests(*)
+      integer :: indx
+      logical :: flag
+      integer :: status(MPI_STATUS_SIZE)
+      integer :: ierror
+    end subroutine MPI_Request_get_status_any
+    subroutine MPI_Request_get_status_some(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, &
+        ierror)
+      import
+      integer :: incount
+      integer :: array_of_requests(*)
+      integer :: outcount
+      integer :: array_of_indices(*)
+      integer :: array_of_statuses(MPI_STATUS_SIZE)
+      integer :: ierror
+    end subroutine MPI_Request_get_status_some
     subroutine MPI_Cancel(request, ierror)
       import
       integer :: request
@@ -2890,6 +2917,19 @@ module mpi
       integer :: newcomm
       integer :: ierror
     end subroutine MPI_Comm_create_from_group
+    subroutine MPI_Intercomm_create_from_groups(local_group, local_leader, remote_group, remote_leader, stringtag, &
+        info, errhandler, newintercomm, ierror)
+      import
+      integer :: local_group
+      integer :: local_leader
+      integer :: remote_group
+      integer :: remote_leader
+      character(len=*) :: stringtag
+      integer :: info
+      integer :: errhandler
+      integer :: newintercomm
+      integer :: ierror
+    end subroutine MPI_Intercomm_create_from_groups
     subroutine MPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request, ierror)
       import
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
