@@ -1,0 +1,122 @@
+/*
+ * flight.c — channel operations in flight: the puts and non-fetching AMOs
+ * to PEs on other nodes that return before their answer (docs/shmem.md,
+ * "Pipelined channel operations").
+ *
+ * Each is started on the channel (skf_put_start with the source copied
+ * here first, so the caller may reuse it at return as OpenSHMEM says;
+ * skf_atomic_start) and kept in a ring until it has finished.  The tcp
+ * transport carries every operation to one PE, blocking ones included, on
+ * one connection that the PE's service thread answers in order: so fence
+ * needs nothing (ordering per PE is the stream's), and a get or a fetching
+ * AMO after puts to the same PE sees them.  quiet (and every barrier)
+ * waits for the whole ring; a full ring, or too many staged bytes, retires
+ * the oldest first.
+ */
+#include <stdlib.h>
+
+#include "shmemi.h"
+
+#define FLIGHT_SLOTS 256                  /* operations in flight at most (power of 2) */
+#define FLIGHT_INLINE 64                  /* sources up to this size staged in the slot */
+#define FLIGHT_STAGED_MAX ((size_t)8 << 20) /* staged source bytes in flight at most */
+
+struct flight {
+    skf_atomic_op_t a; /* a.op: the put's or the atomic's progress */
+    const char *call;  /* who started it (for the error at its end) */
+    int pe;
+    char *staged;      /* heap copy of a larger source, or NULL */
+    size_t staged_len;
+    char inline_src[FLIGHT_INLINE];
+};
+
+static struct flight ring[FLIGHT_SLOTS];
+static unsigned head, tail; /* tail - head slots in flight (positions count up) */
+static size_t staged_bytes;
+unsigned shmemi_in_flight;  /* tail - head, read without the lock by the fast checks */
+
+/* Wait for the oldest operation and free its slot (chan_lock held). */
+static void retire_oldest(void)
+{
+    struct flight *f = &ring[head % FLIGHT_SLOTS];
+    int rc;
+    while ((rc = skf_get_test(shmemi.ch, &f->a.op)) == 0)
+        skf_wait(shmemi.ch, SKF_GET_DONE, 1);
+    if (rc < 0)
+        shmemi_fatal(f->call, "reaching PE %d over the channel failed: %s", f->pe,
+                     skf_strerror(rc));
+    free(f->staged);
+    f->staged = NULL;
+    staged_bytes -= f->staged_len;
+    head++;
+    __atomic_store_n(&shmemi_in_flight, tail - head, __ATOMIC_RELAXED);
+}
+
+/* A free slot for an operation staging len source bytes (chan_lock held). */
+static struct flight *take_slot(size_t len)
+{
+    while (tail - head == FLIGHT_SLOTS ||
+           (tail != head && staged_bytes + len > FLIGHT_STAGED_MAX))
+        retire_oldest();
+    return &ring[tail % FLIGHT_SLOTS];
+}
+
+/* Keep a started operation (rc as skf_*_start returned) in the ring. */
+static void started(struct flight *f, const char *call, int pe, int rc)
+{
+    if (rc < 0) {
+        free(f->staged);
+        f->staged = NULL;
+        shmemi_fatal(call, "reaching PE %d over the channel failed: %s", pe, skf_strerror(rc));
+    }
+    if (rc == 1) { /* done already (a node mate's data segment): nothing to keep */
+        free(f->staged);
+        f->staged = NULL;
+        return;
+    }
+    f->call = call;
+    f->pe = pe;
+    staged_bytes += f->staged_len;
+    tail++;
+    __atomic_store_n(&shmemi_in_flight, tail - head, __ATOMIC_RELAXED);
+    /* Out now, not at the next progress pass: the target may be waiting for
+     * it while I am away from SHMEM (in MPI, computing). */
+    skf_rma_push(shmemi.ch);
+}
+
+void shmemi_put_flight(const char *call, const skf_mr_key_t *key, size_t off, const void *src,
+                       size_t len, int pe)
+{
+    shmemi_chan_enter();
+    struct flight *f = take_slot(len > FLIGHT_INLINE ? len : 0);
+    const char *from = f->inline_src;
+    f->staged_len = 0;
+    if (len > FLIGHT_INLINE) {
+        f->staged = malloc(len);
+        if (!f->staged)
+            shmemi_fatal(call, "no memory to stage %zu bytes for PE %d", len, pe);
+        f->staged_len = len;
+        from = f->staged;
+    }
+    memcpy((char *)from, src, len);
+    started(f, call, pe, skf_put_start(shmemi.ch, key, off, from, len, &f->a.op));
+    shmemi_chan_leave();
+}
+
+void shmemi_amo_flight(const char *call, const skf_mr_key_t *key, size_t off, int op, int size,
+                       uint64_t v, int pe)
+{
+    shmemi_chan_enter();
+    struct flight *f = take_slot(0);
+    f->staged_len = 0;
+    started(f, call, pe, skf_atomic_start(shmemi.ch, key, off, op, size, v, 0, &f->a));
+    shmemi_chan_leave();
+}
+
+void shmemi_quiet_slow(void)
+{
+    shmemi_chan_enter();
+    while (tail != head)
+        retire_oldest();
+    shmemi_chan_leave();
+}
