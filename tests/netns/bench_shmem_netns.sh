@@ -9,7 +9,9 @@
 #                   MPIR_CVAR_NOLOCAL=1 (the namespaces share /dev/shm and the
 #                   hostname: without them MPICH takes shared memory)
 #   oshmpi-ompi5:   OSHMPI_OMPI5=<prefix> OMPI5_BIN=<dir>: its mpirun inside h1,
-#                   plm_rsh_agent WRAPPER, btl self,tcp, pml ob1
+#                   plm_rsh_agent WRAPPER, btl self,tcp, pml ob1 (did not run here:
+#                   hangs, or aborts in OSHMPI's start-up; docs/benchmarks.md)
+#   base:           BASE=<builddir>: Skiff of another build (before/after in one run)
 # IMPLS (default: those configured), MODES (default "p_lat put_bw get_lat
 # fadd_lat barrier"), SIZES_<mode> override a mode's sizes.  Each run's bytes
 # on h2's eth0 are checked to be more than the payload (the traffic really went
@@ -25,6 +27,7 @@ netns_up 2
 H1=${NETNS_PREFIX}h1 H2=${NETNS_PREFIX}h2
 A1=$(netns_addr 1) A2=$(netns_addr 2)
 OUT=${OUT:-$(mktemp -d /tmp/skiff-shmem-netns.XXXXXX)}
+mkdir -p "$OUT"
 DEF_IMPLS=skiff
 "$B/bin/oshcc" -O2 -o "$OUT/sb_skiff" "$SRC/shmem_bench.c"
 if [ -n "${OSHMPI_MPICH5:-}" ]; then
@@ -34,6 +37,10 @@ fi
 if [ -n "${OSHMPI_OMPI5:-}" ]; then
     "$OSHMPI_OMPI5/bin/oshcc" -O2 -w -o "$OUT/sb_oshmpi-ompi5" "$SRC/shmem_bench.c"
     DEF_IMPLS="$DEF_IMPLS oshmpi-ompi5"
+fi
+if [ -n "${BASE:-}" ]; then
+    "$BASE/bin/oshcc" -O2 -o "$OUT/sb_base" "$SRC/shmem_bench.c"
+    DEF_IMPLS="$DEF_IMPLS base"
 fi
 IMPLS=${IMPLS:-$DEF_IMPLS}
 MODES=${MODES:-p_lat put_bw get_lat fadd_lat barrier}
@@ -53,7 +60,8 @@ sizes_of() { # mode
 run() { # impl mode sizes
     local prog="$OUT/sb_$1" t=${TIMEOUT:-300}
     case $1 in
-    skiff) timeout "$t" "$B/bin/skiffrun" --hosts "$H1,$H2" --launch-agent 'ip netns exec {host}' \
+    skiff|base) local bd=$B; [ "$1" = skiff ] || bd=$BASE
+               timeout "$t" "$bd/bin/skiffrun" --hosts "$H1,$H2" --launch-agent 'ip netns exec {host}' \
                --launcher-addr "$(netns_launcher_addr)" -x BENCH_PIN=1 "$prog" "$2" --sizes "$3" ;;
     oshmpi-mpich5) timeout "$t" ip netns exec "$H1" "$MPICH5_BIN/mpiexec" -launcher ssh \
                -launcher-exec "$OUT/agent" -hosts "$A1,$A2" -ppn 1 -n 2 -genv UCX_TLS tcp,self \
@@ -77,7 +85,7 @@ for rep in $(seq "$REPS"); do
                 sed -nE 's/^@ shmem_([^ ]+) ([0-9]+) [0-9]+ ([^ ]+) ([^ ]+)$/\1,\2,\4,\3/p' "$OUT/run.out" |
                     sed "s/^/$impl,/;s/\$/,rx=$rx/" >>"$OUT/raw"
             else
-                echo "$impl $mode failed (rep $rep)" | tee -a "$OUT/err" >&2
+                { echo "$impl $mode failed (rep $rep):"; tail -3 "$OUT/run.out"; } | tee -a "$OUT/err" >&2
             fi
         done
     done
