@@ -12,6 +12,12 @@
  * AMO after puts to the same PE sees them.  quiet (and every barrier)
  * waits for the whole ring; a full ring, or too many staged bytes, retires
  * the oldest first.
+ *
+ * The barrier's signals are AMOs too, but outside the ring (one slot per
+ * PE signalled): quiet does not wait for them, else every barrier would wait
+ * for the previous one's answers, a round trip.  A signal's slot is reused
+ * at the next signal to that PE (long answered by then), and all of them
+ * are waited for at finalize.
  */
 #include <stdlib.h>
 
@@ -34,14 +40,22 @@ static struct flight ring[FLIGHT_SLOTS];
 static unsigned head, tail; /* tail - head slots in flight (positions count up) */
 static size_t staged_bytes;
 unsigned shmemi_in_flight;  /* tail - head, read without the lock by the fast checks */
+static skf_atomic_op_t *signal_ops; /* [npes]: the barrier's signals, allocated at the first */
+
+/* Wait for one operation: 1 done, or a negative errno. */
+static int wait_op(skf_get_op_t *op)
+{
+    int rc;
+    while ((rc = skf_get_test(shmemi.ch, op)) == 0)
+        skf_wait(shmemi.ch, SKF_GET_DONE, 1);
+    return rc;
+}
 
 /* Wait for the oldest operation and free its slot (chan_lock held). */
 static void retire_oldest(void)
 {
     struct flight *f = &ring[head % FLIGHT_SLOTS];
-    int rc;
-    while ((rc = skf_get_test(shmemi.ch, &f->a.op)) == 0)
-        skf_wait(shmemi.ch, SKF_GET_DONE, 1);
+    int rc = wait_op(&f->a.op);
     if (rc < 0)
         shmemi_fatal(f->call, "reaching PE %d over the channel failed: %s", f->pe,
                      skf_strerror(rc));
@@ -119,4 +133,41 @@ void shmemi_quiet_slow(void)
     while (tail != head)
         retire_oldest();
     shmemi_chan_leave();
+}
+
+void shmemi_signal_flight(const char *call, uint64_t *word, int pe)
+{
+    const skf_mr_key_t *key;
+    size_t off;
+    char *p = shmemi_resolve(call, word, sizeof *word, pe, &key, &off);
+    if (p) { /* a node mate's data segment, say: the CPU atomic */
+        __atomic_fetch_add((uint64_t *)p, 1, __ATOMIC_SEQ_CST);
+        return;
+    }
+    shmemi_chan_enter();
+    if (!signal_ops && !(signal_ops = calloc((size_t)shmemi.npes, sizeof *signal_ops)))
+        shmemi_fatal(call, "no memory for %d signal slots", shmemi.npes);
+    skf_atomic_op_t *a = &signal_ops[pe];
+    int rc = a->op.state == SKF_GET_OP_IDLE ? 1 : wait_op(&a->op);
+    if (rc >= 0)
+        rc = skf_atomic_start(shmemi.ch, key, off, SKF_AOP_ADD, 8, 1, 0, a);
+    if (rc >= 0)
+        skf_rma_push(shmemi.ch);
+    shmemi_chan_leave();
+    if (rc < 0)
+        shmemi_fatal(call, "signalling PE %d over the channel failed: %s", pe, skf_strerror(rc));
+}
+
+void shmemi_flight_finalize(void)
+{
+    shmemi_quiet();
+    if (!signal_ops)
+        return;
+    /* The last barrier's signals have been executed (every PE saw its own):
+     * only their answers are waited for, whatever they say. */
+    for (int pe = 0; pe < shmemi.npes; pe++)
+        if (signal_ops[pe].op.state != SKF_GET_OP_IDLE)
+            (void)wait_op(&signal_ops[pe].op);
+    free(signal_ops);
+    signal_ops = NULL;
 }

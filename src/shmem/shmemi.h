@@ -155,6 +155,11 @@ void shmemi_put_flight(const char *call, const skf_mr_key_t *key, size_t off, co
                        size_t len, int pe);
 void shmemi_amo_flight(const char *call, const skf_mr_key_t *key, size_t off, int op, int size,
                        uint64_t v, int pe);
+/* The barrier's signal (+1 on PE pe's word) over the channel: in flight,
+ * outside the ring (quiet does not wait for it). */
+void shmemi_signal_flight(const char *call, uint64_t *word, int pe);
+/* Before the channel closes: everything in flight answered. */
+void shmemi_flight_finalize(void);
 /* Wait until every operation in flight has finished at its target. */
 void shmemi_quiet_slow(void);
 static inline void shmemi_quiet(void)

@@ -96,7 +96,12 @@ static void ring_bell(int pe)
 
 void shmemi_signal_pe(int pe)
 {
-    shmemi_amo_nf("shmem barrier", &shmemi.sync_in[shmemi.me], SKF_AOP_ADD, 8, 1, pe);
+    uint64_t *w = &shmemi.sync_in[shmemi.me];
+    char *p = shmemi_mapped(w, sizeof *w, pe);
+    if (p)
+        __atomic_fetch_add((uint64_t *)p, 1, __ATOMIC_SEQ_CST);
+    else
+        shmemi_signal_flight("shmem barrier", w, pe);
     ring_bell(pe);
 }
 
