@@ -16,8 +16,8 @@
  * The barrier's signals are AMOs too, but outside the ring (one slot per
  * PE signalled): quiet does not wait for them, else every barrier would wait
  * for the previous one's answers, a round trip.  A signal's slot is reused
- * at the next signal to that PE (long answered by then), and all of them
- * are waited for at finalize.
+ * SIGNAL_SLOTS signals to that PE later (long answered by then), and all of
+ * them are waited for at finalize.
  */
 #include <stdlib.h>
 
@@ -40,7 +40,12 @@ static struct flight ring[FLIGHT_SLOTS];
 static unsigned head, tail; /* tail - head slots in flight (positions count up) */
 static size_t staged_bytes;
 unsigned shmemi_in_flight;  /* tail - head, read without the lock by the fast checks */
-static skf_atomic_op_t *signal_ops; /* [npes]: the barrier's signals, allocated at the first */
+/* The barrier's signals: SIGNAL_SLOTS per PE, used in turn (a back-to-back
+ * barrier signals the same PE again before the last signal's answer is
+ * back); allocated at the first. */
+#define SIGNAL_SLOTS 4
+static skf_atomic_op_t *signal_ops; /* [npes * SIGNAL_SLOTS] */
+static unsigned *signal_next;       /* [npes]: each PE's next slot */
 
 /* Wait for one operation: 1 done, or a negative errno. */
 static int wait_op(skf_get_op_t *op)
@@ -145,9 +150,13 @@ void shmemi_signal_flight(const char *call, uint64_t *word, int pe)
         return;
     }
     shmemi_chan_enter();
-    if (!signal_ops && !(signal_ops = calloc((size_t)shmemi.npes, sizeof *signal_ops)))
-        shmemi_fatal(call, "no memory for %d signal slots", shmemi.npes);
-    skf_atomic_op_t *a = &signal_ops[pe];
+    if (!signal_ops) {
+        signal_ops = calloc((size_t)shmemi.npes * SIGNAL_SLOTS, sizeof *signal_ops);
+        signal_next = calloc((size_t)shmemi.npes, sizeof *signal_next);
+        if (!signal_ops || !signal_next)
+            shmemi_fatal(call, "no memory for %d signal slots", shmemi.npes * SIGNAL_SLOTS);
+    }
+    skf_atomic_op_t *a = &signal_ops[(size_t)pe * SIGNAL_SLOTS + signal_next[pe]++ % SIGNAL_SLOTS];
     int rc = a->op.state == SKF_GET_OP_IDLE ? 1 : wait_op(&a->op);
     if (rc >= 0)
         rc = skf_atomic_start(shmemi.ch, key, off, SKF_AOP_ADD, 8, 1, 0, a);
@@ -165,9 +174,11 @@ void shmemi_flight_finalize(void)
         return;
     /* The last barrier's signals have been executed (every PE saw its own):
      * only their answers are waited for, whatever they say. */
-    for (int pe = 0; pe < shmemi.npes; pe++)
-        if (signal_ops[pe].op.state != SKF_GET_OP_IDLE)
-            (void)wait_op(&signal_ops[pe].op);
+    for (size_t i = 0; i < (size_t)shmemi.npes * SIGNAL_SLOTS; i++)
+        if (signal_ops[i].op.state != SKF_GET_OP_IDLE)
+            (void)wait_op(&signal_ops[i].op);
     free(signal_ops);
+    free(signal_next);
     signal_ops = NULL;
+    signal_next = NULL;
 }
