@@ -47,12 +47,29 @@ unsigned shmemi_in_flight;  /* tail - head, read without the lock by the fast ch
 static skf_atomic_op_t *signal_ops; /* [npes * SIGNAL_SLOTS] */
 static unsigned *signal_next;       /* [npes]: each PE's next slot */
 
-/* Wait for one operation: 1 done, or a negative errno. */
+/* One progress pass of the channel (answers read, requests written).
+ * Nothing arrives on the SHMEM port; anything would be dropped. */
+static void progress_pass(void)
+{
+    struct iovec cont[SKF_CONT_SIZE];
+    int ncont;
+    if (skf_recv(shmemi.ch, cont, &ncont, NULL) >= 0)
+        skf_recv_done(shmemi.ch);
+}
+
+/* Wait for one operation: 1 done, or a negative errno.  Progress passes
+ * first, as a blocking skf_put polls (put + quiet measured 24 us against
+ * 14 us with skf_wait's sleep-capable loop from the start), then skf_wait. */
+#define WAIT_POLLS 20000
 static int wait_op(skf_get_op_t *op)
 {
     int rc;
-    while ((rc = skf_get_test(shmemi.ch, op)) == 0)
-        skf_wait(shmemi.ch, SKF_GET_DONE, 1);
+    for (long polls = 0; (rc = skf_get_test(shmemi.ch, op)) == 0; polls++) {
+        if (polls < WAIT_POLLS)
+            progress_pass();
+        else
+            skf_wait(shmemi.ch, SKF_GET_DONE, 1);
+    }
     return rc;
 }
 
