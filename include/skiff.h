@@ -182,6 +182,15 @@ int skf_get_start(skf_chan_t *ch, const skf_mr_key_t *key, size_t off, void *dst
  * owner), so a run of small puts costs one round trip, not one each. */
 int skf_put_start(skf_chan_t *ch, const skf_mr_key_t *key, size_t off, const void *src,
                   size_t len, skf_get_op_t *op);
+/* Send every request started on ch (skf_get_start, skf_put_start,
+ * skf_atomic_start) that is still waiting in a queue, without waiting for
+ * the answers: a started request otherwise may wait for the next progress
+ * pass of ch (to leave together with the ones started after it), and one to
+ * a peer first reached may wait for its connection.  For a caller that goes
+ * elsewhere (another channel, computation) while a peer needs its request.
+ * 0 (a request to a peer that is gone fails: skf_get_test says so), or
+ * -EINVAL. */
+int skf_rma_push(skf_chan_t *ch);
 /* 1 when op's bytes are in place, 0 while it is in flight, a negative errno
  * when it failed (-EPIPE: owner gone; -EINVAL: range outside its exposure).
  * Only looks: progress comes from skf_recv and skf_wait. */
@@ -209,6 +218,24 @@ enum skf_aop {
  * same-node atomics need memory both map, as MPI windows and SHMEM set up themselves). */
 int skf_atomic(skf_chan_t *ch, const skf_mr_key_t *key, size_t off, int op, int size,
                uint64_t operand, uint64_t compare, uint64_t *old);
+
+/* An atomic in flight (skf_atomic_start).  Caller's memory, in place until
+ * skf_get_test(ch, &a->op) reports the end; then old holds the value before
+ * (status 0).  The fields but old are Skiff's. */
+typedef struct skf_atomic_op {
+    skf_get_op_t op;
+    uint32_t aop, size;         /* the request as it travels */
+    uint64_t operand, compare;
+    uint64_t old;
+} skf_atomic_op_t;
+/* skf_atomic without waiting for the answer: a run of atomics (and puts, in
+ * the same per-owner queue, skf_put_start) to one owner costs one round trip,
+ * not one each.  Same checks and errors as skf_atomic; returns 1 when it is
+ * already done (my own word, a node mate: executed here and now), 0 when in
+ * flight, or a negative errno.  Atomics, gets and puts to one owner are
+ * executed in the order started. */
+int skf_atomic_start(skf_chan_t *ch, const skf_mr_key_t *key, size_t off, int op, int size,
+                     uint64_t operand, uint64_t compare, skf_atomic_op_t *a);
 
 /* ---- accumulates executed by the owner ---- */
 enum skf_acc_op {

@@ -668,20 +668,18 @@ int skf_atomic_exec(skf_ctx_t *ctx, uint64_t cookie, uint64_t addr, int op, int 
     return ok ? 0 : -EINVAL;
 }
 
-int skf_atomic(skf_chan_t *ch, const skf_mr_key_t *key, size_t off, int op, int size,
-               uint64_t operand, uint64_t compare, uint64_t *old)
+/* skf_atomic's argument checks (call names the entry point): 0 or -EINVAL. */
+static int check_atomic(skf_chan_t *ch, const char *call, const skf_mr_key_t *key, size_t off,
+                        int op, int size)
 {
-    uint64_t ignored;
-    if (!old)
-        old = &ignored;
     if (!ch || !key) {
-        skf_error("skf_atomic: invalid arguments (channel %p, key %p)", (void *)ch,
+        skf_error("%s: invalid arguments (channel %p, key %p)", call, (void *)ch,
                   (const void *)key);
         return -EINVAL;
     }
     skf_ctx_t *ctx = ch->ctx;
     if (!aop_valid(op, size)) {
-        skf_error("skf_atomic: rank %d: op %d / size %d (ops %d..%d, sizes 4 and 8)", ctx->rank,
+        skf_error("%s: rank %d: op %d / size %d (ops %d..%d, sizes 4 and 8)", call, ctx->rank,
                   op, size, SKF_AOP_FETCH, SKF_AOP_UMAX);
         return -EINVAL;
     }
@@ -690,16 +688,29 @@ int skf_atomic(skf_chan_t *ch, const skf_mr_key_t *key, size_t off, int op, int 
                       : (key->base + off) % (uint64_t)size                      ? "not naturally aligned"
                                                                                 : NULL;
     if (bad) {
-        skf_error("skf_atomic: rank %d: %d bytes at offset %zu of the %llu-byte region of rank "
-                  "%d (base %#llx): %s", ctx->rank, size, off, (unsigned long long)key->len,
+        skf_error("%s: rank %d: %d bytes at offset %zu of the %llu-byte region of rank "
+                  "%d (base %#llx): %s", call, ctx->rank, size, off, (unsigned long long)key->len,
                   key->owner, (unsigned long long)key->base, bad);
         return -EINVAL;
     }
+    return 0;
+}
+
+int skf_atomic(skf_chan_t *ch, const skf_mr_key_t *key, size_t off, int op, int size,
+               uint64_t operand, uint64_t compare, uint64_t *old)
+{
+    uint64_t ignored;
+    if (!old)
+        old = &ignored;
+    int rc = check_atomic(ch, "skf_atomic", key, off, op, size);
+    if (rc)
+        return rc;
+    skf_ctx_t *ctx = ch->ctx;
     uint64_t addr = key->base + off;
     if (key->owner == ctx->rank) {
         if (ctx->fb_serve) /* a spin on my own word must not starve node mates' requests */
             skf_fallback_progress(ctx);
-        int rc = skf_atomic_exec(ctx, key->cookie, addr, op, size, operand, compare, old);
+        rc = skf_atomic_exec(ctx, key->cookie, addr, op, size, operand, compare, old);
         if (rc)
             skf_error("skf_atomic: rank %d: key names no region exposed by this process (cookie "
                       "%llx)", ctx->rank, (unsigned long long)key->cookie);
@@ -714,6 +725,30 @@ int skf_atomic(skf_chan_t *ch, const skf_mr_key_t *key, size_t off, int op, int 
         return -EHOSTUNREACH;
     }
     return fb_atomic(ctx, key, addr, op, size, operand, compare, old);
+}
+
+int skf_atomic_start(skf_chan_t *ch, const skf_mr_key_t *key, size_t off, int op, int size,
+                     uint64_t operand, uint64_t compare, skf_atomic_op_t *a)
+{
+    if (!a) {
+        skf_error("skf_atomic_start: invalid arguments (channel %p, key %p, op NULL)", (void *)ch,
+                  (const void *)key);
+        return -EINVAL;
+    }
+    int rc = check_atomic(ch, "skf_atomic_start", key, off, op, size);
+    if (rc)
+        return rc;
+    *a = (skf_atomic_op_t){.op = {.async = 1}, .aop = (uint32_t)op, .size = (uint32_t)size,
+                           .operand = operand, .compare = compare};
+    const struct skf_peer *via = &ch->peer[key->owner];
+    if (key->owner != ch->ctx->rank && via->ops && via->ops->atomic_start) {
+        rc = via->ops->atomic_start(via->tp, via->id, key, key->base + off, a);
+        return rc < 0 ? rc : 0;
+    }
+    rc = skf_atomic(ch, key, off, op, size, operand, compare, &a->old); /* here and now */
+    a->op.state = SKF_GET_OP_DONE;
+    a->op.status = rc;
+    return rc < 0 ? rc : 1;
 }
 
 /* skf_get_start / skf_put_start: queued on a transport that has a queue
@@ -751,6 +786,22 @@ int skf_put_start(skf_chan_t *ch, const skf_mr_key_t *key, size_t off, const voi
                   size_t len, skf_get_op_t *op)
 {
     return rma_start(ch, "skf_put_start", 1, key, off, (void *)src, len, op);
+}
+
+int skf_rma_push(skf_chan_t *ch)
+{
+    if (!ch) {
+        skf_error("skf_rma_push: invalid arguments (channel NULL)");
+        return -EINVAL;
+    }
+    int rc = 0;
+    for (int i = 0; i < ch->ntp; i++)
+        if (ch->tops[i]->push) {
+            int r = ch->tops[i]->push(ch->tp[i]);
+            if (r < 0)
+                rc = r;
+        }
+    return rc;
 }
 
 int skf_get_test(skf_chan_t *ch, skf_get_op_t *op)

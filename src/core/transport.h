@@ -87,6 +87,10 @@ struct skf_transport_ops {
      * rma is NULL. */
     int (*atomic)(void *tp, int peer, const skf_mr_key_t *key, uint64_t addr, int op, int size,
                   uint64_t operand, uint64_t compare, uint64_t *old);
+    /* skf_atomic started like rma_start: a->op finishes as rma_start's op,
+     * with a->old set.  NULL: the core runs atomic (or its own paths) now. */
+    int (*atomic_start)(void *tp, int peer, const skf_mr_key_t *key, uint64_t addr,
+                        skf_atomic_op_t *a);
     /* One skf_accumulate request (count elements, at most SKF_ACC_MAX_BYTES)
      * executed by the owner (skf_acc_exec there): blocks like rma; 0 with
      * old filled (when not NULL), -EINVAL, -EAGAIN (the lock word is held:
@@ -99,6 +103,11 @@ struct skf_transport_ops {
      * requests; never blocks, delivers nothing and reports nothing.  NULL:
      * nothing to do. */
     void (*poll)(void *tp);
+    /* Write every queued one-sided request onto its connection now (a
+     * connection still in its handshake finishes it first); answers are not
+     * waited for.  0 (operations to a peer that is gone fail as usual).
+     * NULL: requests always leave when started. */
+    int (*push)(void *tp);
 };
 
 extern const struct skf_transport_ops skf_shm_ops;

@@ -10,14 +10,22 @@
  */
 #include "shmemi.h"
 
+/* Where PE pe's word dest is (shmemi_resolve), checked for alignment. */
+static char *resolve_word(const char *call, void *dest, int size, int pe,
+                          const skf_mr_key_t **key, size_t *off)
+{
+    char *p = shmemi_resolve(call, dest, (size_t)size, pe, key, off);
+    if ((uintptr_t)dest & (uintptr_t)(size - 1))
+        shmemi_fatal(call, "address %p is not aligned to its %d-byte type", dest, size);
+    return p;
+}
+
 uint64_t shmemi_amo_slow(const char *call, void *dest, int op, int size, uint64_t v,
                          uint64_t cmp, int pe)
 {
     const skf_mr_key_t *key;
     size_t off;
-    char *p = shmemi_resolve(call, dest, (size_t)size, pe, &key, &off);
-    if ((uintptr_t)dest & (uintptr_t)(size - 1))
-        shmemi_fatal(call, "address %p is not aligned to its %d-byte type", dest, size);
+    char *p = resolve_word(call, dest, size, pe, &key, &off);
     if (p)
         return shmemi_amo_local(p, op, size, v, cmp);
     uint64_t old = 0;
@@ -27,6 +35,17 @@ uint64_t shmemi_amo_slow(const char *call, void *dest, int op, int size, uint64_
     if (rc)
         shmemi_fatal(call, "atomic on PE %d over the channel failed: %s", pe, skf_strerror(rc));
     return old;
+}
+
+void shmemi_amo_nf_slow(const char *call, void *dest, int op, int size, uint64_t v, int pe)
+{
+    const skf_mr_key_t *key;
+    size_t off;
+    char *p = resolve_word(call, dest, size, pe, &key, &off);
+    if (p)
+        (void)shmemi_amo_local(p, op, size, v, 0);
+    else
+        shmemi_amo_flight(call, key, off, op, size, v, pe);
 }
 
 static inline uint64_t bits64(const void *v, size_t size)
@@ -44,6 +63,12 @@ static inline uint64_t bits64(const void *v, size_t size)
         memcpy(&r_, &o_, sizeof(T));                                                           \
         r_;                                                                                    \
     })
+/* A non-fetching AMO: no answer waited for over the channel (flight.c). */
+#define AMO_NF(call, dest, op, T, v, pe)                                                       \
+    do {                                                                                       \
+        T v_ = (v);                                                                            \
+        shmemi_amo_nf(call, (void *)(dest), op, (int)sizeof(T), bits64(&v_, sizeof(T)), pe);   \
+    } while (0)
 #define CTX_CHECK(ctx, name) shmemi_check_ctx(ctx, "shmem_ctx_" name)
 
 /* One fetching AMO in its four forms: plain, ctx, _nbi, ctx _nbi. ARGS is the
@@ -70,12 +95,12 @@ static inline uint64_t bits64(const void *v, size_t size)
 #define AMO_NONFETCHING(T, N, FN, OP, ARGS, VAL)                                               \
     void shmem_##N##_atomic_##FN(T *dest ARGS, int pe)                                         \
     {                                                                                          \
-        (void)AMO("shmem_" #N "_atomic_" #FN, dest, OP, T, VAL, 0, pe);                        \
+        AMO_NF("shmem_" #N "_atomic_" #FN, dest, OP, T, VAL, pe);                              \
     }                                                                                          \
     void shmem_ctx_##N##_atomic_##FN(shmem_ctx_t ctx, T *dest ARGS, int pe)                    \
     {                                                                                          \
         CTX_CHECK(ctx, #N "_atomic_" #FN);                                                     \
-        (void)AMO("shmem_ctx_" #N "_atomic_" #FN, dest, OP, T, VAL, 0, pe);                    \
+        AMO_NF("shmem_ctx_" #N "_atomic_" #FN, dest, OP, T, VAL, pe);                          \
     }
 #define COMMA ,
 
@@ -138,11 +163,11 @@ SHMEMI_AMO_BIT_TYPES(AMO_BIT)
     }                                                                                          \
     void shmem_##N##_add(T *dest, T value, int pe)                                             \
     {                                                                                          \
-        (void)AMO("shmem_" #N "_add", dest, SKF_AOP_ADD, T, value, 0, pe);                     \
+        AMO_NF("shmem_" #N "_add", dest, SKF_AOP_ADD, T, value, pe);                     \
     }                                                                                          \
     void shmem_##N##_inc(T *dest, int pe)                                                      \
     {                                                                                          \
-        (void)AMO("shmem_" #N "_inc", dest, SKF_AOP_ADD, T, 1, 0, pe);                         \
+        AMO_NF("shmem_" #N "_inc", dest, SKF_AOP_ADD, T, 1, pe);                         \
     }                                                                                          \
     T shmem_##N##_fetch(const T *source, int pe)                                               \
     {                                                                                          \
@@ -150,7 +175,7 @@ SHMEMI_AMO_BIT_TYPES(AMO_BIT)
     }                                                                                          \
     void shmem_##N##_set(T *dest, T value, int pe)                                             \
     {                                                                                          \
-        (void)AMO("shmem_" #N "_set", dest, SKF_AOP_SET, T, value, 0, pe);                     \
+        AMO_NF("shmem_" #N "_set", dest, SKF_AOP_SET, T, value, pe);                     \
     }
 SHMEMI_DEPR_AMO_TYPES(AMO_DEPR)
 float shmem_float_swap(float *dest, float value, int pe)
@@ -171,11 +196,11 @@ double shmem_double_fetch(const double *source, int pe)
 }
 void shmem_float_set(float *dest, float value, int pe)
 {
-    (void)AMO("shmem_float_set", dest, SKF_AOP_SET, float, value, 0, pe);
+    AMO_NF("shmem_float_set", dest, SKF_AOP_SET, float, value, pe);
 }
 void shmem_double_set(double *dest, double value, int pe)
 {
-    (void)AMO("shmem_double_set", dest, SKF_AOP_SET, double, value, 0, pe);
+    AMO_NF("shmem_double_set", dest, SKF_AOP_SET, double, value, pe);
 }
 long shmem_swap(long *dest, long value, int pe)
 {

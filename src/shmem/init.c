@@ -128,6 +128,7 @@ void shmem_finalize(void)
     if (!shmemi.initialized)
         return;
     shmem_barrier_all();
+    shmemi_flight_finalize();
     shmemi_teams_finalize();
     shmemi_heap_finalize();
     shmemi_symm_finalize();

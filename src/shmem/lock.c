@@ -39,7 +39,8 @@ int shmem_test_lock(long *lock)
 void shmem_clear_lock(long *lock)
 {
     shmemi_check_init("shmem_clear_lock");
-    __atomic_thread_fence(__ATOMIC_SEQ_CST); /* quiet: the critical section's puts are done */
+    shmemi_quiet(); /* the critical section's puts are done */
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
     long holder = (long)shmemi_amo("shmem_clear_lock", lock, SKF_AOP_CSWAP, 8, 0,
                                    (uint64_t)shmemi.me + 1, LOCK_HOME);
     if (holder != shmemi.me + 1)

@@ -4,11 +4,20 @@
  *
  * Each typed function is its byte form: shmemi_put/shmemi_get (shmemi.h)
  * copy straight into a mapped heap, or come here for the data segment, the
- * channel, and the errors.  Every transfer is complete when its call returns
- * (memcpy, or skf_put/skf_get answered), so _nbi is blocking and
- * fence/quiet only order this process's own memory accesses.
+ * channel, and the errors.  Over the channel a put of up to PUT_FLIGHT_MAX
+ * bytes returns before its answer (flight.c: the source is copied first);
+ * a larger one, and every get, waits for it.  quiet waits for what is in
+ * flight; fence needs nothing more than a memory fence, as the channel
+ * executes a PE's operations in the order started.
  */
 #include "shmemi.h"
+
+/* Puts up to this size are staged and pipelined; larger ones go from the
+ * caller's buffer (no copy) and wait for their answer, whose round trip they
+ * amortise themselves. */
+#define PUT_FLIGHT_MAX ((size_t)16 << 10)
+/* Strided gets over the channel: this many elements in flight at once. */
+#define IGET_BATCH 64
 
 static void channel_fail(const char *call, int rc, int pe)
 {
@@ -26,6 +35,10 @@ void shmemi_put_slow(const char *call, void *dest, const void *src, size_t len, 
     char *p = shmemi_resolve(call, dest, len, pe, &key, &off);
     if (p) {
         memmove(p, src, len);
+        return;
+    }
+    if (len <= PUT_FLIGHT_MAX) {
+        shmemi_put_flight(call, key, off, src, len, pe);
         return;
     }
     shmemi_chan_enter();
@@ -80,15 +93,10 @@ void shmemi_iput(const char *call, void *dest, const void *src, ptrdiff_t dst, p
     char *p = strided_target(call, dest, dst, nelems, size, pe, &key, &off);
     for (size_t i = 0; i < nelems; i++) {
         const char *s = (const char *)src + i * (size_t)sst * size;
-        if (p) {
+        if (p) /* else one request per element, pipelined: a round trip per ring of them */
             memcpy(p + i * (size_t)dst * size, s, size);
-        } else {
-            shmemi_chan_enter();
-            int rc = skf_put(shmemi.ch, key, off + i * (size_t)dst * size, s, size);
-            shmemi_chan_leave();
-            if (rc)
-                channel_fail(call, rc, pe);
-        }
+        else
+            shmemi_put_flight(call, key, off + i * (size_t)dst * size, s, size, pe);
     }
 }
 
@@ -104,26 +112,41 @@ void shmemi_iget(const char *call, void *dest, const void *src, ptrdiff_t dst, p
     if (dst < 1)
         shmemi_fatal(call, "target stride %td must be at least 1", dst);
     char *p = strided_target(call, src, sst, nelems, size, pe, &key, &off);
-    for (size_t i = 0; i < nelems; i++) {
-        char *d = (char *)dest + i * (size_t)dst * size;
-        if (p) {
-            memcpy(d, p + i * (size_t)sst * size, size);
-        } else {
-            shmemi_chan_enter();
-            int rc = skf_get(shmemi.ch, key, off + i * (size_t)sst * size, d, size);
-            shmemi_chan_leave();
-            if (rc)
+    if (p) {
+        for (size_t i = 0; i < nelems; i++)
+            memcpy((char *)dest + i * (size_t)dst * size, p + i * (size_t)sst * size, size);
+        return;
+    }
+    /* Over the channel: IGET_BATCH element gets started back to back (they
+     * leave together and finish in order), then waited for. */
+    skf_get_op_t ops[IGET_BATCH];
+    shmemi_chan_enter();
+    for (size_t i0 = 0; i0 < nelems; i0 += IGET_BATCH) {
+        size_t n = nelems - i0 < IGET_BATCH ? nelems - i0 : IGET_BATCH;
+        for (size_t k = 0; k < n; k++) {
+            size_t i = i0 + k;
+            int rc = skf_get_start(shmemi.ch, key, off + i * (size_t)sst * size,
+                                   (char *)dest + i * (size_t)dst * size, size, &ops[k]);
+            if (rc < 0)
+                channel_fail(call, rc, pe);
+        }
+        for (size_t k = 0; k < n; k++) {
+            int rc;
+            while ((rc = skf_get_test(shmemi.ch, &ops[k])) == 0)
+                skf_wait(shmemi.ch, SKF_GET_DONE, 1);
+            if (rc < 0)
                 channel_fail(call, rc, pe);
         }
     }
+    shmemi_chan_leave();
 }
 
 void shmemi_signal(const char *call, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
     if (sig_op == SHMEM_SIGNAL_SET)
-        shmemi_amo(call, sig_addr, SKF_AOP_SET, 8, signal, 0, pe);
+        shmemi_amo_nf(call, sig_addr, SKF_AOP_SET, 8, signal, pe);
     else if (sig_op == SHMEM_SIGNAL_ADD)
-        shmemi_amo(call, sig_addr, SKF_AOP_ADD, 8, signal, 0, pe);
+        shmemi_amo_nf(call, sig_addr, SKF_AOP_ADD, 8, signal, pe);
     else
         shmemi_fatal(call, "invalid sig_op %d (expected SHMEM_SIGNAL_SET %d or SHMEM_SIGNAL_ADD %d)",
                      sig_op, SHMEM_SIGNAL_SET, SHMEM_SIGNAL_ADD);
@@ -369,7 +392,11 @@ static inline void full_fence(void)
 }
 
 void shmem_fence(void) { __atomic_thread_fence(__ATOMIC_RELEASE); }
-void shmem_quiet(void) { full_fence(); }
+void shmem_quiet(void)
+{
+    shmemi_quiet();
+    full_fence();
+}
 /* On SHMEM_CTX_INVALID fence and quiet do nothing (OpenSHMEM 1.5). */
 void shmem_ctx_fence(shmem_ctx_t ctx)
 {
@@ -383,5 +410,6 @@ void shmem_ctx_quiet(shmem_ctx_t ctx)
     if (ctx == SHMEM_CTX_INVALID)
         return;
     shmemi_check_ctx(ctx, "shmem_ctx_quiet");
+    shmemi_quiet(); /* one flight for all contexts: quiet waits for it all */
     full_fence();
 }

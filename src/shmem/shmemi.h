@@ -9,8 +9,11 @@
  *   channel — other nodes (or SKIFF_TRANSPORTS=tcp): skf_put/skf_get/
  *             skf_atomic on the PE's exposure (seg.key[pe]), answered by its
  *             tcp RMA service thread without the PE calling SHMEM.
- * Every operation has completed (at origin and target) when its call returns,
- * so the _nbi forms are the blocking ones and fence/quiet are memory fences.
+ * Mapped operations have completed (at origin and target) when their call
+ * returns.  Channel puts and non-fetching AMOs return before their answer:
+ * they are in flight (flight.c) until quiet or a barrier waits for them;
+ * the channel keeps every operation to one PE in order, so fence is a
+ * memory fence.  Channel gets and fetching AMOs wait for their answer.
  *
  * The fast path (8-byte put/p/g/AMO on the heap of a mapped PE) is inline
  * here: a range compare, one table load, the access.
@@ -144,6 +147,27 @@ static inline char *shmemi_mapped(const void *addr, size_t len, int pe)
     return NULL;
 }
 
+/* ---- channel operations in flight (flight.c) ---- */
+extern unsigned shmemi_in_flight __attribute__((visibility("hidden")));
+/* Start a put of len bytes (source copied first: reusable at return) or a
+ * non-fetching AMO on PE pe's exposure key at off; errors stop the job. */
+void shmemi_put_flight(const char *call, const skf_mr_key_t *key, size_t off, const void *src,
+                       size_t len, int pe);
+void shmemi_amo_flight(const char *call, const skf_mr_key_t *key, size_t off, int op, int size,
+                       uint64_t v, int pe);
+/* The barrier's signal (+1 on PE pe's word) over the channel: in flight,
+ * outside the ring (quiet does not wait for it). */
+void shmemi_signal_flight(const char *call, uint64_t *word, int pe);
+/* Before the channel closes: everything in flight answered. */
+void shmemi_flight_finalize(void);
+/* Wait until every operation in flight has finished at its target. */
+void shmemi_quiet_slow(void);
+static inline void shmemi_quiet(void)
+{
+    if (__atomic_load_n(&shmemi_in_flight, __ATOMIC_RELAXED))
+        shmemi_quiet_slow();
+}
+
 /* ---- RMA (rma.c) ---- */
 void shmemi_put_slow(const char *call, void *dest, const void *src, size_t len, int pe);
 void shmemi_get_slow(const char *call, void *dest, const void *src, size_t len, int pe);
@@ -207,6 +231,18 @@ static inline uint64_t shmemi_amo(const char *call, void *dest, int op, int size
     if (SHMEMI_LIKELY(p != NULL && ((uintptr_t)p & (uintptr_t)(size - 1)) == 0))
         return shmemi_amo_local(p, op, size, v, cmp);
     return shmemi_amo_slow(call, dest, op, size, v, cmp, pe);
+}
+
+/* A non-fetching AMO: over the channel it does not wait for its answer. */
+void shmemi_amo_nf_slow(const char *call, void *dest, int op, int size, uint64_t v, int pe);
+static inline void shmemi_amo_nf(const char *call, void *dest, int op, int size, uint64_t v,
+                                 int pe)
+{
+    char *p = shmemi_mapped(dest, (size_t)size, pe);
+    if (SHMEMI_LIKELY(p != NULL && ((uintptr_t)p & (uintptr_t)(size - 1)) == 0))
+        (void)shmemi_amo_local(p, op, size, v, 0);
+    else
+        shmemi_amo_nf_slow(call, dest, op, size, v, pe);
 }
 
 /* ---- waiting (sync.c) ---- */

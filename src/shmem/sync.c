@@ -96,7 +96,12 @@ static void ring_bell(int pe)
 
 void shmemi_signal_pe(int pe)
 {
-    shmemi_amo("shmem barrier", &shmemi.sync_in[shmemi.me], SKF_AOP_ADD, 8, 1, 0, pe);
+    uint64_t *w = &shmemi.sync_in[shmemi.me];
+    char *p = shmemi_mapped(w, sizeof *w, pe);
+    if (p)
+        __atomic_fetch_add((uint64_t *)p, 1, __ATOMIC_SEQ_CST);
+    else
+        shmemi_signal_flight("shmem barrier", w, pe);
     ring_bell(pe);
 }
 
@@ -155,6 +160,7 @@ int shmemi_node_shape(const struct shmemi_team *t)
 void shmemi_team_sync(const struct shmemi_team *t)
 {
     int n = t->n, i = t->my;
+    shmemi_quiet(); /* my puts in flight have landed (a signal travels only to some PEs) */
     __atomic_thread_fence(__ATOMIC_SEQ_CST); /* my puts before my signals */
     if (n < 2)
         return;

@@ -1912,6 +1912,21 @@ static int tcp_rma_start(void *tpv, int peer, int write, const skf_mr_key_t *key
     return rmaq_start(tpv, peer, op);
 }
 
+/* skf_rma_push: progress until no open requester has a request unwritten. */
+static int tcp_push(void *tpv)
+{
+    struct tcp_tp *t = tpv;
+    for (long polls = 0;; polls++) {
+        int unwritten = 0;
+        for (struct tcp_conn *c = t->rmaq; c; c = c->next_rmaq)
+            if (c->rma.q_wr && c->state != C_DEAD)
+                unwritten = 1;
+        if (!unwritten) /* a dead connection's operations have failed (skf_get_test says) */
+            return 0;
+        progress(t, polls < t->spin ? 0 : 1);
+    }
+}
+
 /* Blocking get/put/atomic: queued behind any gets in flight, then waited for. */
 static int rma_blocking(struct tcp_tp *t, int peer, int write, const skf_mr_key_t *key,
                         uint64_t addr, void *buf, size_t len)
@@ -1947,6 +1962,25 @@ static int tcp_atomic(void *tpv, int peer, const skf_mr_key_t *key, uint64_t add
     if (rc == 0)
         *old = io.old;
     return rc;
+}
+
+/* skf_atomic_start: the request's payload and the answer live in a itself,
+ * laid out as struct atomic_io. */
+_Static_assert(offsetof(skf_atomic_op_t, compare) - offsetof(skf_atomic_op_t, aop) ==
+                       offsetof(struct atomic_io, req.compare) &&
+                   offsetof(skf_atomic_op_t, old) - offsetof(skf_atomic_op_t, aop) ==
+                       offsetof(struct atomic_io, old),
+               "skf_atomic_op_t carries a struct atomic_io from its aop field on");
+static int tcp_atomic_start(void *tpv, int peer, const skf_mr_key_t *key, uint64_t addr,
+                            skf_atomic_op_t *a)
+{
+    skf_get_op_t *op = &a->op;
+    op->write = RMA_OP_ATOMIC;
+    op->cookie = key->cookie;
+    op->addr = addr;
+    op->dst = &a->aop;
+    op->len = sizeof(struct tcp_rma_atomic);
+    return rmaq_start(tpv, peer, op);
 }
 
 /* One accumulate request (skf_accumulate): the payload built in one block,
@@ -2617,5 +2651,7 @@ const struct skf_transport_ops skf_tcp_ops = {
     .acc = tcp_acc,
     .lost_peer = tcp_lost_peer,
     .atomic = tcp_atomic,
+    .atomic_start = tcp_atomic_start,
     .poll = tcp_poll,
+    .push = tcp_push,
 };
