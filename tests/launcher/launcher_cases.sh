@@ -374,6 +374,10 @@ signal-int-background)
     RC=$?
     expect_rc 130
     expect_one_err_line '^skiffrun: rank [0-9] \(pid [0-9]+\) killed by SIGINT — job aborted$'
+    # The first job's "ready" lines must be gone before the second starts, or
+    # wait_lines could count them and the QUIT below would reach the subshell
+    # before it execs the launcher (QUIT already ignored there: a hang).
+    rm -f "$T/out" "$T/err"
     (trap '' INT QUIT && exec "$R" -n 2 "$H" sigstate >"$T/out" 2>"$T/err" </dev/null) &
     pid=$!
     wait_lines "$T/out" '^ready' 2
