@@ -412,24 +412,27 @@ static int pmi2_get(const char *key, char *out, size_t cap)
     return rc ? rc : (found < 0 ? found : 0);
 }
 
-static int pmi2_fence(void)
+/* A command without arguments whose answer carries only rc: kvs-fence, finalize. */
+static int simple_command(const char *cmd)
 {
+    char expect[32];
+    snprintf(expect, sizeof expect, "%s-response", cmd);
     pthread_mutex_lock(&pmi2.lock);
-    int rc = exchange("kvs-fence", "kvs-fence-response", "cmd=kvs-fence;");
+    int rc = exchange(cmd, expect, "cmd=%s;", cmd);
     if (!rc)
-        rc = check_rc("kvs-fence");
+        rc = check_rc(cmd);
     pthread_mutex_unlock(&pmi2.lock);
     return rc;
 }
 
+static int pmi2_fence(void)
+{
+    return simple_command("kvs-fence");
+}
+
 static int pmi2_finalize(void)
 {
-    pthread_mutex_lock(&pmi2.lock);
-    int rc = exchange("finalize", "finalize-response", "cmd=finalize;");
-    if (!rc)
-        rc = check_rc("finalize");
-    pthread_mutex_unlock(&pmi2.lock);
-    return rc;
+    return simple_command("finalize");
 }
 
 /* No lock (see boot_pmi1.c).  PMI-2's abort carries no exit code: Slurm kills
