@@ -995,6 +995,16 @@ int MPI_Win_unlock_all(MPI_Win win)
  * orders memory (a release fence: every later synchronisation that lets
  * another process look is an acquire) and checks that a passive-target epoch
  * covers the target. */
+/* A loop of flushes or syncs with nothing to wait for (a compare-and-swap
+ * spin at my own memory, a flag poll) must still serve node mates whose
+ * copy pipeline needs me (no CMA: mr.c), or a lock holder waiting on me never
+ * finishes: one progress pass every 64 such calls. */
+static inline void idle_sync(struct MPI_ABI_Win *w)
+{
+    if ((++w->idle_syncs & 63) == 0)
+        mpid_progress();
+}
+
 static int flush(const char *fn, MPI_Win win, int rank)
 {
     WIN_ENTRY(fn, win, w);
@@ -1007,7 +1017,10 @@ static int flush(const char *fn, MPI_Win win, int rank)
                               "epochs)",
                               fn, w->rank, rank >= 0 ? "on that target" : "on the window");
     __atomic_thread_fence(__ATOMIC_RELEASE);
-    return w->pending ? win_settle(w, fn, rank >= 0 ? rank : -1) : MPI_SUCCESS;
+    if (w->pending)
+        return win_settle(w, fn, rank >= 0 ? rank : -1);
+    idle_sync(w);
+    return MPI_SUCCESS;
 }
 
 int MPI_Win_flush(int rank, MPI_Win win) { return flush("MPI_Win_flush", win, rank); }
@@ -1019,7 +1032,7 @@ int MPI_Win_sync(MPI_Win win)
 {
     static const char fn[] = "MPI_Win_sync";
     WIN_ENTRY(fn, win, w);
-    (void)w;
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    idle_sync(w);
     return MPI_SUCCESS;
 }

@@ -46,7 +46,8 @@ struct win_ctl {
     uint64_t acc_mutex; /* accumulate mutex: 0 free, else holder's world rank + 1 */
     uint64_t nregions;  /* dynamic windows: entries of regions[] in use */
     uint64_t regions_gen; /* bumped by every attach/detach */
-    uint64_t pad[2];
+    uint64_t acc_ticket;  /* accumulate mutex queue (node mates): next ticket */
+    uint64_t acc_serving; /* accumulate mutex queue: ticket whose turn it is */
     struct win_region regions[]; /* dynamic windows only: WIN_DYN_MAX */
 };
 
@@ -114,6 +115,7 @@ struct MPI_ABI_Win {
     struct win_attached *att; /* dynamic: my attached regions */
     int natt;
     struct win_pending *pending; /* gets and puts in flight to other nodes */
+    unsigned idle_syncs;         /* flushes and syncs that found nothing to wait for */
     /* epochs (win_sync.c) */
     int fence_open;  /* a fence opened an epoch that no NOSUCCEED fence closed */
     int lock_all;    /* MPI_Win_lock_all held */

@@ -130,12 +130,34 @@ static void unlock_target(struct MPI_ABI_Win *w, int target, int type)
         win_ctl_atomic(w, target, CTL(readers), SKF_AOP_ADD, (uint64_t)-1, 0);
 }
 
+/* The accumulate mutex word is what the tcp service thread's requests try
+ * (skf_accumulate: compare-and-swap 0 -> holder, never waiting).  Node mates
+ * queue for it in ticket order first: a bare spin lock starved a rank whose
+ * polls, spaced by poll_pause's sleeps, kept losing to ranks retrying at once
+ * (rma_contend without CMA: minutes).  With nobody queued a rank takes the
+ * word directly (two loads more than a bare spin lock); once it holds the
+ * word it passes the turn on, so unlocking stays one store. */
 void win_acc_lock(struct MPI_ABI_Win *w, int target)
 {
     uint64_t me = (uint64_t)mpid.rank + 1;
     unsigned n = 0;
+    struct win_ctl *c = w->t[target].ctl;
+    if (c && __atomic_load_n(&c->acc_ticket, __ATOMIC_ACQUIRE) ==
+                 __atomic_load_n(&c->acc_serving, __ATOMIC_ACQUIRE)) {
+        uint64_t free_word = 0;
+        if (__atomic_compare_exchange_n(&c->acc_mutex, &free_word, me, 0, __ATOMIC_SEQ_CST,
+                                        __ATOMIC_SEQ_CST))
+            return;
+    }
+    if (c) {
+        uint64_t my = __atomic_fetch_add(&c->acc_ticket, 1, __ATOMIC_SEQ_CST);
+        while (__atomic_load_n(&c->acc_serving, __ATOMIC_ACQUIRE) != my)
+            poll_pause(w, &n);
+    }
     while (win_ctl_atomic(w, target, CTL(acc_mutex), SKF_AOP_CSWAP, me, 0) != 0)
         poll_pause(w, &n);
+    if (c)
+        __atomic_fetch_add(&c->acc_serving, 1, __ATOMIC_SEQ_CST);
 }
 
 void win_acc_unlock(struct MPI_ABI_Win *w, int target)
