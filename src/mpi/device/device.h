@@ -204,6 +204,8 @@ struct mpid_state {
                                     or SKIFF_MPI_EAGER_MAX_TCP for ranks over tcp */
     uint8_t *remote;             /* [size] 1: the rank is reached over tcp      */
     size_t rndv_split;           /* from here the sender puts half (0: never)  */
+    size_t pipe_chunk;           /* larger payloads to a node mate go into the ring
+                                    in pieces of this size (SKIFF_MPI_PIPE_CHUNK; 0: off) */
     int node;                    /* my node (a split needs a same-node peer)   */
     size_t stream_remote_max;    /* rendezvous over tcp up to this: streamed (SKIFF_MPI_RNDV_STREAM) */
     int stream_local;            /* no CMA on my node: every rendezvous to a node mate streams */

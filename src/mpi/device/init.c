@@ -46,6 +46,8 @@ int mpid_init(void)
     if (eager > (1LL << 30))
         eager = 1LL << 30; /* wire_hdr_t.len is 32 bits */
     mpid.eager_max = (size_t)eager;
+    long long chunk = skf_param_ll("SKIFF_MPI_PIPE_CHUNK");
+    mpid.pipe_chunk = chunk > 0 ? (size_t)chunk : 0;
     /* The split rendezvous needs CMA both ways (the copy pipeline would make
      * the two copies wait for each other) and shm between the two ranks. */
     struct skf_info info;

@@ -28,6 +28,17 @@
 
 static const wire_cont_t cont_hdr = {.kind = W_CONT};
 
+/* Most payload bytes one ring message of a total-byte message to world
+ * carries.  To a node mate a large payload goes in pieces of pipe_chunk:
+ * the receiver copies piece k out while I copy piece k+1 in, so the two
+ * copies overlap instead of following each other (docs/shm-transport.md). */
+static inline size_t piece_max(int world, size_t total)
+{
+    if (mpid.pipe_chunk && total > mpid.pipe_chunk && world < mpid.size && !mpid.remote[world])
+        return mpid.pipe_chunk;
+    return SIZE_MAX;
+}
+
 static void sendq_append(int world, mpid_req_t *r)
 {
     req_list_t *q = &mpid.sendq[world];
@@ -66,8 +77,9 @@ static int push(mpid_req_t *r)
             if (!(chunk = mpir_dt_chunk(r, off)))
                 n = 1 + mpir_dt_iov(r, off, iov + 1);
         } else if (off < r->cap) {
+            size_t piece = piece_max(r->world, r->cap);
             iov[1].iov_base = (char *)r->buf + off;
-            iov[1].iov_len = r->cap - off;
+            iov[1].iov_len = r->cap - off < piece ? r->cap - off : piece;
             n = 2;
         }
         if (chunk && unlikely(r->world >= mpid.size)) { /* the bridge takes pieces */
@@ -304,7 +316,8 @@ static inline __attribute__((always_inline)) int send_body(const void *buf, size
         /* LAM's fast path: no request unless the ring refuses part of it. */
         wire_hdr_t h;
         fill_envelope(&h, len <= MPID_SHORT_MAX ? W_SHORT : W_EAGER, c, tag, len);
-        struct iovec iov[2] = {{&h, sizeof h}, {(void *)buf, len}};
+        size_t piece = piece_max(world, len);
+        struct iovec iov[2] = {{&h, sizeof h}, {(void *)buf, len < piece ? len : piece}};
         ssize_t k = mpid_chan_send(world, iov, 2);
         if (likely((size_t)k == sizeof h + len)) {
             mpid_cs_exit(held);
