@@ -5,6 +5,8 @@
 #   Skiff:    skiffrun --hosts h1,h2 --launch-agent 'ip netns exec {host}'
 #   MPICH:    mpiexec.mpich inside h1, -launcher ssh -launcher-exec WRAPPER,
 #             UCX_TLS=tcp,self (else UCX uses shared memory between namespaces)
+#   MPICH 5:  mpich5: the same with the PyPI venv's mpiexec (bench/setup-peers.sh;
+#             SKIFF_PEERS_DIR), MPICH_CH4_NETMOD=ucx, UCX_TLS=tcp,self
 #   Open MPI: mpirun.openmpi inside h1, plm_rsh_agent WRAPPER, btl self,tcp, pml ob1
 # (the commands of /work/shared/baselines.md section 6).
 #   raw:      tests/netns/raw_tcp_probe.c, one plain TCP connection (busy-polling
@@ -18,7 +20,7 @@
 # driver) instead: MODES are its modes (put_lat get_lat put_bw acc_lat
 # fop_lat cas_lat fence_lat ...), every mode with the sizes RMA_SIZES
 # (default 8; fop/cas ignore it), IMPLS without raw.  TIMEOUT=s bounds each run (300).
-# IMPLS="skiff mpich openmpi raw rawcc" and MODES="latency bw msgrate" choose what
+# IMPLS="skiff mpich mpich5 openmpi raw rawcc" and MODES="latency bw msgrate" choose what
 # runs (raw has no msgrate).  Prints "impl,bench,size,value,unit" lines and the
 # medians; raw output in $OUT.
 set -eu
@@ -39,8 +41,10 @@ SRCS="$SRC/mpi_pt2pt.c"
 [ "$PROG" != mpi_rma ] || SRCS="-I$SRC/suite $SRC/mpi_rma.c $SRC/suite/suite.c"
 "$B/bin/mpicc" -O2 -o "$OUT/pt_skiff" $SRCS
 mpicc.mpich -O2 -w -o "$OUT/pt_mpich" $SRCS
+MPICH5=${SKIFF_PEERS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/skiff/peers}/mpich5/bin
 IMPLS=${IMPLS:-skiff mpich openmpi raw rawcc}
 case " $IMPLS " in *" openmpi "*) mpicc.openmpi -O2 -w -o "$OUT/pt_openmpi" $SRCS ;; esac
+case " $IMPLS " in *" mpich5 "*) "$MPICH5/mpicc" -O2 -w -o "$OUT/pt_mpich5" $SRCS ;; esac
 [ -z "${BASE:-}" ] || "$BASE/bin/mpicc" -O2 -o "$OUT/pt_base" $SRCS
 cc -O2 -o "$OUT/raw_tcp_probe" "$(dirname "$0")/raw_tcp_probe.c"
 IMPLS=${IMPLS:-skiff mpich openmpi raw rawcc}
@@ -65,6 +69,9 @@ run() { # impl mode sizes
     mpich) timeout ${TIMEOUT:-300} ip netns exec "$H1" mpiexec.mpich -launcher ssh -launcher-exec "$OUT/agent" \
                -hosts "$A1,$A2" -ppn 1 -n 2 -genv UCX_TLS tcp,self -genv BENCH_PIN 1 \
                "$OUT/pt_mpich" "$2" --sizes "$3" ;;
+    mpich5) timeout ${TIMEOUT:-300} ip netns exec "$H1" "$MPICH5/mpiexec" -launcher ssh -launcher-exec "$OUT/agent" \
+               -hosts "$A1,$A2" -ppn 1 -n 2 -genv MPICH_CH4_NETMOD ucx -genv UCX_TLS tcp,self -genv BENCH_PIN 1 \
+               "$OUT/pt_mpich5" "$2" --sizes "$3" ;;
     openmpi) timeout ${TIMEOUT:-300} ip netns exec "$H1" env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
                mpirun.openmpi -H "$A1,$A2" --map-by node --bind-to none --mca plm_rsh_agent "$OUT/agent" \
                --mca btl self,tcp --mca pml ob1 -x BENCH_PIN=1 -n 2 "$OUT/pt_openmpi" "$2" --sizes "$3" ;;
