@@ -64,7 +64,7 @@ peer_run() {
     shift 2
     case $name in
     openmpi|ompi5) timeout "${PEER_TIMEOUT:-300}" env $(peer_env "$name") "$(peer_launcher "$name")" --oversubscribe --bind-to none \
-                       -x BENCH_PIN -n "$n" "$@" ;;
+                       ${BENCH_PIN:+-x BENCH_PIN} -n "$n" "$@" ;;
     *) timeout "${PEER_TIMEOUT:-300}" env $(peer_env "$name") "$(peer_launcher "$name")" -n "$n" "$@" ;;
     esac
 }
