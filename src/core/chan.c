@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/config.h"
 #include "core/core.h"
@@ -351,6 +352,19 @@ void skf_kick(skf_chan_t *ch)
             ch->tops[i]->kick(ch->tp[i]);
 }
 
+/* First call: start a clock of `ns`; later calls: 1 once it has run out. */
+static int spin_time_up(struct timespec *until, long long ns)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (!until->tv_sec && !until->tv_nsec) {
+        long long end = now.tv_nsec + ns;
+        *until = (struct timespec){now.tv_sec + (time_t)(end / 1000000000LL), (long)(end % 1000000000LL)};
+        return 0;
+    }
+    return now.tv_sec > until->tv_sec || (now.tv_sec == until->tv_sec && now.tv_nsec > until->tv_nsec);
+}
+
 int skf_wait(skf_chan_t *ch, int events, int timeout_ms)
 {
     if (!ch || events <= 0 || (events & ~(SKF_READABLE | SKF_WRITABLE | SKF_GET_DONE)) ||
@@ -386,8 +400,17 @@ int skf_wait(skf_chan_t *ch, int events, int timeout_ms)
     if ((events & SKF_WRITABLE) && ch->blocked_tp < 0)
         return SKF_WRITABLE;
     int turn = (events & SKF_WRITABLE) ? ch->blocked_tp : ch->last_tp;
+    /* Several transports means tcp among them: its polls are system calls,
+     * and SKIFF_SPIN of them would spin for milliseconds.  The polling phase
+     * also ends after SKIFF_TCP_SPIN_US (clock read from the 16th poll on;
+     * why: tcp.c, spin_ready). */
+    long spin = ctx->shm.spin;
+    struct timespec spin_until = {0, 0};
     for (long polls = 0, waited = 0;; polls++) {
-        if (polls < ctx->shm.spin ? serve_fb_now(ch) : SERVES_FB(ch)) /* each slice once asleep */
+        if (polls < spin && (polls & 15) == 15 && ch->ntp > 1 && ctx->shm.tcp_spin_ns > 0 &&
+            spin_time_up(&spin_until, ctx->shm.tcp_spin_ns))
+            spin = polls;
+        if (polls < spin ? serve_fb_now(ch) : SERVES_FB(ch)) /* each slice once asleep */
             skf_fallback_progress(ctx);
         for (int i = 0; i < ch->ntp; i++) {
             int ev = events & (SKF_READABLE | SKF_GET_DONE | (i == ch->blocked_tp ? SKF_WRITABLE : 0));
@@ -398,7 +421,7 @@ int skf_wait(skf_chan_t *ch, int events, int timeout_ms)
                 return r;
             }
         }
-        if (polls < ctx->shm.spin)
+        if (polls < spin)
             continue;
         if (timeout_ms >= 0 && waited >= timeout_ms)
             return 0;

@@ -64,6 +64,8 @@ const skf_param_t skf_params[] = {
      POW2(16 * KI, GI)},
     {"SKIFF_TCP_CC", "reno", "tcp: congestion control of Skiff's sockets (TCP_CONGESTION; system: leave the system's default)",
      TEXT(check_tcp_cc)},
+    {"SKIFF_TCP_SPIN_US", "100", "tcp: longest busy-poll (microseconds) of a wait before it sleeps in epoll_wait, whatever SKIFF_SPIN says (0: SKIFF_SPIN alone; docs/tcp.md)",
+     NUM(0, 1000000)},
     {"SKIFF_TCP_SERVE_SPIN", "0", "tcp: microseconds the one-sided service thread polls for the next request after serving one before it sleeps (0: sleep at once; helps only with a core to spare, docs/tcp.md)",
      NUM(0, 1000000)},
     {"SKIFF_TCP_TIMEOUT", "10000", "tcp: ms before a silent or unreachable peer counts as gone (keepalive, user timeout, handshake)",

@@ -23,6 +23,8 @@ struct skf_shm_conf {
     int dedicated_max;     /* dedicated rings per receiver (<= 63)               */
     long dedicated_after;  /* shared-ring messages before a sender gets its own  */
     long spin;             /* polls before sleeping                              */
+    long long tcp_spin_ns; /* SKIFF_TCP_SPIN_US: longest polling phase of a wait
+                            * that polls tcp (each poll a system call)          */
     int yields;            /* sched_yield rounds before sleeping (oversubscribed) */
 };
 

@@ -60,6 +60,7 @@ static void read_config(skf_ctx_t *ctx)
      * measured with skf_chan_bench tokenring, docs/shm-transport.md). */
     c->spin = spin > 0 ? (long)spin : (ctx->oversubscribed ? 4 : 20000);
     c->yields = yields > 0 ? (int)yields : (ctx->oversubscribed ? 1 : 0);
+    c->tcp_spin_ns = skf_param_ll("SKIFF_TCP_SPIN_US") * 1000;
     if (spin < 0)
         c->spin = 0;
     if (yields < 0)

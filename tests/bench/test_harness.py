@@ -132,6 +132,7 @@ def test_fake(script, bindir, work):
           "ratio table printed with skiff as reference")
     check(any(l.startswith("| latency | 8 | 2 | usec |") and "(twin)" in l for l in res.stdout.splitlines()),
           "ratio table has a latency 8 B line against twin")
+    check("| skiff is | twin |" in res.stdout, "every peer has a column of its own in the ratio table")
     check(os.path.exists(os.path.join(out, "results.md")), "results.md written")
     check("plots:" in res.stdout, "says what happened to the plots")
     check("payload: fresh" in open(os.path.join(out, "meta.txt")).read(), "meta.txt names the payload variant")
@@ -159,13 +160,16 @@ def test_missing(script, bindir, work):
         src = os.path.join(bindir, tool)
         if os.path.exists(src):
             forward(os.path.join(broken, tool), os.path.abspath(src))
+    os.environ["SKIFF_PEERS_DIR"] = os.path.join(work, "no-peers")  # no PyPI venvs there
     res = bench(script, ["compare", "--quick", "--runs", "1", "--only", "latency,alltoall", "--sizes", "8",
-                         "--with", "nosuchmpi", "--out", out, "--mpi", "skiff=/nonexistent/skiff/bin",
+                         "--with", "nosuchmpi,impi", "--out", out, "--mpi", "skiff=/nonexistent/skiff/bin",
                          "--mpi", "ghost=" + os.path.join(work, "no-such-dir"), "--mpi", "broken=" + broken])
     check(res.returncode == 0, "missing MPIs are not fatal (exit %d)" % res.returncode)
     text = res.stdout
     check("skiff      skipped: /nonexistent/skiff/bin: no such directory" in text, "absent skiff reported")
     check("nosuchmpi  skipped: unknown MPI 'nosuchmpi'" in text, "unknown --with name reported")
+    check("impi       skipped: not installed in " in text and "bench/setup-peers.sh" in text,
+          "an absent PyPI peer is reported with the script that installs it")
     check("ghost      skipped:" in text and "no such directory" in text, "absent --mpi dir reported")
     check("alltoall@np2" in text and "broken     skipped: build failed:" in text and "MPI_Alltoall" in text,
           "a benchmark that fails to build is skipped with the compiler's reason")

@@ -5,6 +5,8 @@
 #   Skiff:    skiffrun --hosts h1,h2 --launch-agent 'ip netns exec {host}'
 #   MPICH:    mpiexec.mpich inside h1, -launcher ssh -launcher-exec WRAPPER,
 #             UCX_TLS=tcp,self (else UCX uses shared memory between namespaces)
+#   MPICH 5:  mpich5: the same with the PyPI venv's mpiexec (bench/setup-peers.sh;
+#             SKIFF_PEERS_DIR), MPICH_CH4_NETMOD=ucx, UCX_TLS=tcp,self
 #   Open MPI: mpirun.openmpi inside h1, plm_rsh_agent WRAPPER, btl self,tcp, pml ob1
 # (the commands of /work/shared/baselines.md section 6).
 #   raw:      tests/netns/raw_tcp_probe.c, one plain TCP connection (busy-polling
@@ -12,13 +14,17 @@
 #             the system's congestion control; rawcc: the same with Skiff's
 #             (SKIFF_TCP_CC, default reno)
 #   base:     Skiff of another build, BASE=<builddir> (before/after in one run)
+#   skiffx:   this Skiff with SKIFF_X="VAR=VALUE ..." in its ranks' environment
+#             (a setting against the default in one run)
+# ITERS=n fixes the iterations of every MPI run (mpi_pt2pt --iters; default:
+# its own budget, 100000 round trips at 8 B, minutes on a loaded machine).
 # NS_CC=name sets both namespaces' default congestion control (every MPI then
 # uses it: the fair check of what SKIFF_TCP_CC buys).
 # PROG=mpi_rma runs the one-sided benchmarks (bench/mpi_rma.c + the suite's
 # driver) instead: MODES are its modes (put_lat get_lat put_bw acc_lat
 # fop_lat cas_lat fence_lat ...), every mode with the sizes RMA_SIZES
 # (default 8; fop/cas ignore it), IMPLS without raw.  TIMEOUT=s bounds each run (300).
-# IMPLS="skiff mpich openmpi raw rawcc" and MODES="latency bw msgrate" choose what
+# IMPLS="skiff mpich mpich5 openmpi raw rawcc" and MODES="latency bw msgrate" choose what
 # runs (raw has no msgrate).  Prints "impl,bench,size,value,unit" lines and the
 # medians; raw output in $OUT.
 set -eu
@@ -39,8 +45,10 @@ SRCS="$SRC/mpi_pt2pt.c"
 [ "$PROG" != mpi_rma ] || SRCS="-I$SRC/suite $SRC/mpi_rma.c $SRC/suite/suite.c"
 "$B/bin/mpicc" -O2 -o "$OUT/pt_skiff" $SRCS
 mpicc.mpich -O2 -w -o "$OUT/pt_mpich" $SRCS
+MPICH5=${SKIFF_PEERS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/skiff/peers}/mpich5/bin
 IMPLS=${IMPLS:-skiff mpich openmpi raw rawcc}
 case " $IMPLS " in *" openmpi "*) mpicc.openmpi -O2 -w -o "$OUT/pt_openmpi" $SRCS ;; esac
+case " $IMPLS " in *" mpich5 "*) "$MPICH5/mpicc" -O2 -w -o "$OUT/pt_mpich5" $SRCS ;; esac
 [ -z "${BASE:-}" ] || "$BASE/bin/mpicc" -O2 -o "$OUT/pt_base" $SRCS
 cc -O2 -o "$OUT/raw_tcp_probe" "$(dirname "$0")/raw_tcp_probe.c"
 IMPLS=${IMPLS:-skiff mpich openmpi raw rawcc}
@@ -54,25 +62,33 @@ exec ip netns exec \$ns env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONF
 WRAP
 chmod +x "$OUT/agent"
 A1=$(netns_addr 1) A2=$(netns_addr 2)
+ITERS_ARG=${ITERS:+--iters $ITERS}
 LAT=${LAT:-8,1024,65536,1048576,4194304}
 BW=${BW:-1024,65536,1048576,4194304}
 run() { # impl mode sizes
     case $1 in
     base) timeout ${TIMEOUT:-300} "$BASE/bin/skiffrun" --hosts "$H1,$H2" --launch-agent 'ip netns exec {host}' \
-               --launcher-addr "$(netns_launcher_addr)" -x BENCH_PIN=1 "$OUT/pt_base" "$2" --sizes "$3" ;;
+               --launcher-addr "$(netns_launcher_addr)" -x BENCH_PIN=1 "$OUT/pt_base" "$2" --sizes "$3" $ITERS_ARG ;;
     skiff) timeout ${TIMEOUT:-300} "$B/bin/skiffrun" --hosts "$H1,$H2" --launch-agent 'ip netns exec {host}' \
-               --launcher-addr "$(netns_launcher_addr)" -x BENCH_PIN=1 "$OUT/pt_skiff" "$2" --sizes "$3" ;;
+               --launcher-addr "$(netns_launcher_addr)" -x BENCH_PIN=1 "$OUT/pt_skiff" "$2" --sizes "$3" $ITERS_ARG ;;
+    skiffx) local x= kv
+         for kv in ${SKIFF_X:?skiffx needs SKIFF_X=\"VAR=VALUE ...\"}; do x="$x -x $kv"; done
+         timeout ${TIMEOUT:-300} "$B/bin/skiffrun" --hosts "$H1,$H2" --launch-agent 'ip netns exec {host}' \
+               --launcher-addr "$(netns_launcher_addr)" -x BENCH_PIN=1 $x "$OUT/pt_skiff" "$2" --sizes "$3" $ITERS_ARG ;;
     mpich) timeout ${TIMEOUT:-300} ip netns exec "$H1" mpiexec.mpich -launcher ssh -launcher-exec "$OUT/agent" \
                -hosts "$A1,$A2" -ppn 1 -n 2 -genv UCX_TLS tcp,self -genv BENCH_PIN 1 \
-               "$OUT/pt_mpich" "$2" --sizes "$3" ;;
+               "$OUT/pt_mpich" "$2" --sizes "$3" $ITERS_ARG ;;
+    mpich5) timeout ${TIMEOUT:-300} ip netns exec "$H1" "$MPICH5/mpiexec" -launcher ssh -launcher-exec "$OUT/agent" \
+               -hosts "$A1,$A2" -ppn 1 -n 2 -genv MPICH_CH4_NETMOD ucx -genv UCX_TLS tcp,self -genv BENCH_PIN 1 \
+               "$OUT/pt_mpich5" "$2" --sizes "$3" $ITERS_ARG ;;
     openmpi) timeout ${TIMEOUT:-300} ip netns exec "$H1" env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
                mpirun.openmpi -H "$A1,$A2" --map-by node --bind-to none --mca plm_rsh_agent "$OUT/agent" \
-               --mca btl self,tcp --mca pml ob1 -x BENCH_PIN=1 -n 2 "$OUT/pt_openmpi" "$2" --sizes "$3" ;;
+               --mca btl self,tcp --mca pml ob1 -x BENCH_PIN=1 -n 2 "$OUT/pt_openmpi" "$2" --sizes "$3" $ITERS_ARG ;;
     raw|rawcc) [ "$2" != msgrate ] || return 0
          local cc=; [ "$1" = raw ] || cc=${SKIFF_TCP_CC:-reno}
          ip netns exec "$H2" env RAW_TCP_CC="$cc" taskset -c 1 timeout ${TIMEOUT:-300} "$OUT/raw_tcp_probe" server 47011 &
          local srv=$!
-         ip netns exec "$H1" env RAW_TCP_CC="$cc" taskset -c 0 timeout ${TIMEOUT:-300} "$OUT/raw_tcp_probe" client "$A2" 47011 "$2" "$3"
+         ip netns exec "$H1" env RAW_TCP_CC="$cc" RAW_TCP_ITERS="${ITERS:-}" taskset -c 0 timeout ${TIMEOUT:-300} "$OUT/raw_tcp_probe" client "$A2" 47011 "$2" "$3"
          local rc=$?
          wait $srv
          return $rc ;;

@@ -12,7 +12,8 @@
  *          (the shape of bench/mpi_pt2pt.c's bw; MB/s, 1e6 bytes/s)
  * One TCP_NODELAY connection, default socket buffers, no pinning (the
  * caller runs it under taskset).  RAW_TCP_CC=name sets the congestion
- * control of both ends (TCP_CONGESTION; default: the system's).  Output as mpi_pt2pt: "bench,size,value,unit".
+ * control of both ends (TCP_CONGESTION; default: the system's); RAW_TCP_ITERS=n
+ * fixes the iterations (else a budget like bench/mpi_pt2pt.c's).  Output as mpi_pt2pt: "bench,size,value,unit".
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -83,6 +84,9 @@ static void tune(int fd)
 
 static long iters_for(int lat, long size)
 {
+    const char *fixed = getenv("RAW_TCP_ITERS"); /* bench_netns.sh ITERS=n: as the MPIs' --iters */
+    if (fixed && atol(fixed) > 0)
+        return atol(fixed);
     long n = (long)((lat ? 1e8 : 4e9) / (double)(size + 256)) / (lat ? 1 : WINDOW);
     return n < 20 ? 20 : n > 100000 ? 100000 : n;
 }
