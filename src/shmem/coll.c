@@ -25,32 +25,124 @@ static struct shmemi_team *team_arg(shmem_team_t team, const char *call)
 
 /* ---- the algorithms ------------------------------------------------------- */
 
+/* ---- node mates: one staging area each, read in parallel -----------------
+ *
+ * Every PE's reserved heap has SHMEMI_COLL_SCRATCH bytes a collective stages
+ * its contribution in: a header (how long, and whether the bytes are in the
+ * scratch or still in the source) and the bytes.  Node mates read it through
+ * their mapping and add 1 to the owner's coll_count when done.  The owner
+ * does not wait for those reads before returning: it waits at its next
+ * staging, when the scratch is to be reused (by then the readers are long
+ * done).  A contribution too large for the scratch is read in place, from the
+ * (symmetric) source, and then the owner waits for its readers before it
+ * returns, as the caller may reuse the source.  So the gathering collectives
+ * need one barrier (the contributions are ready) instead of two, and the
+ * broadcast none: its root signals the members directly. */
+
+struct stage_head {
+    uint64_t len;    /* bytes offered */
+    uint64_t staged; /* 1: in the scratch after the header; 0: in place at the source */
+};
+#define STAGE_DATA 64 /* the bytes start a cache line after the header */
+#define STAGE_MAX (SHMEMI_COLL_SCRATCH - STAGE_DATA)
+
+static uint64_t reads_due; /* my coll_count once every reader of my offers is done */
+
+/* Offer len bytes at src to `readers` node mates: staged if they fit, else in
+ * place (offer_done then waits for the reads).  Returns whether staged. */
+static int offer(const void *src, size_t len, int readers)
+{
+    struct stage_head *h = (struct stage_head *)shmemi.coll_scratch;
+    shmemi_wait_count(reads_due); /* the last offer's readers are done with the scratch */
+    h->len = len;
+    h->staged = len <= STAGE_MAX;
+    if (h->staged)
+        memcpy(shmemi.coll_scratch + STAGE_DATA, src, len);
+    reads_due += (uint64_t)readers;
+    return (int)h->staged;
+}
+
+/* After my own reads: an offer left in place must be read before I return. */
+static void offer_done(int staged)
+{
+    if (!staged)
+        shmemi_wait_count(reads_due);
+}
+
+/* Read at most max bytes of PE pe's offer, from `at` bytes into it, into
+ * dest (src: the offer's source address, symmetric, for one left in place);
+ * tell pe I am done with it.  Returns the offer's whole length. */
+static size_t take(const char *call, int pe, void *dest, const void *src, size_t at, size_t max)
+{
+    const struct stage_head *h =
+        (const struct stage_head *)shmemi_mapped(shmemi.coll_scratch, SHMEMI_COLL_SCRATCH, pe);
+    size_t len = (size_t)h->len, n = len - at < max ? len - at : max;
+    if (h->staged)
+        memcpy(dest, (const char *)h + STAGE_DATA + at, n);
+    else
+        shmemi_get(call, dest, (const char *)src + at, n, pe);
+    shmemi_count_add(pe);
+    return len;
+}
+
+/* Broadcast among node mates: the root offers its source and signals every
+ * member; each takes it into its own dest (so a dest changes only while its
+ * PE is in the call).  Each member wakes once, on the root's signal. */
+static void bcast_node(const char *call, const struct shmemi_team *t, void *dest, const void *src,
+                       size_t bytes, int root, int root_too)
+{
+    int root_pe = shmemi_member(t, root);
+    if (t->my != root) {
+        shmemi_wait_signal(root_pe);
+        take(call, root_pe, dest, src, 0, bytes);
+        return;
+    }
+    int staged = offer(src, bytes, t->n - 1);
+    for (int j = 0; j < t->n; j++)
+        if (j != root)
+            shmemi_signal_pe(shmemi_member(t, j));
+    if (root_too && dest != src)
+        memmove(dest, src, bytes);
+    offer_done(staged);
+}
+
+/* fcollect, collect, alltoall among node mates: offer (alltoall: all my
+ * blocks), one barrier, take every other member's block, my own from my
+ * source. */
+enum gather_kind { G_FCOLLECT, G_COLLECT, G_ALLTOALL };
+static void gather_node(const char *call, const struct shmemi_team *t, void *dest, const void *src,
+                        size_t bytes, enum gather_kind kind)
+{
+    int n = t->n;
+    size_t mine = kind == G_ALLTOALL ? bytes * (size_t)n : bytes;
+    int staged = offer(src, mine, n - 1);
+    shmemi_team_sync(t);
+    size_t at = 0;
+    for (int j = 0; j < n; j++) {
+        char *to = (char *)dest + (kind == G_COLLECT ? at : (size_t)j * bytes);
+        size_t from = kind == G_ALLTOALL ? (size_t)t->my * bytes : 0;
+        if (j == t->my) {
+            memmove(to, (const char *)src + from, bytes);
+            at += bytes;
+        } else {
+            /* collect: the length is the offer's (len - 0); the others: one block */
+            size_t len = take(call, shmemi_member(t, j), to, src, from,
+                              kind == G_COLLECT ? (size_t)-1 : bytes);
+            at += kind == G_COLLECT ? len : bytes;
+        }
+    }
+    offer_done(staged);
+}
+
+/* ---- the algorithms ------------------------------------------------------- */
+
 static void bcast(const char *call, const struct shmemi_team *t, void *dest, const void *src,
                   size_t bytes, int root, int root_too)
 {
     if (root < 0 || root >= t->n)
         shmemi_fatal(call, "invalid PE_root %d (the team has %d PEs)", root, t->n);
     if (shmemi_node_shape(t)) {
-        /* Node mates: each member signals the root when it is inside the
-         * call (so its dest may change), the root copies its source into
-         * every dest and signals each member.  A member's dest changes only
-         * while it is in the call, and the root never waits for "read". */
-        int root_pe = shmemi_member(t, root);
-        if (t->my != root) {
-            shmemi_signal_pe(root_pe);
-            shmemi_wait_signal(root_pe);
-            return;
-        }
-        for (int j = 0; j < t->n; j++)
-            if (j != root)
-                shmemi_wait_signal(shmemi_member(t, j));
-        for (int j = 0; j < t->n; j++)
-            if (j != root) {
-                shmemi_put(call, dest, src, bytes, shmemi_member(t, j));
-                shmemi_signal_pe(shmemi_member(t, j));
-            }
-        if (root_too && dest != src)
-            memmove(dest, src, bytes);
+        bcast_node(call, t, dest, src, bytes, root, root_too);
         return;
     }
     shmemi_team_sync(t);
@@ -64,6 +156,10 @@ static void bcast(const char *call, const struct shmemi_team *t, void *dest, con
 static void fcollect(const char *call, const struct shmemi_team *t, void *dest, const void *src,
                      size_t bytes)
 {
+    if (shmemi_node_shape(t)) {
+        gather_node(call, t, dest, src, bytes, G_FCOLLECT);
+        return;
+    }
     shmemi_team_sync(t);
     for (int j = 0; j < t->n; j++)
         shmemi_get(call, (char *)dest + (size_t)j * bytes, src, bytes, shmemi_member(t, j));
@@ -74,6 +170,10 @@ static void fcollect(const char *call, const struct shmemi_team *t, void *dest, 
 static void collect(const char *call, const struct shmemi_team *t, void *dest, const void *src,
                     size_t bytes)
 {
+    if (shmemi_node_shape(t)) {
+        gather_node(call, t, dest, src, bytes, G_COLLECT);
+        return;
+    }
     __atomic_store_n(shmemi.coll_word, (uint64_t)bytes, __ATOMIC_RELEASE);
     shmemi_team_sync(t);
     size_t at = 0;
@@ -90,6 +190,10 @@ static void collect(const char *call, const struct shmemi_team *t, void *dest, c
 static void alltoall(const char *call, const struct shmemi_team *t, void *dest, const void *src,
                      size_t bytes)
 {
+    if (shmemi_node_shape(t)) {
+        gather_node(call, t, dest, src, bytes, G_ALLTOALL);
+        return;
+    }
     shmemi_team_sync(t);
     for (int j = 0; j < t->n; j++)
         shmemi_get(call, (char *)dest + (size_t)j * bytes,

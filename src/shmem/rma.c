@@ -12,10 +12,10 @@
  */
 #include "shmemi.h"
 
-/* Puts up to this size are staged and pipelined; larger ones go from the
- * caller's buffer (no copy) and wait for their answer, whose round trip they
- * amortise themselves. */
-#define PUT_FLIGHT_MAX ((size_t)16 << 10)
+/* Puts up to this size are staged (flight.c's pool) and pipelined; larger
+ * ones go from the caller's buffer (no copy) and wait for their answer, whose
+ * round trip they amortise themselves. */
+#define PUT_FLIGHT_MAX ((size_t)256 << 10)
 /* Strided gets over the channel: this many elements in flight at once. */
 #define IGET_BATCH 64
 

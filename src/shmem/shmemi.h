@@ -65,6 +65,11 @@ struct shmemi_state {
     uint64_t *sync_in;
     uint64_t *coll_word;
     struct shmemi_bell *bell; /* my doorbell, right after coll_word (sync.c) */
+    /* coll_count: node mates add 1 when done with something of mine (a
+     * broadcast's source read); coll_count_want: what I wait for it to reach
+     * while I sleep (sync.c).  coll_scratch: SHMEMI_COLL_SCRATCH bytes (coll.c). */
+    uint64_t *coll_count, *coll_count_want;
+    char *coll_scratch;
     uint64_t *sync_expect; /* [npes] private: signals from PE j waited for so far */
     size_t heap_reserved;  /* bytes of the heap before the user's part */
     size_t heap_user;      /* SHMEM_SYMMETRIC_SIZE */
@@ -253,6 +258,12 @@ void shmemi_poll_pause(unsigned *round);
  * doorbell rung if it sleeps); wait for the next signal of PE from. */
 void shmemi_signal_pe(int pe);
 void shmemi_wait_signal(int from);
+/* Acknowledgements between node mates: +1 on mapped PE pe's coll_count
+ * (waking it if that reaches what it waits for); wait for mine to reach want. */
+void shmemi_count_add(int pe);
+void shmemi_wait_count(uint64_t want);
+/* Bytes of each PE's reserved heap a collective may stage in (coll.c). */
+#define SHMEMI_COLL_SCRATCH ((size_t)64 << 10)
 /* Every member of t is mapped here and few (or more than the CPUs): the
  * barrier, broadcast and reductions then go through member 0 or the root. */
 int shmemi_node_shape(const struct shmemi_team *t);
