@@ -126,8 +126,31 @@ static char *pool_take(struct flight *f, size_t len, const char *call, int pe)
     return pool + at % POOL_BYTES;
 }
 
-/* Keep a started operation (rc as skf_*_start returned) in the ring. */
-static void started(struct flight *f, const char *call, int pe, int rc)
+/* Requests of deferred puts not yet pushed; a push at this many, or at this
+ * many of their bytes, keeps the stream moving. */
+#define PUSH_BATCH 64
+#define PUSH_BYTES ((size_t)64 << 10)
+static unsigned unpushed;
+static size_t unpushed_bytes;
+
+static void push(void)
+{
+    unpushed = 0;
+    unpushed_bytes = 0;
+    skf_rma_push(shmemi.ch);
+}
+
+void shmemi_flight_push(void)
+{
+    shmemi_chan_enter();
+    if (unpushed)
+        push();
+    shmemi_chan_leave();
+}
+
+/* Keep a started operation (rc as skf_*_start returned) in the ring; push
+ * its request out unless it may be deferred (len: its bytes). */
+static void started(struct flight *f, const char *call, int pe, int rc, int defer, size_t len)
 {
     if (rc < 0)
         shmemi_fatal(call, "reaching PE %d over the channel failed: %s", pe, skf_strerror(rc));
@@ -138,12 +161,17 @@ static void started(struct flight *f, const char *call, int pe, int rc)
     tail++;
     __atomic_store_n(&shmemi_in_flight, tail - head, __ATOMIC_RELAXED);
     /* Out now, not at the next progress pass: the target may be waiting for
-     * it while I am away from SHMEM (in MPI, computing). */
-    skf_rma_push(shmemi.ch);
+     * it while I am away from SHMEM (in MPI, computing).  Only the _nbi puts
+     * (and iput's elements but its last) may wait for a batch: the standard
+     * completes those at quiet, and quiet, every wait and every other
+     * operation started here push them. */
+    if (defer && ++unpushed < PUSH_BATCH && (unpushed_bytes += len) < PUSH_BYTES)
+        return;
+    push();
 }
 
 void shmemi_put_flight(const char *call, const skf_mr_key_t *key, size_t off, const void *src,
-                       size_t len, int pe)
+                       size_t len, int pe, int defer)
 {
     shmemi_chan_enter();
     struct flight *f = take_slot();
@@ -153,7 +181,7 @@ void shmemi_put_flight(const char *call, const skf_mr_key_t *key, size_t off, co
     int rc = skf_put_start(shmemi.ch, key, off, from, len, &f->a.op);
     if (rc == 1) /* done at once: its pool bytes (the newest) are free again */
         pool_tail = pool_before > pool_head ? pool_before : pool_head;
-    started(f, call, pe, rc);
+    started(f, call, pe, rc, defer, len);
     shmemi_chan_leave();
 }
 
@@ -162,13 +190,15 @@ void shmemi_amo_flight(const char *call, const skf_mr_key_t *key, size_t off, in
 {
     shmemi_chan_enter();
     struct flight *f = take_slot();
-    started(f, call, pe, skf_atomic_start(shmemi.ch, key, off, op, size, v, 0, &f->a));
+    started(f, call, pe, skf_atomic_start(shmemi.ch, key, off, op, size, v, 0, &f->a), 0, 0);
     shmemi_chan_leave();
 }
 
 void shmemi_quiet_slow(void)
 {
     shmemi_chan_enter();
+    if (unpushed)
+        push();
     while (tail != head)
         retire_oldest();
     shmemi_chan_leave();
@@ -195,7 +225,7 @@ void shmemi_signal_flight(const char *call, uint64_t *word, int pe)
     if (rc >= 0)
         rc = skf_atomic_start(shmemi.ch, key, off, SKF_AOP_ADD, 8, 1, 0, a);
     if (rc >= 0)
-        skf_rma_push(shmemi.ch);
+        push();
     shmemi_chan_leave();
     if (rc < 0)
         shmemi_fatal(call, "signalling PE %d over the channel failed: %s", pe, skf_strerror(rc));

@@ -155,9 +155,13 @@ static inline char *shmemi_mapped(const void *addr, size_t len, int pe)
 /* ---- channel operations in flight (flight.c) ---- */
 extern unsigned shmemi_in_flight __attribute__((visibility("hidden")));
 /* Start a put of len bytes (source copied first: reusable at return) or a
- * non-fetching AMO on PE pe's exposure key at off; errors stop the job. */
+ * non-fetching AMO on PE pe's exposure key at off; errors stop the job.
+ * defer: the put's request may wait for the next push (a batch of deferred
+ * puts leaves in one write; flight.c says when they go at the latest). */
 void shmemi_put_flight(const char *call, const skf_mr_key_t *key, size_t off, const void *src,
-                       size_t len, int pe);
+                       size_t len, int pe, int defer);
+/* Send every deferred request now. */
+void shmemi_flight_push(void);
 void shmemi_amo_flight(const char *call, const skf_mr_key_t *key, size_t off, int op, int size,
                        uint64_t v, int pe);
 /* The barrier's signal (+1 on PE pe's word) over the channel: in flight,
@@ -175,6 +179,7 @@ static inline void shmemi_quiet(void)
 
 /* ---- RMA (rma.c) ---- */
 void shmemi_put_slow(const char *call, void *dest, const void *src, size_t len, int pe);
+void shmemi_put_slow_nbi(const char *call, void *dest, const void *src, size_t len, int pe);
 void shmemi_get_slow(const char *call, void *dest, const void *src, size_t len, int pe);
 static inline void shmemi_put(const char *call, void *dest, const void *src, size_t len, int pe)
 {
@@ -183,6 +188,16 @@ static inline void shmemi_put(const char *call, void *dest, const void *src, siz
         memcpy(p, src, len);
     else
         shmemi_put_slow(call, dest, src, len, pe);
+}
+/* The _nbi forms: over the channel the request may be batched with the next
+ * ones (it leaves at quiet at the latest). */
+static inline void shmemi_put_nbi(const char *call, void *dest, const void *src, size_t len, int pe)
+{
+    char *p = shmemi_mapped(dest, len, pe);
+    if (SHMEMI_LIKELY(p != NULL))
+        memcpy(p, src, len);
+    else
+        shmemi_put_slow_nbi(call, dest, src, len, pe);
 }
 static inline void shmemi_get(const char *call, void *dest, const void *src, size_t len, int pe)
 {
