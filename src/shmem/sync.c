@@ -28,7 +28,9 @@
  * signaller adds to the counter, then reads the sleeper count and whom the
  * sleeper waits for, and rings when that is itself (all sequentially
  * consistent, so one of them always sees the other: no lost wake-up, and
- * no PE is woken by a signal it does not wait for yet).  Only
+ * no PE is woken by a signal it does not wait for yet).  The same bell
+ * serves the collectives' read counter (coll_count): a sleeper publishes the
+ * count it waits for, and only the add that reaches it rings.  Only
  * node mates ring; a counter raised over the channel is polled (waits there
  * also drive the channel).
  */
