@@ -65,9 +65,9 @@ struct shmemi_state {
     uint64_t *sync_in;
     uint64_t *coll_word;
     struct shmemi_bell *bell; /* my doorbell, right after coll_word (sync.c) */
-    /* coll_count: node mates add 1 when done with something of mine (a
-     * broadcast's source read); coll_count_want: what I wait for it to reach
-     * while I sleep (sync.c).  coll_scratch: SHMEMI_COLL_SCRATCH bytes (coll.c). */
+    /* coll_count[h]: node mates add 1 when done reading my offer in scratch
+     * half h; coll_count_want: what I wait for one to reach while I sleep
+     * (sync.c).  coll_scratch: SHMEMI_COLL_SCRATCH bytes, two halves (coll.c). */
     uint64_t *coll_count, *coll_count_want;
     char *coll_scratch;
     uint64_t *sync_expect; /* [npes] private: signals from PE j waited for so far */
@@ -88,6 +88,8 @@ struct shmemi_team {
     shmem_team_config_t config;
     int nctx;    /* contexts created on it */
     int predefined;
+    unsigned coll_calls; /* node collectives offered on it so far (coll.c: picks the scratch
+                            half; the same on every member, 0 for an active set) */
 };
 static inline int shmemi_member(const struct shmemi_team *t, int i)
 {
@@ -273,12 +275,12 @@ void shmemi_poll_pause(unsigned *round);
  * doorbell rung if it sleeps); wait for the next signal of PE from. */
 void shmemi_signal_pe(int pe);
 void shmemi_wait_signal(int from);
-/* Acknowledgements between node mates: +1 on mapped PE pe's coll_count
+/* Acknowledgements between node mates: +1 on mapped PE pe's coll_count[half]
  * (waking it if that reaches what it waits for); wait for mine to reach want. */
-void shmemi_count_add(int pe);
-void shmemi_wait_count(uint64_t want);
+void shmemi_count_add(int pe, int half);
+void shmemi_wait_count(int half, uint64_t want);
 /* Bytes of each PE's reserved heap a collective may stage in (coll.c). */
-#define SHMEMI_COLL_SCRATCH ((size_t)64 << 10)
+#define SHMEMI_COLL_SCRATCH ((size_t)128 << 10)
 /* Every member of t is mapped here and few (or more than the CPUs): the
  * barrier, broadcast and reductions then go through member 0 or the root. */
 int shmemi_node_shape(const struct shmemi_team *t);

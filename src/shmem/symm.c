@@ -210,7 +210,7 @@ int shmemi_symm_init(void)
     shmemi.coll_word = shmemi.sync_in + n;
     shmemi.bell = (struct shmemi_bell *)(shmemi.coll_word + 1);
     shmemi.coll_count = (uint64_t *)(shmemi.bell + 1);
-    shmemi.coll_count_want = shmemi.coll_count + 1;
+    shmemi.coll_count_want = shmemi.coll_count + 2;
     shmemi.coll_scratch = h->base + words;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     shmemi.oversubscribed = cpus > 0 && mates + 1 > cpus;

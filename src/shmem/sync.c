@@ -87,15 +87,16 @@ void shmemi_poll_pause(unsigned *round)
 
 /* Wake mapped PE pe if it sleeps on its bell waiting for what I just did:
  * my signal (waiting_for == me), or a count that has now reached the want
- * it published (waiting_for == BELL_COUNT; count = the value after my add). */
-#define BELL_COUNT (-2)
-static void ring_bell(int pe, const uint64_t *count_want, uint64_t count)
+ * it published (waiting_for == which: BELL_COUNT - half; count = coll_count[half]
+ * after my add). */
+#define BELL_COUNT (-2) /* - half: waits for coll_count[half] */
+static void ring_bell(int pe, const uint64_t *count_want, uint64_t count, int32_t which)
 {
     struct shmemi_bell *b = (struct shmemi_bell *)shmemi_mapped(shmemi.bell, sizeof *b, pe);
     if (!b || !__atomic_load_n(&b->sleepers, __ATOMIC_SEQ_CST))
         return;
     int32_t waits_for = __atomic_load_n(&b->waiting_for, __ATOMIC_SEQ_CST);
-    if (count_want ? waits_for == BELL_COUNT && count >= __atomic_load_n(count_want, __ATOMIC_SEQ_CST)
+    if (count_want ? waits_for == which && count >= __atomic_load_n(count_want, __ATOMIC_SEQ_CST)
                    : waits_for == shmemi.me) {
         __atomic_fetch_add(&b->ring, 1, __ATOMIC_SEQ_CST);
         syscall(SYS_futex, &b->ring, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
@@ -110,12 +111,12 @@ void shmemi_signal_pe(int pe)
         __atomic_fetch_add((uint64_t *)p, 1, __ATOMIC_SEQ_CST);
     else
         shmemi_signal_flight("shmem barrier", w, pe);
-    ring_bell(pe, NULL, 0);
+    ring_bell(pe, NULL, 0, 0);
 }
 
 /* Wait until my word w (raised by node mates only) reaches want: poll, a few
  * yields, then sleep on my bell saying whom I wait for (waiting_for: a PE,
- * or BELL_COUNT with want published in *count_want). */
+ * or BELL_COUNT - half with want published in *count_want). */
 static void wait_mapped(const uint64_t *w, uint64_t want, int32_t waiting_for, uint64_t *count_want)
 {
     unsigned spin = shmemi.oversubscribed ? SPIN_POLLS_OVER : SPIN_POLLS;
@@ -165,17 +166,19 @@ void shmemi_wait_signal(int from)
     wait_mapped(w, want, from, NULL);
 }
 
-void shmemi_count_add(int pe)
+void shmemi_count_add(int pe, int half)
 {
-    uint64_t *p = (uint64_t *)shmemi_mapped(shmemi.coll_count, sizeof *p, pe);
+    uint64_t *p = (uint64_t *)shmemi_mapped(&shmemi.coll_count[half], sizeof *p, pe);
     uint64_t v = __atomic_add_fetch(p, 1, __ATOMIC_SEQ_CST);
-    ring_bell(pe, (const uint64_t *)shmemi_mapped(shmemi.coll_count_want, sizeof v, pe), v);
+    ring_bell(pe, (const uint64_t *)shmemi_mapped(shmemi.coll_count_want, sizeof v, pe), v,
+              BELL_COUNT - half);
 }
 
-void shmemi_wait_count(uint64_t want)
+void shmemi_wait_count(int half, uint64_t want)
 {
-    if (__atomic_load_n(shmemi.coll_count, __ATOMIC_ACQUIRE) < want)
-        wait_mapped(shmemi.coll_count, want, BELL_COUNT, shmemi.coll_count_want);
+    const uint64_t *w = &shmemi.coll_count[half];
+    if (__atomic_load_n(w, __ATOMIC_ACQUIRE) < want)
+        wait_mapped(w, want, BELL_COUNT - half, shmemi.coll_count_want);
 }
 
 /* Every member mapped here, and few of them or more than the CPUs. */

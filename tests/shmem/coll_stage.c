@@ -1,6 +1,6 @@
 /* coll_stage.c — the node mates' collectives (docs/shmem.md, "Collectives"):
  * broadcast, fcollect, collect and alltoall at sizes below, at and above
- * what a PE stages in its scratch (64 KiB less a 64-byte header), back to
+ * what a PE stages in a scratch half (64 KiB less a 64-byte header), back to
  * back with no barrier between calls, the source overwritten as soon as a
  * call returns (a root or member must not return while its source is still
  * to be read), roots changing every call, on the world team and on odd and
@@ -13,7 +13,7 @@
 
 #include "shtest.h"
 
-#define SCRATCH_DATA ((size_t)(64 << 10) - 64) /* coll.c's STAGE_MAX */
+#define SCRATCH_DATA ((size_t)(64 << 10) - 64) /* coll.c's STAGE_MAX: half the scratch less the header */
 #define BIG ((size_t)200000)                  /* well above it */
 
 static unsigned char *src, *dst; /* symmetric, BIG * npes each */
