@@ -29,7 +29,9 @@
 
 #define FLIGHT_SLOTS 256                  /* operations in flight at most (power of 2) */
 #define FLIGHT_INLINE 64                  /* sources up to this size staged in the slot */
-#define POOL_BYTES ((size_t)8 << 20)    /* the staging pool (larger sources) */
+#define POOL_BYTES ((size_t)1 << 20)    /* the staging pool (larger sources): a few round trips
+                                           of bytes at the link rate, and small enough to stay
+                                           in cache (8 MiB cycled cold memory: 64 KiB puts lost) */
 
 struct flight {
     skf_atomic_op_t a; /* a.op: the put's or the atomic's progress */

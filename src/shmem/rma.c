@@ -15,7 +15,7 @@
 /* Puts up to this size are staged (flight.c's pool) and pipelined; larger
  * ones go from the caller's buffer (no copy) and wait for their answer, whose
  * round trip they amortise themselves. */
-#define PUT_FLIGHT_MAX ((size_t)256 << 10)
+#define PUT_FLIGHT_MAX ((size_t)128 << 10) /* an eighth of flight.c's pool */
 /* Strided gets over the channel: this many elements in flight at once. */
 #define IGET_BATCH 64
 
