@@ -24,6 +24,9 @@
  * barrier       shmem_barrier_all on every PE                      usec
  * bcast         shmem_broadcastmem of SIZE bytes from PE 0         usec
  * reduce        shmem_long_sum_reduce of SIZE/8 longs              usec
+ * fcollect      shmem_fcollectmem, SIZE bytes from each PE          usec
+ * collect       shmem_collectmem, SIZE bytes from each PE           usec
+ * alltoall      shmem_alltoallmem, SIZE bytes to each PE            usec
  *
  * For every size: a warm-up, then iteration counts double until a run takes
  * a tenth of the time target, then one run sized to the target is timed in
@@ -50,18 +53,20 @@
 #define MAX_SIZES 64
 
 enum mode { PUT_LAT, GET_LAT, PUT_BW, GET_BW, P_LAT, PUTSIG_LAT, FADD_LAT, CSWAP_LAT,
-            ADD_RATE, FADD_RATE, CSWAP_RATE, BARRIER, BCAST, REDUCE, NMODES };
+            ADD_RATE, FADD_RATE, CSWAP_RATE, BARRIER, BCAST, REDUCE, FCOLLECT, COLLECT, ALLTOALL,
+            NMODES };
 static const char *const mode_name[NMODES] = {
     "put_lat", "get_lat", "put_bw", "get_bw", "p_lat", "putsig_lat", "fadd_lat", "cswap_lat",
-    "add_rate", "fadd_rate", "cswap_rate", "barrier", "bcast", "reduce"};
+    "add_rate", "fadd_rate", "cswap_rate", "barrier", "bcast", "reduce", "fcollect", "collect",
+    "alltoall"};
 static const char *const default_sizes[NMODES] = {
     "8,64,512,4K,32K,256K,1M", "8,64,512,4K,32K,256K,1M", "8,64,512,4K,32K,256K,1M",
     "8,64,512,4K,32K,256K,1M", "8", "8,64,512,4K,32K", "8", "8", "8", "8", "8", "0",
-    "8,64,512,4K,32K", "8,64,512,4K,32K"};
+    "8,64,512,4K,32K", "8,64,512,4K,32K", "8,64,512,4K,32K", "8,64,512,4K,32K", "8,64,512,4K,32K"};
 
 static enum mode mode;
 static int me, npes;
-static char *dst, *src;        /* symmetric, max size (bcast: WINDOW-free) */
+static char *dst, *src;        /* symmetric, max size (x npes: the all-to-all modes) */
 static long *ctr, *ctr2;       /* symmetric AMO targets */
 static uint64_t *sig;          /* symmetric signal word */
 static long *ctl;              /* symmetric: PE 0's decisions */
@@ -85,7 +90,9 @@ static void fail(const char *what, long got, long want)
 }
 
 static int is_rate(void) { return mode == ADD_RATE || mode == FADD_RATE || mode == CSWAP_RATE; }
-static int is_coll(void) { return mode == BARRIER || mode == BCAST || mode == REDUCE; }
+/* Collectives moving SIZE bytes per PE into npes blocks of dst. */
+static int is_gather(void) { return mode == FCOLLECT || mode == COLLECT || mode == ALLTOALL; }
+static int is_coll(void) { return mode == BARRIER || mode == BCAST || mode == REDUCE || is_gather(); }
 /* AMO pairs: origin i < pairs() targets i + pairs(); latency modes use PE 0 -> PE 1. */
 static int pairs(void) { return is_rate() ? npes / 2 : 1; }
 
@@ -175,6 +182,18 @@ static double kernel(size_t size, long iters)
             shmem_long_sum_reduce(SHMEM_TEAM_WORLD, (long *)dst, (const long *)src,
                                   size / sizeof(long));
         break;
+    case FCOLLECT:
+        for (long i = 0; i < iters; i++)
+            shmem_fcollectmem(SHMEM_TEAM_WORLD, dst, src, size);
+        break;
+    case COLLECT:
+        for (long i = 0; i < iters; i++)
+            shmem_collectmem(SHMEM_TEAM_WORLD, dst, src, size);
+        break;
+    case ALLTOALL:
+        for (long i = 0; i < iters; i++)
+            shmem_alltoallmem(SHMEM_TEAM_WORLD, dst, src, size);
+        break;
     default:
         break;
     }
@@ -226,7 +245,7 @@ static long decide(long v)
 /* Fill the source with a pattern of this size; after the runs check what arrived. */
 static void prepare(size_t size)
 {
-    for (size_t k = 0; k < size; k++)
+    for (size_t k = 0; k < (mode == ALLTOALL ? size * (size_t)npes : size); k++)
         src[k] = (char)(k * 7 + size + (size_t)me);
     if (mode == REDUCE)
         for (size_t k = 0; k < size / sizeof(long); k++)
@@ -249,6 +268,13 @@ static void check(size_t size)
     for (size_t k = 0; src_pe >= 0 && k < size; k++)
         if (dst[k] != (char)(k * 7 + size + (size_t)src_pe))
             fail("byte of the data moved", dst[k], (char)(k * 7 + size + (size_t)src_pe));
+    for (int j = 0; is_gather() && j < npes; j++) /* block j: PE j's (alltoall: its block me) */
+        for (size_t k = 0; k < size; k++) {
+            size_t at = mode == ALLTOALL ? (size_t)me * size + k : k;
+            char want = (char)(at * 7 + size + (size_t)j);
+            if (dst[(size_t)j * size + k] != want)
+                fail("byte of a gathered block", dst[(size_t)j * size + k], want);
+        }
     if (mode == REDUCE)
         for (size_t k = 0; k < size / sizeof(long); k++)
             if (((long *)dst)[k] != (long)(npes * (npes - 1) / 2 + npes * (long)k))
@@ -337,6 +363,8 @@ int main(int argc, char **argv)
     free(list);
     for (int k = 0; k < nsizes; k++)
         max = sizes[k] > max ? sizes[k] : max;
+    if (is_gather())
+        max *= (size_t)npes;
     dst = shmem_malloc(max);
     src = shmem_malloc(max);
     ctr = shmem_calloc(2, sizeof(long));
@@ -350,7 +378,7 @@ int main(int argc, char **argv)
         size_t size = sizes[k];
         if ((mode == REDUCE && size < sizeof(long)) || (mode >= P_LAT && mode != PUTSIG_LAT &&
                                                          mode != BCAST && mode != REDUCE && size != 8 &&
-                                                         mode != BARRIER))
+                                                         mode != BARRIER && !is_gather()))
             continue;
         prepare(size);
         timed_run(size, 10); /* warm-up: first touches, connections */

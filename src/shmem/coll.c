@@ -25,32 +25,141 @@ static struct shmemi_team *team_arg(shmem_team_t team, const char *call)
 
 /* ---- the algorithms ------------------------------------------------------- */
 
+/* ---- node mates: one staging area each, read in parallel -----------------
+ *
+ * Every PE's reserved heap has SHMEMI_COLL_SCRATCH bytes, two halves, a
+ * collective stages its contribution in: a header (how long, and whether the bytes are in the
+ * scratch or still in the source) and the bytes.  Node mates read it through
+ * their mapping and add 1 to the owner's coll_count when done.  The owner
+ * does not wait for those reads before returning: it waits when that half
+ * is to be reused (by then the readers are long done).  A contribution too large for the scratch is read in place, from the
+ * (symmetric) source, and then the owner waits for its readers before it
+ * returns, as the caller may reuse the source.  So the gathering collectives
+ * need one barrier (the contributions are ready) instead of two, and the
+ * broadcast none: its root signals the members directly. */
+
+struct stage_head {
+    uint64_t len;    /* bytes offered */
+    uint64_t staged; /* 1: in the scratch after the header; 0: in place at the source */
+};
+#define STAGE_HALF (SHMEMI_COLL_SCRATCH / 2)
+#define STAGE_DATA 64 /* the bytes start a cache line after the header */
+#define STAGE_MAX (STAGE_HALF - STAGE_DATA)
+
+static uint64_t reads_due[2]; /* my coll_count[h] once every reader of my offers in half h is done */
+
+/* The scratch half of a team's next node collective: they alternate per
+ * team, the same on every member (members call a team's collectives in the
+ * same order).  With a barrier in every call, the readers of my offer two
+ * calls back are done: waiting for them costs nothing.  (An active set's
+ * team is made anew each call: always half 0, still correct.) */
+static int next_half(const struct shmemi_team *t)
+{
+    return (int)(((struct shmemi_team *)t)->coll_calls++ & 1);
+}
+
+static struct stage_head *stage_of(int pe, int half)
+{
+    return (struct stage_head *)shmemi_mapped(shmemi.coll_scratch + (size_t)half * STAGE_HALF,
+                                              STAGE_HALF, pe);
+}
+
+/* Offer len bytes at src to `readers` node mates in scratch half h: staged
+ * if they fit, else in place (offer_done then waits for the reads).
+ * Returns whether staged. */
+static int offer(int half, const void *src, size_t len, int readers)
+{
+    struct stage_head *h = stage_of(shmemi.me, half);
+    shmemi_wait_count(half, reads_due[half]); /* its last readers are done with it */
+    h->len = len;
+    h->staged = len <= STAGE_MAX;
+    if (h->staged)
+        memcpy((char *)h + STAGE_DATA, src, len);
+    reads_due[half] += (uint64_t)readers;
+    return (int)h->staged;
+}
+
+/* After my own reads: an offer left in place must be read before I return. */
+static void offer_done(int half, int staged)
+{
+    if (!staged)
+        shmemi_wait_count(half, reads_due[half]);
+}
+
+/* Read at most max bytes of PE pe's offer in half h, from `at` bytes into
+ * it, into dest (src: the offer's source address, symmetric, for one left
+ * in place); tell pe I am done with it.  Returns the offer's whole length. */
+static size_t take(const char *call, int pe, int half, void *dest, const void *src, size_t at,
+                   size_t max)
+{
+    const struct stage_head *h = stage_of(pe, half);
+    size_t len = (size_t)h->len, n = len - at < max ? len - at : max;
+    if (h->staged)
+        memcpy(dest, (const char *)h + STAGE_DATA + at, n);
+    else
+        shmemi_get(call, dest, (const char *)src + at, n, pe);
+    shmemi_count_add(pe, half);
+    return len;
+}
+
+/* Broadcast among node mates: the root offers its source and signals every
+ * member; each takes it into its own dest (so a dest changes only while its
+ * PE is in the call).  Each member wakes once, on the root's signal. */
+static void bcast_node(const char *call, const struct shmemi_team *t, void *dest, const void *src,
+                       size_t bytes, int root, int root_too)
+{
+    int root_pe = shmemi_member(t, root), half = next_half(t);
+    if (t->my != root) {
+        shmemi_wait_signal(root_pe);
+        take(call, root_pe, half, dest, src, 0, bytes);
+        return;
+    }
+    int staged = offer(half, src, bytes, t->n - 1);
+    for (int j = 0; j < t->n; j++)
+        if (j != root)
+            shmemi_signal_pe(shmemi_member(t, j));
+    if (root_too && dest != src)
+        memmove(dest, src, bytes);
+    offer_done(half, staged);
+}
+
+/* fcollect, collect, alltoall among node mates: offer (alltoall: all my
+ * blocks), one barrier, take every other member's block, my own from my
+ * source. */
+enum gather_kind { G_FCOLLECT, G_COLLECT, G_ALLTOALL };
+static void gather_node(const char *call, const struct shmemi_team *t, void *dest, const void *src,
+                        size_t bytes, enum gather_kind kind)
+{
+    int n = t->n, half = next_half(t);
+    size_t mine = kind == G_ALLTOALL ? bytes * (size_t)n : bytes;
+    int staged = offer(half, src, mine, n - 1);
+    shmemi_team_sync(t);
+    size_t at = 0;
+    for (int j = 0; j < n; j++) {
+        char *to = (char *)dest + (kind == G_COLLECT ? at : (size_t)j * bytes);
+        size_t from = kind == G_ALLTOALL ? (size_t)t->my * bytes : 0;
+        if (j == t->my) {
+            memmove(to, (const char *)src + from, bytes);
+            at += bytes;
+        } else {
+            /* collect: the length is the offer's (len - 0); the others: one block */
+            size_t len = take(call, shmemi_member(t, j), half, to, src, from,
+                              kind == G_COLLECT ? (size_t)-1 : bytes);
+            at += kind == G_COLLECT ? len : bytes;
+        }
+    }
+    offer_done(half, staged);
+}
+
+/* ---- the algorithms ------------------------------------------------------- */
+
 static void bcast(const char *call, const struct shmemi_team *t, void *dest, const void *src,
                   size_t bytes, int root, int root_too)
 {
     if (root < 0 || root >= t->n)
         shmemi_fatal(call, "invalid PE_root %d (the team has %d PEs)", root, t->n);
     if (shmemi_node_shape(t)) {
-        /* Node mates: each member signals the root when it is inside the
-         * call (so its dest may change), the root copies its source into
-         * every dest and signals each member.  A member's dest changes only
-         * while it is in the call, and the root never waits for "read". */
-        int root_pe = shmemi_member(t, root);
-        if (t->my != root) {
-            shmemi_signal_pe(root_pe);
-            shmemi_wait_signal(root_pe);
-            return;
-        }
-        for (int j = 0; j < t->n; j++)
-            if (j != root)
-                shmemi_wait_signal(shmemi_member(t, j));
-        for (int j = 0; j < t->n; j++)
-            if (j != root) {
-                shmemi_put(call, dest, src, bytes, shmemi_member(t, j));
-                shmemi_signal_pe(shmemi_member(t, j));
-            }
-        if (root_too && dest != src)
-            memmove(dest, src, bytes);
+        bcast_node(call, t, dest, src, bytes, root, root_too);
         return;
     }
     shmemi_team_sync(t);
@@ -64,6 +173,10 @@ static void bcast(const char *call, const struct shmemi_team *t, void *dest, con
 static void fcollect(const char *call, const struct shmemi_team *t, void *dest, const void *src,
                      size_t bytes)
 {
+    if (shmemi_node_shape(t)) {
+        gather_node(call, t, dest, src, bytes, G_FCOLLECT);
+        return;
+    }
     shmemi_team_sync(t);
     for (int j = 0; j < t->n; j++)
         shmemi_get(call, (char *)dest + (size_t)j * bytes, src, bytes, shmemi_member(t, j));
@@ -74,6 +187,10 @@ static void fcollect(const char *call, const struct shmemi_team *t, void *dest, 
 static void collect(const char *call, const struct shmemi_team *t, void *dest, const void *src,
                     size_t bytes)
 {
+    if (shmemi_node_shape(t)) {
+        gather_node(call, t, dest, src, bytes, G_COLLECT);
+        return;
+    }
     __atomic_store_n(shmemi.coll_word, (uint64_t)bytes, __ATOMIC_RELEASE);
     shmemi_team_sync(t);
     size_t at = 0;
@@ -90,6 +207,10 @@ static void collect(const char *call, const struct shmemi_team *t, void *dest, c
 static void alltoall(const char *call, const struct shmemi_team *t, void *dest, const void *src,
                      size_t bytes)
 {
+    if (shmemi_node_shape(t)) {
+        gather_node(call, t, dest, src, bytes, G_ALLTOALL);
+        return;
+    }
     shmemi_team_sync(t);
     for (int j = 0; j < t->n; j++)
         shmemi_get(call, (char *)dest + (size_t)j * bytes,

@@ -5,13 +5,17 @@
  *
  * Each is started on the channel (skf_put_start with the source copied
  * here first, so the caller may reuse it at return as OpenSHMEM says;
- * skf_atomic_start) and kept in a ring until it has finished.  The tcp
+ * skf_atomic_start) and kept in a ring until it has finished.  Sources up
+ * to FLIGHT_INLINE bytes are copied into their slot, larger ones into the
+ * staging pool: one buffer of POOL_BYTES, allocated at the first such put,
+ * used as a byte ring in the slots' order (they retire oldest first, so the
+ * pool's oldest bytes are always the first freed) — no malloc per put.  The tcp
  * transport carries every operation to one PE, blocking ones included, on
  * one connection that the PE's service thread answers in order: so fence
  * needs nothing (ordering per PE is the stream's), and a get or a fetching
  * AMO after puts to the same PE sees them.  quiet (and every barrier)
- * waits for the whole ring; a full ring, or too many staged bytes, retires
- * the oldest first.
+ * waits for the whole ring; a full ring, or a full pool, retires the oldest
+ * first.
  *
  * The barrier's signals are AMOs too, but outside the ring (one slot per
  * PE signalled): quiet does not wait for them, else every barrier would wait
@@ -25,20 +29,24 @@
 
 #define FLIGHT_SLOTS 256                  /* operations in flight at most (power of 2) */
 #define FLIGHT_INLINE 64                  /* sources up to this size staged in the slot */
-#define FLIGHT_STAGED_MAX ((size_t)8 << 20) /* staged source bytes in flight at most */
+#define POOL_BYTES ((size_t)1 << 20)    /* the staging pool (larger sources): a few round trips
+                                           of bytes at the link rate, and small enough to stay
+                                           in cache (8 MiB cycled cold memory: 64 KiB puts lost) */
 
 struct flight {
     skf_atomic_op_t a; /* a.op: the put's or the atomic's progress */
     const char *call;  /* who started it (for the error at its end) */
     int pe;
-    char *staged;      /* heap copy of a larger source, or NULL */
-    size_t staged_len;
+    uint64_t pool_end; /* pool position after its staged bytes (pool_tail when none) */
     char inline_src[FLIGHT_INLINE];
 };
 
 static struct flight ring[FLIGHT_SLOTS];
 static unsigned head, tail; /* tail - head slots in flight (positions count up) */
-static size_t staged_bytes;
+/* The staging pool: positions count up; byte pos lives at pool[pos % POOL_BYTES].
+ * [pool_head, pool_tail) is in flight (gaps skipped at the wrap included). */
+static char *pool;
+static uint64_t pool_head, pool_tail;
 unsigned shmemi_in_flight;  /* tail - head, read without the lock by the fast checks */
 /* The barrier's signals: SIGNAL_SLOTS per PE, used in turn (a back-to-back
  * barrier signals the same PE again before the last signal's answer is
@@ -81,61 +89,101 @@ static void retire_oldest(void)
     if (rc < 0)
         shmemi_fatal(f->call, "reaching PE %d over the channel failed: %s", f->pe,
                      skf_strerror(rc));
-    free(f->staged);
-    f->staged = NULL;
-    staged_bytes -= f->staged_len;
+    pool_head = f->pool_end;
     head++;
     __atomic_store_n(&shmemi_in_flight, tail - head, __ATOMIC_RELAXED);
 }
 
-/* A free slot for an operation staging len source bytes (chan_lock held). */
-static struct flight *take_slot(size_t len)
+/* A free slot (chan_lock held). */
+static struct flight *take_slot(void)
 {
-    while (tail - head == FLIGHT_SLOTS ||
-           (tail != head && staged_bytes + len > FLIGHT_STAGED_MAX))
+    while (tail - head == FLIGHT_SLOTS)
         retire_oldest();
-    return &ring[tail % FLIGHT_SLOTS];
+    struct flight *f = &ring[tail % FLIGHT_SLOTS];
+    f->pool_end = pool_tail;
+    return f;
 }
 
-/* Keep a started operation (rc as skf_*_start returned) in the ring. */
-static void started(struct flight *f, const char *call, int pe, int rc)
+/* Room for len (<= POOL_BYTES) contiguous bytes in the staging pool for slot
+ * f, retiring the oldest operations until they are free (chan_lock held). */
+static char *pool_take(struct flight *f, size_t len, const char *call, int pe)
 {
-    if (rc < 0) {
-        free(f->staged);
-        f->staged = NULL;
-        shmemi_fatal(call, "reaching PE %d over the channel failed: %s", pe, skf_strerror(rc));
+    if (!pool && !(pool = malloc(POOL_BYTES)))
+        shmemi_fatal(call, "no memory for the %zu-byte staging pool (a put to PE %d)",
+                     POOL_BYTES, pe);
+    uint64_t at;
+    for (;;) {
+        at = pool_tail;
+        size_t phys = (size_t)(at % POOL_BYTES);
+        if (phys + len > POOL_BYTES) /* not contiguous: skip to the pool's start */
+            at += POOL_BYTES - phys;
+        if (at + len - pool_head <= POOL_BYTES)
+            break;
+        if (tail == head) /* all free (pool_head == pool_tail): start over at byte 0 */
+            pool_head = pool_tail = at;
+        else
+            retire_oldest();
     }
-    if (rc == 1) { /* done already (a node mate's data segment): nothing to keep */
-        free(f->staged);
-        f->staged = NULL;
-        return;
-    }
-    f->call = call;
-    f->pe = pe;
-    staged_bytes += f->staged_len;
-    tail++;
-    __atomic_store_n(&shmemi_in_flight, tail - head, __ATOMIC_RELAXED);
-    /* Out now, not at the next progress pass: the target may be waiting for
-     * it while I am away from SHMEM (in MPI, computing). */
+    pool_tail = f->pool_end = at + len;
+    return pool + at % POOL_BYTES;
+}
+
+/* Requests of deferred puts not yet pushed; a push at this many, or at this
+ * many of their bytes, keeps the stream moving. */
+#define PUSH_BATCH 64
+#define PUSH_BYTES ((size_t)64 << 10)
+static unsigned unpushed;
+static size_t unpushed_bytes;
+
+static void push(void)
+{
+    unpushed = 0;
+    unpushed_bytes = 0;
     skf_rma_push(shmemi.ch);
 }
 
-void shmemi_put_flight(const char *call, const skf_mr_key_t *key, size_t off, const void *src,
-                       size_t len, int pe)
+void shmemi_flight_push(void)
 {
     shmemi_chan_enter();
-    struct flight *f = take_slot(len > FLIGHT_INLINE ? len : 0);
-    const char *from = f->inline_src;
-    f->staged_len = 0;
-    if (len > FLIGHT_INLINE) {
-        f->staged = malloc(len);
-        if (!f->staged)
-            shmemi_fatal(call, "no memory to stage %zu bytes for PE %d", len, pe);
-        f->staged_len = len;
-        from = f->staged;
-    }
-    memcpy((char *)from, src, len);
-    started(f, call, pe, skf_put_start(shmemi.ch, key, off, from, len, &f->a.op));
+    if (unpushed)
+        push();
+    shmemi_chan_leave();
+}
+
+/* Keep a started operation (rc as skf_*_start returned) in the ring; push
+ * its request out unless it may be deferred (len: its bytes). */
+static void started(struct flight *f, const char *call, int pe, int rc, int defer, size_t len)
+{
+    if (rc < 0)
+        shmemi_fatal(call, "reaching PE %d over the channel failed: %s", pe, skf_strerror(rc));
+    if (rc == 1) /* done already (a node mate's data segment): nothing to keep */
+        return;
+    f->call = call;
+    f->pe = pe;
+    tail++;
+    __atomic_store_n(&shmemi_in_flight, tail - head, __ATOMIC_RELAXED);
+    /* Out now, not at the next progress pass: the target may be waiting for
+     * it while I am away from SHMEM (in MPI, computing).  Only the _nbi puts
+     * (and iput's elements but its last) may wait for a batch: the standard
+     * completes those at quiet, and quiet, every wait and every other
+     * operation started here push them. */
+    if (defer && ++unpushed < PUSH_BATCH && (unpushed_bytes += len) < PUSH_BYTES)
+        return;
+    push();
+}
+
+void shmemi_put_flight(const char *call, const skf_mr_key_t *key, size_t off, const void *src,
+                       size_t len, int pe, int defer)
+{
+    shmemi_chan_enter();
+    struct flight *f = take_slot();
+    uint64_t pool_before = pool_tail;
+    char *from = len > FLIGHT_INLINE ? pool_take(f, len, call, pe) : f->inline_src;
+    memcpy(from, src, len);
+    int rc = skf_put_start(shmemi.ch, key, off, from, len, &f->a.op);
+    if (rc == 1) /* done at once: its pool bytes (the newest) are free again */
+        pool_tail = pool_before > pool_head ? pool_before : pool_head;
+    started(f, call, pe, rc, defer, len);
     shmemi_chan_leave();
 }
 
@@ -143,15 +191,16 @@ void shmemi_amo_flight(const char *call, const skf_mr_key_t *key, size_t off, in
                        uint64_t v, int pe)
 {
     shmemi_chan_enter();
-    struct flight *f = take_slot(0);
-    f->staged_len = 0;
-    started(f, call, pe, skf_atomic_start(shmemi.ch, key, off, op, size, v, 0, &f->a));
+    struct flight *f = take_slot();
+    started(f, call, pe, skf_atomic_start(shmemi.ch, key, off, op, size, v, 0, &f->a), 0, 0);
     shmemi_chan_leave();
 }
 
 void shmemi_quiet_slow(void)
 {
     shmemi_chan_enter();
+    if (unpushed)
+        push();
     while (tail != head)
         retire_oldest();
     shmemi_chan_leave();
@@ -178,7 +227,7 @@ void shmemi_signal_flight(const char *call, uint64_t *word, int pe)
     if (rc >= 0)
         rc = skf_atomic_start(shmemi.ch, key, off, SKF_AOP_ADD, 8, 1, 0, a);
     if (rc >= 0)
-        skf_rma_push(shmemi.ch);
+        push();
     shmemi_chan_leave();
     if (rc < 0)
         shmemi_fatal(call, "signalling PE %d over the channel failed: %s", pe, skf_strerror(rc));
@@ -187,6 +236,9 @@ void shmemi_signal_flight(const char *call, uint64_t *word, int pe)
 void shmemi_flight_finalize(void)
 {
     shmemi_quiet();
+    free(pool);
+    pool = NULL;
+    pool_head = pool_tail = 0;
     if (!signal_ops)
         return;
     /* The last barrier's signals have been executed (every PE saw its own):

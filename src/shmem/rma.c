@@ -12,10 +12,10 @@
  */
 #include "shmemi.h"
 
-/* Puts up to this size are staged and pipelined; larger ones go from the
- * caller's buffer (no copy) and wait for their answer, whose round trip they
- * amortise themselves. */
-#define PUT_FLIGHT_MAX ((size_t)16 << 10)
+/* Puts up to this size are staged (flight.c's pool) and pipelined; larger
+ * ones go from the caller's buffer (no copy) and wait for their answer, whose
+ * round trip they amortise themselves. */
+#define PUT_FLIGHT_MAX ((size_t)128 << 10) /* an eighth of flight.c's pool */
 /* Strided gets over the channel: this many elements in flight at once. */
 #define IGET_BATCH 64
 
@@ -24,7 +24,8 @@ static void channel_fail(const char *call, int rc, int pe)
     shmemi_fatal(call, "reaching PE %d over the channel failed: %s", pe, skf_strerror(rc));
 }
 
-void shmemi_put_slow(const char *call, void *dest, const void *src, size_t len, int pe)
+static void put_channel(const char *call, void *dest, const void *src, size_t len, int pe,
+                        int nbi)
 {
     const skf_mr_key_t *key;
     size_t off;
@@ -38,7 +39,7 @@ void shmemi_put_slow(const char *call, void *dest, const void *src, size_t len, 
         return;
     }
     if (len <= PUT_FLIGHT_MAX) {
-        shmemi_put_flight(call, key, off, src, len, pe);
+        shmemi_put_flight(call, key, off, src, len, pe, nbi);
         return;
     }
     shmemi_chan_enter();
@@ -46,6 +47,16 @@ void shmemi_put_slow(const char *call, void *dest, const void *src, size_t len, 
     shmemi_chan_leave();
     if (rc)
         channel_fail(call, rc, pe);
+}
+
+void shmemi_put_slow(const char *call, void *dest, const void *src, size_t len, int pe)
+{
+    put_channel(call, dest, src, len, pe, 0);
+}
+
+void shmemi_put_slow_nbi(const char *call, void *dest, const void *src, size_t len, int pe)
+{
+    put_channel(call, dest, src, len, pe, 1);
 }
 
 void shmemi_get_slow(const char *call, void *dest, const void *src, size_t len, int pe)
@@ -96,8 +107,10 @@ void shmemi_iput(const char *call, void *dest, const void *src, ptrdiff_t dst, p
         if (p) /* else one request per element, pipelined: a round trip per ring of them */
             memcpy(p + i * (size_t)dst * size, s, size);
         else
-            shmemi_put_flight(call, key, off + i * (size_t)dst * size, s, size, pe);
+            shmemi_put_flight(call, key, off + i * (size_t)dst * size, s, size, pe, 1);
     }
+    if (!p) /* the elements' requests leave together */
+        shmemi_flight_push();
 }
 
 void shmemi_iget(const char *call, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,
@@ -158,7 +171,7 @@ static void put_signal(const char *call, void *dest, const void *src, size_t len
 {
     if (sig_op != SHMEM_SIGNAL_SET && sig_op != SHMEM_SIGNAL_ADD)
         shmemi_signal(call, sig_addr, signal, sig_op, pe); /* reports it */
-    shmemi_put(call, dest, src, len, pe);
+    shmemi_put_nbi(call, dest, src, len, pe); /* leaves with the signal, just behind it */
     shmemi_signal(call, sig_addr, signal, sig_op, pe);
 }
 
@@ -178,13 +191,13 @@ static void put_signal(const char *call, void *dest, const void *src, size_t len
     }                                                                                          \
     void shmem_##N##_put_nbi(T *dest, const T *source, size_t nelems, int pe)                  \
     {                                                                                          \
-        shmemi_put("shmem_" #N "_put_nbi", dest, source, nelems * sizeof(T), pe);              \
+        shmemi_put_nbi("shmem_" #N "_put_nbi", dest, source, nelems * sizeof(T), pe);          \
     }                                                                                          \
     void shmem_ctx_##N##_put_nbi(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems,     \
                                  int pe)                                                       \
     {                                                                                          \
         CTX_CHECK(ctx, #N "_put_nbi");                                                         \
-        shmemi_put("shmem_ctx_" #N "_put_nbi", dest, source, nelems * sizeof(T), pe);          \
+        shmemi_put_nbi("shmem_ctx_" #N "_put_nbi", dest, source, nelems * sizeof(T), pe);      \
     }                                                                                          \
     void shmem_##N##_get(T *dest, const T *source, size_t nelems, int pe)                      \
     {                                                                                          \
@@ -292,13 +305,13 @@ SHMEMI_RMA_TYPES(RMA_TYPED)
     }                                                                                          \
     void shmem_##NAME##_nbi(void *dest, const void *source, size_t nelems, int pe)             \
     {                                                                                          \
-        shmemi_put("shmem_" #NAME "_nbi", dest, source, nelems * BYTES, pe);                   \
+        shmemi_put_nbi("shmem_" #NAME "_nbi", dest, source, nelems * BYTES, pe);               \
     }                                                                                          \
     void shmem_ctx_##NAME##_nbi(shmem_ctx_t ctx, void *dest, const void *source,               \
                                 size_t nelems, int pe)                                         \
     {                                                                                          \
         CTX_CHECK(ctx, #NAME "_nbi");                                                          \
-        shmemi_put("shmem_ctx_" #NAME "_nbi", dest, source, nelems * BYTES, pe);               \
+        shmemi_put_nbi("shmem_ctx_" #NAME "_nbi", dest, source, nelems * BYTES, pe);           \
     }                                                                                          \
     void shmem_##NAME##_signal(void *dest, const void *source, size_t nelems,                  \
                                uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)        \

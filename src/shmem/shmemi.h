@@ -65,6 +65,11 @@ struct shmemi_state {
     uint64_t *sync_in;
     uint64_t *coll_word;
     struct shmemi_bell *bell; /* my doorbell, right after coll_word (sync.c) */
+    /* coll_count[h]: node mates add 1 when done reading my offer in scratch
+     * half h; coll_count_want: what I wait for one to reach while I sleep
+     * (sync.c).  coll_scratch: SHMEMI_COLL_SCRATCH bytes, two halves (coll.c). */
+    uint64_t *coll_count, *coll_count_want;
+    char *coll_scratch;
     uint64_t *sync_expect; /* [npes] private: signals from PE j waited for so far */
     size_t heap_reserved;  /* bytes of the heap before the user's part */
     size_t heap_user;      /* SHMEM_SYMMETRIC_SIZE */
@@ -83,6 +88,8 @@ struct shmemi_team {
     shmem_team_config_t config;
     int nctx;    /* contexts created on it */
     int predefined;
+    unsigned coll_calls; /* node collectives offered on it so far (coll.c: picks the scratch
+                            half; the same on every member, 0 for an active set) */
 };
 static inline int shmemi_member(const struct shmemi_team *t, int i)
 {
@@ -150,9 +157,13 @@ static inline char *shmemi_mapped(const void *addr, size_t len, int pe)
 /* ---- channel operations in flight (flight.c) ---- */
 extern unsigned shmemi_in_flight __attribute__((visibility("hidden")));
 /* Start a put of len bytes (source copied first: reusable at return) or a
- * non-fetching AMO on PE pe's exposure key at off; errors stop the job. */
+ * non-fetching AMO on PE pe's exposure key at off; errors stop the job.
+ * defer: the put's request may wait for the next push (a batch of deferred
+ * puts leaves in one write; flight.c says when they go at the latest). */
 void shmemi_put_flight(const char *call, const skf_mr_key_t *key, size_t off, const void *src,
-                       size_t len, int pe);
+                       size_t len, int pe, int defer);
+/* Send every deferred request now. */
+void shmemi_flight_push(void);
 void shmemi_amo_flight(const char *call, const skf_mr_key_t *key, size_t off, int op, int size,
                        uint64_t v, int pe);
 /* The barrier's signal (+1 on PE pe's word) over the channel: in flight,
@@ -170,6 +181,7 @@ static inline void shmemi_quiet(void)
 
 /* ---- RMA (rma.c) ---- */
 void shmemi_put_slow(const char *call, void *dest, const void *src, size_t len, int pe);
+void shmemi_put_slow_nbi(const char *call, void *dest, const void *src, size_t len, int pe);
 void shmemi_get_slow(const char *call, void *dest, const void *src, size_t len, int pe);
 static inline void shmemi_put(const char *call, void *dest, const void *src, size_t len, int pe)
 {
@@ -178,6 +190,16 @@ static inline void shmemi_put(const char *call, void *dest, const void *src, siz
         memcpy(p, src, len);
     else
         shmemi_put_slow(call, dest, src, len, pe);
+}
+/* The _nbi forms: over the channel the request may be batched with the next
+ * ones (it leaves at quiet at the latest). */
+static inline void shmemi_put_nbi(const char *call, void *dest, const void *src, size_t len, int pe)
+{
+    char *p = shmemi_mapped(dest, len, pe);
+    if (SHMEMI_LIKELY(p != NULL))
+        memcpy(p, src, len);
+    else
+        shmemi_put_slow_nbi(call, dest, src, len, pe);
 }
 static inline void shmemi_get(const char *call, void *dest, const void *src, size_t len, int pe)
 {
@@ -253,6 +275,12 @@ void shmemi_poll_pause(unsigned *round);
  * doorbell rung if it sleeps); wait for the next signal of PE from. */
 void shmemi_signal_pe(int pe);
 void shmemi_wait_signal(int from);
+/* Acknowledgements between node mates: +1 on mapped PE pe's coll_count[half]
+ * (waking it if that reaches what it waits for); wait for mine to reach want. */
+void shmemi_count_add(int pe, int half);
+void shmemi_wait_count(int half, uint64_t want);
+/* Bytes of each PE's reserved heap a collective may stage in (coll.c). */
+#define SHMEMI_COLL_SCRATCH ((size_t)128 << 10)
 /* Every member of t is mapped here and few (or more than the CPUs): the
  * barrier, broadcast and reductions then go through member 0 or the root. */
 int shmemi_node_shape(const struct shmemi_team *t);

@@ -176,7 +176,8 @@ int shmemi_symm_init(void)
 
     /* The heap: the library's words, then the user's bytes. */
     struct shmemi_seg *h = &shmemi.heap;
-    shmemi.heap_reserved = ((2 * (size_t)n + 8) * sizeof(uint64_t) + PAGE - 1) / PAGE * PAGE;
+    size_t words = ((2 * (size_t)n + 8) * sizeof(uint64_t) + PAGE - 1) / PAGE * PAGE;
+    shmemi.heap_reserved = words + SHMEMI_COLL_SCRATCH;
     h->size = shmemi.heap_reserved + (shmemi.heap_user + PAGE - 1) / PAGE * PAGE;
     /* The heap starts on a SHMEMI_HEAP_ALIGN boundary in every PE, so an
      * offset aligned in one PE is aligned in all (shmem_align). */
@@ -208,6 +209,9 @@ int shmemi_symm_init(void)
     shmemi.sync_in = (uint64_t *)h->base;
     shmemi.coll_word = shmemi.sync_in + n;
     shmemi.bell = (struct shmemi_bell *)(shmemi.coll_word + 1);
+    shmemi.coll_count = (uint64_t *)(shmemi.bell + 1);
+    shmemi.coll_count_want = shmemi.coll_count + 2;
+    shmemi.coll_scratch = h->base + words;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     shmemi.oversubscribed = cpus > 0 && mates + 1 > cpus;
 

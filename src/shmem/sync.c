@@ -28,7 +28,9 @@
  * signaller adds to the counter, then reads the sleeper count and whom the
  * sleeper waits for, and rings when that is itself (all sequentially
  * consistent, so one of them always sees the other: no lost wake-up, and
- * no PE is woken by a signal it does not wait for yet).  Only
+ * no PE is woken by a signal it does not wait for yet).  The same bell
+ * serves the collectives' read counter (coll_count): a sleeper publishes the
+ * count it waits for, and only the add that reaches it rings.  Only
  * node mates ring; a counter raised over the channel is polled (waits there
  * also drive the channel).
  */
@@ -83,12 +85,19 @@ void shmemi_poll_pause(unsigned *round)
                                 is runnable; handing it the CPU is cheaper than a futex round */
 #define SLEEP_NS_MAX 20000000L /* a sleeper re-checks at least this often (ns) */
 
-/* After raising a counter of mapped PE pe: wake it if it sleeps on its bell. */
-static void ring_bell(int pe)
+/* Wake mapped PE pe if it sleeps on its bell waiting for what I just did:
+ * my signal (waiting_for == me), or a count that has now reached the want
+ * it published (waiting_for == which: BELL_COUNT - half; count = coll_count[half]
+ * after my add). */
+#define BELL_COUNT (-2) /* - half: waits for coll_count[half] */
+static void ring_bell(int pe, const uint64_t *count_want, uint64_t count, int32_t which)
 {
     struct shmemi_bell *b = (struct shmemi_bell *)shmemi_mapped(shmemi.bell, sizeof *b, pe);
-    if (b && __atomic_load_n(&b->sleepers, __ATOMIC_SEQ_CST) &&
-        __atomic_load_n(&b->waiting_for, __ATOMIC_SEQ_CST) == shmemi.me) {
+    if (!b || !__atomic_load_n(&b->sleepers, __ATOMIC_SEQ_CST))
+        return;
+    int32_t waits_for = __atomic_load_n(&b->waiting_for, __ATOMIC_SEQ_CST);
+    if (count_want ? waits_for == which && count >= __atomic_load_n(count_want, __ATOMIC_SEQ_CST)
+                   : waits_for == shmemi.me) {
         __atomic_fetch_add(&b->ring, 1, __ATOMIC_SEQ_CST);
         syscall(SYS_futex, &b->ring, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
     }
@@ -102,25 +111,20 @@ void shmemi_signal_pe(int pe)
         __atomic_fetch_add((uint64_t *)p, 1, __ATOMIC_SEQ_CST);
     else
         shmemi_signal_flight("shmem barrier", w, pe);
-    ring_bell(pe);
+    ring_bell(pe, NULL, 0, 0);
 }
 
-/* Wait for the next signal of PE from: poll, then (a node mate) sleep on my bell. */
-void shmemi_wait_signal(int from)
+/* Wait until my word w (raised by node mates only) reaches want: poll, a few
+ * yields, then sleep on my bell saying whom I wait for (waiting_for: a PE,
+ * or BELL_COUNT - half with want published in *count_want). */
+static void wait_mapped(const uint64_t *w, uint64_t want, int32_t waiting_for, uint64_t *count_want)
 {
-    const uint64_t *w = &shmemi.sync_in[from];
-    uint64_t want = ++shmemi.sync_expect[from];
-    if (__atomic_load_n(w, __ATOMIC_ACQUIRE) >= want)
-        return;
-    unsigned round = 0;
-    if (!shmemi.heap.peer[from] || from == shmemi.me) { /* raised over the channel: poll */
-        while (__atomic_load_n(w, __ATOMIC_ACQUIRE) < want)
-            shmemi_poll_pause(&round);
-        return;
-    }
     unsigned spin = shmemi.oversubscribed ? SPIN_POLLS_OVER : SPIN_POLLS;
     int yields = WAIT_YIELDS;
+    unsigned round = 0;
     struct shmemi_bell *b = shmemi.bell;
+    if (count_want)
+        __atomic_store_n(count_want, want, __ATOMIC_SEQ_CST);
     for (;;) {
         for (unsigned k = 0; k < spin; k++) {
             if (__atomic_load_n(w, __ATOMIC_ACQUIRE) >= want)
@@ -135,7 +139,7 @@ void shmemi_wait_signal(int from)
         if (shmemi.channel_peers)
             shmemi_poll_pause(&round); /* drives the channel now and then */
         uint32_t ring = __atomic_load_n(&b->ring, __ATOMIC_SEQ_CST);
-        __atomic_store_n(&b->waiting_for, from, __ATOMIC_SEQ_CST);
+        __atomic_store_n(&b->waiting_for, waiting_for, __ATOMIC_SEQ_CST);
         __atomic_fetch_add(&b->sleepers, 1, __ATOMIC_SEQ_CST);
         if (__atomic_load_n(w, __ATOMIC_SEQ_CST) < want) {
             struct timespec ts = {0, shmemi.channel_peers ? 1000000L : SLEEP_NS_MAX};
@@ -144,6 +148,37 @@ void shmemi_wait_signal(int from)
         __atomic_fetch_sub(&b->sleepers, 1, __ATOMIC_SEQ_CST);
         spin = SPIN_POLLS_OVER; /* woken: look, and sleep again soon if it was not for us */
     }
+}
+
+/* Wait for the next signal of PE from: poll, then (a node mate) sleep on my bell. */
+void shmemi_wait_signal(int from)
+{
+    const uint64_t *w = &shmemi.sync_in[from];
+    uint64_t want = ++shmemi.sync_expect[from];
+    if (__atomic_load_n(w, __ATOMIC_ACQUIRE) >= want)
+        return;
+    if (!shmemi.heap.peer[from] || from == shmemi.me) { /* raised over the channel: poll */
+        unsigned round = 0;
+        while (__atomic_load_n(w, __ATOMIC_ACQUIRE) < want)
+            shmemi_poll_pause(&round);
+        return;
+    }
+    wait_mapped(w, want, from, NULL);
+}
+
+void shmemi_count_add(int pe, int half)
+{
+    uint64_t *p = (uint64_t *)shmemi_mapped(&shmemi.coll_count[half], sizeof *p, pe);
+    uint64_t v = __atomic_add_fetch(p, 1, __ATOMIC_SEQ_CST);
+    ring_bell(pe, (const uint64_t *)shmemi_mapped(shmemi.coll_count_want, sizeof v, pe), v,
+              BELL_COUNT - half);
+}
+
+void shmemi_wait_count(int half, uint64_t want)
+{
+    const uint64_t *w = &shmemi.coll_count[half];
+    if (__atomic_load_n(w, __ATOMIC_ACQUIRE) < want)
+        wait_mapped(w, want, BELL_COUNT - half, shmemi.coll_count_want);
 }
 
 /* Every member mapped here, and few of them or more than the CPUs. */
