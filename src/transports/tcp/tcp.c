@@ -264,6 +264,7 @@ struct tcp_tp {
     struct tcp_conn *rmaq;  /* requesters with operations queued (polled every pass) */
     int gets_done;          /* an skf_get_start get finished since ready() said so */
     unsigned epoll_skipped; /* passes since the last epoll_wait(0) */
+    unsigned long served_here; /* one-sided requests this thread answered (svc_serve_here) */
     struct stranger_log strangers;     /* my data listener's (the main thread's) */
     struct stranger_log rma_strangers; /* my RMA listener's (the service thread's) */
 };
@@ -673,6 +674,7 @@ static void send_control(struct tcp_conn *c, const void *frame, uint64_t n)
 
 static struct tcp_conn *connect_peer(struct tcp_tp *t, int rank, int kind);
 static int progress(struct tcp_tp *t, int timeout_ms);
+static int svc_serve_here(struct tcp_tp *t);
 static void fill_rx(struct tcp_conn *c);
 
 /* Bytes of data frames a sender may have unreleased on c. */
@@ -2094,7 +2096,9 @@ static int progress(struct tcp_tp *t, int timeout_ms)
     int n = epoll_wait(t->epfd, ev, TCP_EVENTS, timeout_ms);
     for (int i = 0; i < n; i++) {
         struct tcp_conn *c = ev[i].data.ptr;
-        if (c->state == C_LISTEN)
+        if (!c) /* the RMA service's epoll set: requests to answer */
+            moved += svc_serve_here(t);
+        else if (c->state == C_LISTEN)
             on_accept(c->tp, NULL);
         else
             on_event(c, ev[i].events);
@@ -2173,27 +2177,45 @@ static int local_peer_died(struct tcp_tp *t)
     return 0;
 }
 
-/* Poll (SKIFF_SPIN rounds), then sleep in epoll_wait. */
+/* Poll (SKIFF_SPIN rounds), then sleep in epoll_wait.  One-sided requests
+ * to me are answered by this thread while it polls (svc_serve_here); a
+ * request answered starts the polling phase over, so a waiter that is the
+ * target of a stream of gets or atomics keeps answering them without a
+ * wake-up each (as long as it waits). */
 static int tcp_wait(void *tpv, int events, int timeout_ms)
 {
     struct tcp_tp *t = tpv;
     int r;
-    for (long i = 0; i < t->spin; i++)
-        if ((r = tcp_ready(t, events)))
-            return r;
     long long end = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
     for (;;) {
-        if ((r = tcp_ready(t, events)))
-            return r;
-        if ((events & SKF_READABLE) ? t->any_gone
-                                    : (t->blocked >= 0 && (t->peer[t->blocked].gone ||
-                                                           t->peer[t->blocked].closed)))
-            return -EPIPE;
-        long long left = end < 0 ? TCP_SLEEP_SLICE_MS : end - now_ms();
-        if (left <= 0)
-            return 0;
-        if (!progress(t, left < TCP_SLEEP_SLICE_MS ? (int)left : TCP_SLEEP_SLICE_MS))
-            local_peer_died(t);
+        unsigned long served = t->served_here;
+        for (long i = 0; i < t->spin; i++) {
+            if ((r = tcp_ready(t, events)))
+                return r;
+            if (t->served_here != served) { /* a requester is active: poll on */
+                served = t->served_here;
+                if (end >= 0 && now_ms() >= end)
+                    return 0;
+                i = 0;
+            }
+        }
+        for (;;) {
+            if ((r = tcp_ready(t, events)))
+                return r;
+            if ((events & SKF_READABLE)
+                    ? t->any_gone
+                    : (t->blocked >= 0 &&
+                       (t->peer[t->blocked].gone || t->peer[t->blocked].closed)))
+                return -EPIPE;
+            long long left = end < 0 ? TCP_SLEEP_SLICE_MS : end - now_ms();
+            if (left <= 0)
+                return 0;
+            served = t->served_here;
+            if (!progress(t, left < TCP_SLEEP_SLICE_MS ? (int)left : TCP_SLEEP_SLICE_MS))
+                local_peer_died(t);
+            if (t->served_here != served)
+                break; /* woken by a request: poll again */
+        }
     }
 }
 
@@ -2293,6 +2315,36 @@ static void *svc_main(void *arg)
         timeout = v->hs_list ? TCP_SLEEP_SLICE_MS : -1;
         pthread_mutex_unlock(&v->lock);
     }
+}
+
+/* Answer requests from a thread polling inside Skiff (progress): the
+ * service's epoll set sits in the engine's, so a pass that finds it readable
+ * takes the service's lock if free, asks it with epoll_wait(0) and serves
+ * the open connections' requests (rma_serve) here, with no thread wake-up
+ * on the answer's path.  The lock makes one reader per connection at a
+ * time and the state in struct rma_state is the connection's, so whichever
+ * thread serves next goes on where the other stopped; answers keep their
+ * order.  Listeners and handshakes stay with the service thread (it expires
+ * them), and only it frees buried connections: an event it took from epoll
+ * before waiting for the lock may still name one.  A busy lock means the
+ * service thread is serving: nothing is lost (level-triggered). */
+static int svc_serve_here(struct tcp_tp *t)
+{
+    struct tcp_svc *v = t->eng->svc;
+    if (pthread_mutex_trylock(&v->lock) != 0)
+        return 0;
+    struct epoll_event ev[TCP_EVENTS];
+    int n = v->stop ? 0 : epoll_wait(v->epfd, ev, TCP_EVENTS, 0), served = 0;
+    for (int i = 0; i < n; i++) {
+        struct tcp_conn *c = ev[i].data.ptr;
+        if (c && c->state == C_OPEN) {
+            on_event(c, ev[i].events);
+            served++;
+        }
+    }
+    pthread_mutex_unlock(&v->lock);
+    t->served_here += (unsigned long)served;
+    return served;
 }
 
 /* Start the process's service: its epoll set and thread (all signals blocked
@@ -2431,6 +2483,11 @@ static struct tcp_engine *engine_get(skf_ctx_t *ctx, const char *cc)
         free(e);
         return NULL;
     }
+    /* the service's set inside mine: a polling pass sees requests to serve */
+    struct epoll_event sv = {.events = EPOLLIN, .data.ptr = NULL};
+    if (epoll_ctl(e->epfd, EPOLL_CTL_ADD, e->svc->epfd, &sv))
+        skf_verbose(ctx, "tcp: requests are answered by the service thread only: %s",
+                    strerror(errno));
     e->ctx = ctx;
     e->users = 1;
     e->next = engines;
