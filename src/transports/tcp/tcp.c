@@ -2674,6 +2674,9 @@ static int tcp_chan_close(void *tpv)
     say_goodbye(t);
     await_peers(t);
     strangers_summary(t, &t->strangers);
+    if (t->served_here)
+        skf_verbose(t->ctx, "rank %d: port %u: %lu one-sided request batches answered while polling "
+                    "(the rest by the service thread)", t->me, t->port, t->served_here);
     svc_remove_port(t->eng->svc, t); /* served peers' gets up to here (close is collective) */
     for (int r = 0; r < t->size; r++) {
         struct tcp_peer *p = &t->peer[r];
