@@ -213,8 +213,18 @@ struct tcp_engine {
  * thread's data path never touches them (nor they it). */
 struct tcp_svc {
     skf_ctx_t *ctx;
-    int epfd;
+    int epfd;                 /* listeners, handshakes, accepted connections */
+    int outer;                /* what the thread sleeps on: wake, and epfd unless claimed */
     int wake;                 /* eventfd: stop */
+    /* Serving from polling threads (svc_serve_here): while claimed, epfd is
+     * out of outer and threads polling inside Skiff answer (the engine's
+     * set holds epfd); the thread wakes every SVC_LEASE_MS and takes epfd
+     * back when no pass counted polls and nobody sleeps in an epoll set
+     * holding it.  Atomics: read outside the lock. */
+    int claimed;
+    int has_conns;            /* some connection was accepted: claiming is worth it */
+    unsigned long polls;      /* progress passes (svc_note_poll) */
+    int sleepers;             /* threads asleep in progress's epoll_wait */
     pthread_t thread;
     /* Held by the thread while it handles a batch of events, and by a
      * channel's open and close while they add or remove its listener and
@@ -675,6 +685,7 @@ static void send_control(struct tcp_conn *c, const void *frame, uint64_t n)
 static struct tcp_conn *connect_peer(struct tcp_tp *t, int rank, int kind);
 static int progress(struct tcp_tp *t, int timeout_ms);
 static int svc_serve_here(struct tcp_tp *t);
+static void svc_note_poll(struct tcp_svc *v);
 static void fill_rx(struct tcp_conn *c);
 
 /* Bytes of data frames a sender may have unreleased on c. */
@@ -1194,6 +1205,8 @@ static void on_accept(struct tcp_tp *t, struct tcp_svc *svc)
         }
         c->interest = e.events;
         c->state = A_WAIT_HELLO;
+        if (svc)
+            __atomic_store_n(&svc->has_conns, 1, __ATOMIC_RELAXED);
         sock_name(fd, c->name, sizeof c->name);
         hs_expect(c, sizeof(struct tcp_hello));
     }
@@ -2075,6 +2088,8 @@ static void expire_handshakes(struct tcp_conn *hs_list)
 static int progress(struct tcp_tp *t, int timeout_ms)
 {
     struct tcp_conn *h = t->hot;
+    struct tcp_svc *v = t->eng->svc;
+    svc_note_poll(v);
     int moved = t->rmaq ? rmaq_progress_all(t) : 0;
     if (timeout_ms == 0 && h && h->state == C_OPEN && h->rx.tail - h->rx.head < h->rx.cap) {
         uint64_t had = h->rx.tail, rel = h->released;
@@ -2093,7 +2108,12 @@ static int progress(struct tcp_tp *t, int timeout_ms)
         ack_flush(h);
     t->epoll_skipped = 0;
     struct epoll_event ev[TCP_EVENTS];
+    int asleep = timeout_ms != 0 && __atomic_load_n(&v->claimed, __ATOMIC_ACQUIRE);
+    if (asleep) /* requests still wake me: the service stays claimed */
+        __atomic_add_fetch(&v->sleepers, 1, __ATOMIC_SEQ_CST);
     int n = epoll_wait(t->epfd, ev, TCP_EVENTS, timeout_ms);
+    if (asleep)
+        __atomic_sub_fetch(&v->sleepers, 1, __ATOMIC_SEQ_CST);
     for (int i = 0; i < n; i++) {
         struct tcp_conn *c = ev[i].data.ptr;
         if (!c) /* the RMA service's epoll set: requests to answer */
@@ -2259,9 +2279,6 @@ static void svc_free_dead(struct tcp_svc *v)
     }
 }
 
-/* The thread: sleep in epoll_wait, handle a batch under the lock.  Accepts
- * and handshakes on every channel's RMA listener, answers requests
- * (rma_serve), expires handshakes that take too long. */
 static long long now_ns(void)
 {
     struct timespec ts;
@@ -2269,82 +2286,136 @@ static long long now_ns(void)
     return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-/* epoll_wait, but after a batch that had work first poll for spin_ns: the
- * next request of a requester in a loop (lock, op, flush, ...) usually
- * comes one round trip later, and a sleeping thread pays a wake-up -- on a
- * loaded machine a scheduler delay -- on the critical path of each one. */
+#define SVC_LEASE_MS 1 /* a claimed service checks this often that its claimer still polls */
+
+/* Handle what epoll_wait(epfd, 0) reports now, under v->lock: accepts and
+ * handshakes on every channel's RMA listener, requests (rma_serve), expired
+ * handshakes; then the connections that ended are freed (no thread keeps an
+ * event of epfd outside the lock, so none can name them).  Returns how many
+ * sockets had something. */
+static int svc_handle(struct tcp_svc *v)
+{
+    struct epoll_event ev[TCP_EVENTS];
+    int n = epoll_wait(v->epfd, ev, TCP_EVENTS, 0);
+    for (int i = 0; i < n; i++) {
+        struct tcp_conn *c = ev[i].data.ptr;
+        if (c->state == C_LISTEN)
+            on_accept(c->tp, v);
+        else if (c->state != C_DEAD) /* buried by an earlier event or a channel's close */
+            on_event(c, ev[i].events);
+    }
+    if (v->hs_list)
+        expire_handshakes(v->hs_list);
+    svc_free_dead(v);
+    return n > 0 ? n : 0;
+}
+
+/* The claimer went back to computing (no progress pass for a whole lease,
+ * nobody asleep in progress): the thread answers again.  Under v->lock. */
+static void svc_unclaim_if_idle(struct tcp_svc *v, unsigned long *polls_seen)
+{
+    unsigned long polls = __atomic_load_n(&v->polls, __ATOMIC_RELAXED);
+    if (polls == *polls_seen && !__atomic_load_n(&v->sleepers, __ATOMIC_SEQ_CST)) {
+        struct epoll_event in = {.events = EPOLLIN, .data.ptr = v};
+        if (epoll_ctl(v->outer, EPOLL_CTL_ADD, v->epfd, &in) == 0 || errno == EEXIST)
+            __atomic_store_n(&v->claimed, 0, __ATOMIC_RELEASE);
+    }
+    *polls_seen = polls;
+}
+
+/* epoll_wait on outer, but after a batch that had work first poll for
+ * spin_ns: the next request of a requester in a loop (lock, op, flush, ...)
+ * usually comes one round trip later, and a sleeping thread pays a wake-up
+ * -- on a loaded machine a scheduler delay -- on the critical path of each
+ * one. */
 static int svc_wait(struct tcp_svc *v, struct epoll_event *ev, int timeout, int was_busy)
 {
     if (was_busy && v->spin_ns > 0) {
         long long until = now_ns() + v->spin_ns;
         do {
-            int n = epoll_wait(v->epfd, ev, TCP_EVENTS, 0);
+            int n = epoll_wait(v->outer, ev, 2, 0);
             if (n != 0)
                 return n;
         } while (now_ns() < until);
     }
-    return epoll_wait(v->epfd, ev, TCP_EVENTS, timeout);
+    return epoll_wait(v->outer, ev, 2, timeout);
 }
 
+/* The thread: sleep on outer (the wake-up, and epfd unless a polling thread
+ * claimed it), handle epfd's events under the lock. */
 static void *svc_main(void *arg)
 {
     struct tcp_svc *v = arg;
-    int timeout = -1, n = 0;
+    int timeout = -1, busy = 0;
+    unsigned long polls_seen = 0;
     for (;;) {
-        struct epoll_event ev[TCP_EVENTS];
-        n = svc_wait(v, ev, timeout, n > 0);
+        struct epoll_event ev[2];
+        int n = svc_wait(v, ev, timeout, busy);
         pthread_mutex_lock(&v->lock);
         if (v->stop) {
             pthread_mutex_unlock(&v->lock);
             return NULL;
         }
+        int inner = 0;
         for (int i = 0; i < n; i++) {
-            struct tcp_conn *c = ev[i].data.ptr;
-            if (!c) { /* the wake-up: only stop uses it */
+            if (ev[i].data.ptr) {
+                inner = 1;
+            } else { /* the wake-up: only stop uses it */
                 uint64_t x;
                 if (read(v->wake, &x, sizeof x) < 0 && errno != EAGAIN)
                     skf_error("tcp: RMA service: reading its wake-up: %s", strerror(errno));
-            } else if (c->state == C_LISTEN)
-                on_accept(c->tp, v);
-            else if (c->state != C_DEAD) /* buried by an earlier event or a channel's close */
-                on_event(c, ev[i].events);
+            }
         }
-        if (v->hs_list)
-            expire_handshakes(v->hs_list);
-        svc_free_dead(v);
-        timeout = v->hs_list ? TCP_SLEEP_SLICE_MS : -1;
+        if (__atomic_load_n(&v->claimed, __ATOMIC_ACQUIRE)) {
+            svc_unclaim_if_idle(v, &polls_seen);
+            inner |= !__atomic_load_n(&v->claimed, __ATOMIC_ACQUIRE); /* what waits in epfd */
+        }
+        busy = inner || v->hs_list ? svc_handle(v) : 0;
+        int claimed = __atomic_load_n(&v->claimed, __ATOMIC_ACQUIRE);
+        timeout = claimed ? SVC_LEASE_MS : v->hs_list ? TCP_SLEEP_SLICE_MS : -1;
         pthread_mutex_unlock(&v->lock);
     }
 }
 
-/* Answer requests from a thread polling inside Skiff (progress): the
- * service's epoll set sits in the engine's, so a pass that finds it readable
- * takes the service's lock if free, asks it with epoll_wait(0) and serves
- * the open connections' requests (rma_serve) here, with no thread wake-up
- * on the answer's path.  The lock makes one reader per connection at a
- * time and the state in struct rma_state is the connection's, so whichever
+/* Answer requests from a thread polling inside Skiff (progress): while it
+ * polls, the thread claims the service (epfd out of the thread's sleep,
+ * svc_note_poll), the engine's epoll set holds epfd, so a pass that finds
+ * it readable takes the service's lock if free and handles epfd's events
+ * here (svc_handle: accepts, handshakes, rma_serve), with no thread wake-up
+ * on the answer's path.  The lock makes one reader per connection at a time
+ * and the state in struct rma_state is the connection's, so whichever
  * thread serves next goes on where the other stopped; answers keep their
- * order.  Listeners and handshakes stay with the service thread (it expires
- * them), and only it frees buried connections: an event it took from epoll
- * before waiting for the lock may still name one.  A busy lock means the
- * service thread is serving: nothing is lost (level-triggered). */
+ * order.  A busy lock means the service thread is at it: nothing is lost
+ * (level-triggered). */
 static int svc_serve_here(struct tcp_tp *t)
 {
     struct tcp_svc *v = t->eng->svc;
     if (pthread_mutex_trylock(&v->lock) != 0)
         return 0;
-    struct epoll_event ev[TCP_EVENTS];
-    int n = v->stop ? 0 : epoll_wait(v->epfd, ev, TCP_EVENTS, 0), served = 0;
-    for (int i = 0; i < n; i++) {
-        struct tcp_conn *c = ev[i].data.ptr;
-        if (c && c->state == C_OPEN) {
-            on_event(c, ev[i].events);
-            served++;
-        }
-    }
+    int served = v->stop ? 0 : svc_handle(v);
     pthread_mutex_unlock(&v->lock);
     t->served_here += (unsigned long)served;
     return served;
+}
+
+/* A progress pass: counted (the service's lease), and the service claimed
+ * for polling threads once it has connections to serve. */
+static void svc_note_poll(struct tcp_svc *v)
+{
+    if (!__atomic_load_n(&v->has_conns, __ATOMIC_RELAXED))
+        return;
+    __atomic_store_n(&v->polls, __atomic_load_n(&v->polls, __ATOMIC_RELAXED) + 1,
+                     __ATOMIC_RELAXED);
+    if (__atomic_load_n(&v->claimed, __ATOMIC_ACQUIRE) || pthread_mutex_trylock(&v->lock) != 0)
+        return;
+    uint64_t one = 1;
+    if (!v->stop && (epoll_ctl(v->outer, EPOLL_CTL_DEL, v->epfd, NULL) == 0 || errno == ENOENT)) {
+        __atomic_store_n(&v->claimed, 1, __ATOMIC_RELEASE);
+        /* the thread may sleep without a timeout: it must start its lease checks */
+        if (write(v->wake, &one, sizeof one) != sizeof one)
+            skf_error("tcp: RMA service: cannot wake it: %s", strerror(errno));
+    }
+    pthread_mutex_unlock(&v->lock);
 }
 
 /* Start the process's service: its epoll set and thread (all signals blocked
@@ -2358,10 +2429,16 @@ static struct tcp_svc *svc_start(skf_ctx_t *ctx, const char *cc)
     v->spin_ns = skf_param_ll("SKIFF_TCP_SERVE_SPIN") * 1000;
     snprintf(v->cc, sizeof v->cc, "%s", cc);
     v->epfd = epoll_create1(EPOLL_CLOEXEC);
+    v->outer = epoll_create1(EPOLL_CLOEXEC);
     v->wake = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     pthread_mutex_init(&v->lock, NULL);
     struct epoll_event e = {.events = EPOLLIN, .data.ptr = NULL};
-    int rc = v->epfd < 0 || v->wake < 0 || epoll_ctl(v->epfd, EPOLL_CTL_ADD, v->wake, &e) ? errno : 0;
+    struct epoll_event in = {.events = EPOLLIN, .data.ptr = v};
+    int rc = v->epfd < 0 || v->outer < 0 || v->wake < 0 ||
+                     epoll_ctl(v->outer, EPOLL_CTL_ADD, v->wake, &e) ||
+                     epoll_ctl(v->outer, EPOLL_CTL_ADD, v->epfd, &in)
+                 ? errno
+                 : 0;
     if (!rc) {
         pthread_attr_t a;
         sigset_t all, old;
@@ -2377,6 +2454,8 @@ static struct tcp_svc *svc_start(skf_ctx_t *ctx, const char *cc)
         skf_error("tcp: rank %d: cannot start the RMA service thread: %s", ctx->rank, strerror(rc));
         if (v->epfd >= 0)
             close(v->epfd);
+        if (v->outer >= 0)
+            close(v->outer);
         if (v->wake >= 0)
             close(v->wake);
         pthread_mutex_destroy(&v->lock);
@@ -2397,6 +2476,7 @@ static void svc_stop(struct tcp_svc *v)
     pthread_join(v->thread, NULL);
     svc_free_dead(v); /* every channel removed its connections before */
     close(v->epfd);
+    close(v->outer);
     close(v->wake);
     pthread_mutex_destroy(&v->lock);
     free(v);
@@ -2675,7 +2755,7 @@ static int tcp_chan_close(void *tpv)
     await_peers(t);
     strangers_summary(t, &t->strangers);
     if (t->served_here)
-        skf_verbose(t->ctx, "rank %d: port %u: %lu one-sided request batches answered while polling "
+        skf_verbose(t->ctx, "rank %d: port %u: %lu one-sided socket events handled while polling "
                     "(the rest by the service thread)", t->me, t->port, t->served_here);
     svc_remove_port(t->eng->svc, t); /* served peers' gets up to here (close is collective) */
     for (int r = 0; r < t->size; r++) {
