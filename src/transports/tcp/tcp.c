@@ -219,11 +219,14 @@ struct tcp_svc {
     /* Serving from polling threads (svc_serve_here): while claimed, epfd is
      * out of outer and threads polling inside Skiff answer (the engine's
      * set holds epfd); the thread wakes every SVC_LEASE_MS and takes epfd
-     * back when no pass counted polls and nobody sleeps in an epoll set
-     * holding it.  Atomics: read outside the lock. */
+     * back when fewer than SVC_LEASE_POLLS passes were counted (the
+     * claimer left Skiff, or polls between sleeps of its own) and nobody
+     * sleeps in an epoll set holding it; a claim again needs
+     * SVC_CLAIM_POLLS passes.  Atomics: read outside the lock. */
     int claimed;
     int has_conns;            /* some connection was accepted: claiming is worth it */
     unsigned long polls;      /* progress passes (svc_note_poll) */
+    unsigned long polls_at_release; /* polls when the thread took epfd back */
     int sleepers;             /* threads asleep in progress's epoll_wait */
     pthread_t thread;
     /* Held by the thread while it handles a batch of events, and by a
@@ -2287,6 +2290,13 @@ static long long now_ns(void)
 }
 
 #define SVC_LEASE_MS 1 /* a claimed service checks this often that its claimer still polls */
+/* A claimer must poll at least this often per lease (one pass per 10 us on
+ * average: a spinning waiter makes hundreds to thousands, one that sleeps
+ * 20 us between passes -- SHMEM's long waits -- a few dozen, and a request
+ * would wait for its sleeps), and this many passes after a release claim
+ * again. */
+#define SVC_LEASE_POLLS 100
+#define SVC_CLAIM_POLLS 1000
 
 /* Handle what epoll_wait(epfd, 0) reports now, under v->lock: accepts and
  * handshakes on every channel's RMA listener, requests (rma_serve), expired
@@ -2315,10 +2325,12 @@ static int svc_handle(struct tcp_svc *v)
 static void svc_unclaim_if_idle(struct tcp_svc *v, unsigned long *polls_seen)
 {
     unsigned long polls = __atomic_load_n(&v->polls, __ATOMIC_RELAXED);
-    if (polls == *polls_seen && !__atomic_load_n(&v->sleepers, __ATOMIC_SEQ_CST)) {
+    if (polls - *polls_seen < SVC_LEASE_POLLS && !__atomic_load_n(&v->sleepers, __ATOMIC_SEQ_CST)) {
         struct epoll_event in = {.events = EPOLLIN, .data.ptr = v};
-        if (epoll_ctl(v->outer, EPOLL_CTL_ADD, v->epfd, &in) == 0 || errno == EEXIST)
+        if (epoll_ctl(v->outer, EPOLL_CTL_ADD, v->epfd, &in) == 0 || errno == EEXIST) {
+            __atomic_store_n(&v->polls_at_release, polls, __ATOMIC_RELAXED);
             __atomic_store_n(&v->claimed, 0, __ATOMIC_RELEASE);
+        }
     }
     *polls_seen = polls;
 }
@@ -2404,9 +2416,11 @@ static void svc_note_poll(struct tcp_svc *v)
 {
     if (!__atomic_load_n(&v->has_conns, __ATOMIC_RELAXED))
         return;
-    __atomic_store_n(&v->polls, __atomic_load_n(&v->polls, __ATOMIC_RELAXED) + 1,
-                     __ATOMIC_RELAXED);
-    if (__atomic_load_n(&v->claimed, __ATOMIC_ACQUIRE) || pthread_mutex_trylock(&v->lock) != 0)
+    unsigned long polls = __atomic_load_n(&v->polls, __ATOMIC_RELAXED) + 1;
+    __atomic_store_n(&v->polls, polls, __ATOMIC_RELAXED);
+    if (__atomic_load_n(&v->claimed, __ATOMIC_ACQUIRE) ||
+        polls - __atomic_load_n(&v->polls_at_release, __ATOMIC_RELAXED) < SVC_CLAIM_POLLS ||
+        pthread_mutex_trylock(&v->lock) != 0)
         return;
     uint64_t one = 1;
     if (!v->stop && (epoll_ctl(v->outer, EPOLL_CTL_DEL, v->epfd, NULL) == 0 || errno == ENOENT)) {
