@@ -2368,21 +2368,20 @@ static void *svc_main(void *arg)
             pthread_mutex_unlock(&v->lock);
             return NULL;
         }
-        int inner = 0;
         for (int i = 0; i < n; i++) {
-            if (ev[i].data.ptr) {
-                inner = 1;
-            } else { /* the wake-up: only stop uses it */
+            if (!ev[i].data.ptr) { /* the wake-up: stop, or a new claim */
                 uint64_t x;
                 if (read(v->wake, &x, sizeof x) < 0 && errno != EAGAIN)
                     skf_error("tcp: RMA service: reading its wake-up: %s", strerror(errno));
             }
         }
-        if (__atomic_load_n(&v->claimed, __ATOMIC_ACQUIRE)) {
+        if (__atomic_load_n(&v->claimed, __ATOMIC_ACQUIRE))
             svc_unclaim_if_idle(v, &polls_seen);
-            inner |= !__atomic_load_n(&v->claimed, __ATOMIC_ACQUIRE); /* what waits in epfd */
-        }
-        busy = inner || v->hs_list ? svc_handle(v) : 0;
+        /* whatever woke the thread, what waits in epfd is answered -- while
+         * claimed too, at each lease check: the claimer may be off its CPU
+         * on a loaded machine, and a request then waits at most one lease,
+         * not the claimer's time slice */
+        busy = svc_handle(v);
         int claimed = __atomic_load_n(&v->claimed, __ATOMIC_ACQUIRE);
         timeout = claimed ? SVC_LEASE_MS : v->hs_list ? TCP_SLEEP_SLICE_MS : -1;
         pthread_mutex_unlock(&v->lock);
