@@ -11,7 +11,8 @@
  * the peer's second listener, which its RMA service thread owns: that
  * thread accepts, authenticates and answers by itself, so one-sided ops
  * complete while the owner computes outside Skiff (the section "the RMA
- * service thread" below).  The main thread keeps everything else.  Every connection starts with the job-key handshake
+ * service thread" below); while the owner's own thread polls inside Skiff
+ * it answers them instead, without a wake-up (svc_serve_here).  The main thread keeps everything else.  Every connection starts with the job-key handshake
  * (frame.h); nothing else is read from it until the peer has proved the key.
  *
  * Buffers (ULFM's fixed buffers, over a stream):
@@ -229,8 +230,9 @@ struct tcp_svc {
     unsigned long polls_at_release; /* polls when the thread took epfd back */
     int sleepers;             /* threads asleep in progress's epoll_wait */
     pthread_t thread;
-    /* Held by the thread while it handles a batch of events, and by a
-     * channel's open and close while they add or remove its listener and
+    /* Held by the thread while it handles a batch of events, by a polling
+     * thread while it does (svc_serve_here) or claims the service, and by
+     * a channel's open and close while they add or remove its listener and
      * connections; never by the data path. */
     pthread_mutex_t lock;
     int stop;
