@@ -2322,18 +2322,24 @@ static int svc_handle(struct tcp_svc *v)
     return n > 0 ? n : 0;
 }
 
-/* The claimer went back to computing (no progress pass for a whole lease,
- * nobody asleep in progress): the thread answers again.  Under v->lock. */
+/* The thread answers again: epfd back in its sleep.  Under v->lock. */
+static void svc_unclaim(struct tcp_svc *v, unsigned long polls)
+{
+    struct epoll_event in = {.events = EPOLLIN, .data.ptr = v};
+    if (epoll_ctl(v->outer, EPOLL_CTL_ADD, v->epfd, &in) == 0 || errno == EEXIST) {
+        __atomic_store_n(&v->polls_at_release, polls, __ATOMIC_RELAXED);
+        __atomic_store_n(&v->claimed, 0, __ATOMIC_RELEASE);
+    }
+}
+
+/* The claimer went back to computing, or polls between sleeps of its own
+ * (fewer than SVC_LEASE_POLLS passes in the lease, nobody asleep in
+ * progress): the thread answers again.  Under v->lock. */
 static void svc_unclaim_if_idle(struct tcp_svc *v, unsigned long *polls_seen)
 {
     unsigned long polls = __atomic_load_n(&v->polls, __ATOMIC_RELAXED);
-    if (polls - *polls_seen < SVC_LEASE_POLLS && !__atomic_load_n(&v->sleepers, __ATOMIC_SEQ_CST)) {
-        struct epoll_event in = {.events = EPOLLIN, .data.ptr = v};
-        if (epoll_ctl(v->outer, EPOLL_CTL_ADD, v->epfd, &in) == 0 || errno == EEXIST) {
-            __atomic_store_n(&v->polls_at_release, polls, __ATOMIC_RELAXED);
-            __atomic_store_n(&v->claimed, 0, __ATOMIC_RELEASE);
-        }
-    }
+    if (polls - *polls_seen < SVC_LEASE_POLLS && !__atomic_load_n(&v->sleepers, __ATOMIC_SEQ_CST))
+        svc_unclaim(v, polls);
     *polls_seen = polls;
 }
 
@@ -2385,6 +2391,10 @@ static void *svc_main(void *arg)
          * not the claimer's time slice */
         busy = svc_handle(v);
         int claimed = __atomic_load_n(&v->claimed, __ATOMIC_ACQUIRE);
+        if (claimed && busy) { /* requests waited a lease for the claimer: answer them myself */
+            svc_unclaim(v, __atomic_load_n(&v->polls, __ATOMIC_RELAXED));
+            claimed = 0;
+        }
         timeout = claimed ? SVC_LEASE_MS : v->hs_list ? TCP_SLEEP_SLICE_MS : -1;
         pthread_mutex_unlock(&v->lock);
     }
