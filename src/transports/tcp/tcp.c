@@ -2299,6 +2299,10 @@ static long long now_ns(void)
  * again. */
 #define SVC_LEASE_POLLS 100
 #define SVC_CLAIM_POLLS 1000
+/* Requests waiting at a lease check while the claimer made fewer passes than
+ * this (a spinning claimer makes 500-3000 per ms): it is mostly off its
+ * CPU, and the thread takes the answering back. */
+#define SVC_BUSY_POLLS 300
 
 /* Handle what epoll_wait(epfd, 0) reports now, under v->lock: accepts and
  * handshakes on every channel's RMA listener, requests (rma_serve), expired
@@ -2335,12 +2339,13 @@ static void svc_unclaim(struct tcp_svc *v, unsigned long polls)
 /* The claimer went back to computing, or polls between sleeps of its own
  * (fewer than SVC_LEASE_POLLS passes in the lease, nobody asleep in
  * progress): the thread answers again.  Under v->lock. */
-static void svc_unclaim_if_idle(struct tcp_svc *v, unsigned long *polls_seen)
+static unsigned long svc_unclaim_if_idle(struct tcp_svc *v, unsigned long *polls_seen)
 {
-    unsigned long polls = __atomic_load_n(&v->polls, __ATOMIC_RELAXED);
-    if (polls - *polls_seen < SVC_LEASE_POLLS && !__atomic_load_n(&v->sleepers, __ATOMIC_SEQ_CST))
+    unsigned long polls = __atomic_load_n(&v->polls, __ATOMIC_RELAXED), made = polls - *polls_seen;
+    if (made < SVC_LEASE_POLLS && !__atomic_load_n(&v->sleepers, __ATOMIC_SEQ_CST))
         svc_unclaim(v, polls);
     *polls_seen = polls;
+    return made;
 }
 
 /* epoll_wait on outer, but after a batch that had work first poll for
@@ -2383,15 +2388,17 @@ static void *svc_main(void *arg)
                     skf_error("tcp: RMA service: reading its wake-up: %s", strerror(errno));
             }
         }
+        unsigned long made = SVC_BUSY_POLLS;
         if (__atomic_load_n(&v->claimed, __ATOMIC_ACQUIRE))
-            svc_unclaim_if_idle(v, &polls_seen);
+            made = svc_unclaim_if_idle(v, &polls_seen);
         /* whatever woke the thread, what waits in epfd is answered -- while
          * claimed too, at each lease check: the claimer may be off its CPU
          * on a loaded machine, and a request then waits at most one lease,
          * not the claimer's time slice */
         busy = svc_handle(v);
         int claimed = __atomic_load_n(&v->claimed, __ATOMIC_ACQUIRE);
-        if (claimed && busy) { /* requests waited a lease for the claimer: answer them myself */
+        if (claimed && busy && made < SVC_BUSY_POLLS && !__atomic_load_n(&v->sleepers, __ATOMIC_SEQ_CST)) {
+            /* requests waited while the claimer polled little: it is off its CPU */
             svc_unclaim(v, __atomic_load_n(&v->polls, __ATOMIC_RELAXED));
             claimed = 0;
         }
