@@ -11,7 +11,8 @@
  * the peer's second listener, which its RMA service thread owns: that
  * thread accepts, authenticates and answers by itself, so one-sided ops
  * complete while the owner computes outside Skiff (the section "the RMA
- * service thread" below).  The main thread keeps everything else.  Every connection starts with the job-key handshake
+ * service thread" below); while the owner's own thread polls inside Skiff
+ * it answers them instead, without a wake-up (svc_serve_here).  The main thread keeps everything else.  Every connection starts with the job-key handshake
  * (frame.h); nothing else is read from it until the peer has proved the key.
  *
  * Buffers (ULFM's fixed buffers, over a stream):
@@ -213,11 +214,25 @@ struct tcp_engine {
  * thread's data path never touches them (nor they it). */
 struct tcp_svc {
     skf_ctx_t *ctx;
-    int epfd;
+    int epfd;                 /* listeners, handshakes, accepted connections */
+    int outer;                /* what the thread sleeps on: wake, and epfd unless claimed */
     int wake;                 /* eventfd: stop */
+    /* Serving from polling threads (svc_serve_here): while claimed, epfd is
+     * out of outer and threads polling inside Skiff answer (the engine's
+     * set holds epfd); the thread wakes every SVC_LEASE_MS and takes epfd
+     * back when fewer than SVC_LEASE_POLLS passes were counted (the
+     * claimer left Skiff, or polls between sleeps of its own) and nobody
+     * sleeps in an epoll set holding it; a claim again needs
+     * SVC_CLAIM_POLLS passes.  Atomics: read outside the lock. */
+    int claimed;
+    int has_conns;            /* some connection was accepted: claiming is worth it */
+    unsigned long polls;      /* progress passes (svc_note_poll) */
+    unsigned long polls_at_release; /* polls when the thread took epfd back */
+    int sleepers;             /* threads asleep in progress's epoll_wait */
     pthread_t thread;
-    /* Held by the thread while it handles a batch of events, and by a
-     * channel's open and close while they add or remove its listener and
+    /* Held by the thread while it handles a batch of events, by a polling
+     * thread while it does (svc_serve_here) or claims the service, and by
+     * a channel's open and close while they add or remove its listener and
      * connections; never by the data path. */
     pthread_mutex_t lock;
     int stop;
@@ -265,6 +280,7 @@ struct tcp_tp {
     struct tcp_conn *rmaq;  /* requesters with operations queued (polled every pass) */
     int gets_done;          /* an skf_get_start get finished since ready() said so */
     unsigned epoll_skipped; /* passes since the last epoll_wait(0) */
+    unsigned long served_here; /* one-sided requests this thread answered (svc_serve_here) */
     struct stranger_log strangers;     /* my data listener's (the main thread's) */
     struct stranger_log rma_strangers; /* my RMA listener's (the service thread's) */
 };
@@ -674,6 +690,8 @@ static void send_control(struct tcp_conn *c, const void *frame, uint64_t n)
 
 static struct tcp_conn *connect_peer(struct tcp_tp *t, int rank, int kind);
 static int progress(struct tcp_tp *t, int timeout_ms);
+static int svc_serve_here(struct tcp_tp *t);
+static void svc_note_poll(struct tcp_svc *v);
 static void fill_rx(struct tcp_conn *c);
 
 /* Bytes of data frames a sender may have unreleased on c. */
@@ -1193,6 +1211,8 @@ static void on_accept(struct tcp_tp *t, struct tcp_svc *svc)
         }
         c->interest = e.events;
         c->state = A_WAIT_HELLO;
+        if (svc)
+            __atomic_store_n(&svc->has_conns, 1, __ATOMIC_RELAXED);
         sock_name(fd, c->name, sizeof c->name);
         hs_expect(c, sizeof(struct tcp_hello));
     }
@@ -2074,6 +2094,8 @@ static void expire_handshakes(struct tcp_conn *hs_list)
 static int progress(struct tcp_tp *t, int timeout_ms)
 {
     struct tcp_conn *h = t->hot;
+    struct tcp_svc *v = t->eng->svc;
+    svc_note_poll(v);
     int moved = t->rmaq ? rmaq_progress_all(t) : 0;
     if (timeout_ms == 0 && h && h->state == C_OPEN && h->rx.tail - h->rx.head < h->rx.cap) {
         uint64_t had = h->rx.tail, rel = h->released;
@@ -2092,10 +2114,17 @@ static int progress(struct tcp_tp *t, int timeout_ms)
         ack_flush(h);
     t->epoll_skipped = 0;
     struct epoll_event ev[TCP_EVENTS];
+    int asleep = timeout_ms != 0 && __atomic_load_n(&v->claimed, __ATOMIC_ACQUIRE);
+    if (asleep) /* requests still wake me: the service stays claimed */
+        __atomic_add_fetch(&v->sleepers, 1, __ATOMIC_SEQ_CST);
     int n = epoll_wait(t->epfd, ev, TCP_EVENTS, timeout_ms);
+    if (asleep)
+        __atomic_sub_fetch(&v->sleepers, 1, __ATOMIC_SEQ_CST);
     for (int i = 0; i < n; i++) {
         struct tcp_conn *c = ev[i].data.ptr;
-        if (c->state == C_LISTEN)
+        if (!c) /* the RMA service's epoll set: requests to answer */
+            moved += svc_serve_here(t);
+        else if (c->state == C_LISTEN)
             on_accept(c->tp, NULL);
         else
             on_event(c, ev[i].events);
@@ -2174,7 +2203,6 @@ static int local_peer_died(struct tcp_tp *t)
     return 0;
 }
 
-/* Poll (SKIFF_SPIN rounds), then sleep in epoll_wait. */
 static long long now_ns(void);
 
 /* Busy-poll: SKIFF_SPIN polls, but for no longer than SKIFF_TCP_SPIN_US.  A
@@ -2184,15 +2212,24 @@ static long long now_ns(void);
  * others for its next turn -- where a sleeper in epoll_wait is woken at once
  * (8-byte netns ping-pong at load 24: 303 us spinning, 53 us sleeping after
  * 200 polls; docs/tcp.md "Waiting").  The clock is read only from the 16th
- * poll on, so a message that is already there costs nothing more. */
-static int spin_ready(struct tcp_tp *t, int events)
+ * poll on, so a message that is already there costs nothing more.  A
+ * one-sided request answered here (svc_serve_here) starts the phase over: a
+ * requester is active.  > 0: ready; 0: spun out; -1: end_ms has passed. */
+static int spin_ready(struct tcp_tp *t, int events, long long end_ms)
 {
+    unsigned long served = t->served_here;
     long long until = 0;
     int r;
     for (long i = 0; i < t->spin; i++) {
         if ((r = tcp_ready(t, events)))
             return r;
-        if (t->spin_ns > 0 && (i & 15) == 15) {
+        if (t->served_here != served) {
+            served = t->served_here;
+            if (end_ms >= 0 && now_ms() >= end_ms)
+                return -1;
+            i = 0;
+            until = 0;
+        } else if (t->spin_ns > 0 && (i & 15) == 15) {
             long long now = now_ns();
             if (!until)
                 until = now + t->spin_ns;
@@ -2203,25 +2240,36 @@ static int spin_ready(struct tcp_tp *t, int events)
     return 0;
 }
 
+/* Poll (spin_ready), then sleep in epoll_wait.  One-sided requests to me are
+ * answered by this thread while it polls (svc_serve_here); a request
+ * answered starts the polling phase over, so a waiter that is the target of
+ * a stream of gets or atomics keeps answering them without a wake-up each
+ * (as long as it waits). */
 static int tcp_wait(void *tpv, int events, int timeout_ms)
 {
     struct tcp_tp *t = tpv;
     int r;
-    if ((r = spin_ready(t, events)))
-        return r;
     long long end = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
     for (;;) {
-        if ((r = tcp_ready(t, events)))
-            return r;
-        if ((events & SKF_READABLE) ? t->any_gone
-                                    : (t->blocked >= 0 && (t->peer[t->blocked].gone ||
-                                                           t->peer[t->blocked].closed)))
-            return -EPIPE;
-        long long left = end < 0 ? TCP_SLEEP_SLICE_MS : end - now_ms();
-        if (left <= 0)
-            return 0;
-        if (!progress(t, left < TCP_SLEEP_SLICE_MS ? (int)left : TCP_SLEEP_SLICE_MS))
-            local_peer_died(t);
+        if ((r = spin_ready(t, events, end)))
+            return r > 0 ? r : 0;
+        for (;;) {
+            if ((r = tcp_ready(t, events)))
+                return r;
+            if ((events & SKF_READABLE)
+                    ? t->any_gone
+                    : (t->blocked >= 0 &&
+                       (t->peer[t->blocked].gone || t->peer[t->blocked].closed)))
+                return -EPIPE;
+            long long left = end < 0 ? TCP_SLEEP_SLICE_MS : end - now_ms();
+            if (left <= 0)
+                return 0;
+            unsigned long served = t->served_here;
+            if (!progress(t, left < TCP_SLEEP_SLICE_MS ? (int)left : TCP_SLEEP_SLICE_MS))
+                local_peer_died(t);
+            if (t->served_here != served)
+                break; /* woken by a request: poll again */
+        }
     }
 }
 
@@ -2265,9 +2313,6 @@ static void svc_free_dead(struct tcp_svc *v)
     }
 }
 
-/* The thread: sleep in epoll_wait, handle a batch under the lock.  Accepts
- * and handshakes on every channel's RMA listener, answers requests
- * (rma_serve), expires handshakes that take too long. */
 static long long now_ns(void)
 {
     struct timespec ts;
@@ -2275,52 +2320,163 @@ static long long now_ns(void)
     return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-/* epoll_wait, but after a batch that had work first poll for spin_ns: the
- * next request of a requester in a loop (lock, op, flush, ...) usually
- * comes one round trip later, and a sleeping thread pays a wake-up -- on a
- * loaded machine a scheduler delay -- on the critical path of each one. */
+#define SVC_LEASE_MS 1 /* a claimed service checks this often that its claimer still polls */
+/* A claimer must poll at least this often per lease (one pass per 10 us on
+ * average: a spinning waiter makes hundreds to thousands, one that sleeps
+ * 20 us between passes -- SHMEM's long waits -- a few dozen, and a request
+ * would wait for its sleeps), and this many passes after a release claim
+ * again. */
+#define SVC_LEASE_POLLS 100
+#define SVC_CLAIM_POLLS 1000
+/* Requests waiting at a lease check while the claimer made fewer passes than
+ * this (a spinning claimer makes 500-3000 per ms): it is mostly off its
+ * CPU, and the thread takes the answering back. */
+#define SVC_BUSY_POLLS 300
+
+/* Handle what epoll_wait(epfd, 0) reports now, under v->lock: accepts and
+ * handshakes on every channel's RMA listener, requests (rma_serve), expired
+ * handshakes; then the connections that ended are freed (no thread keeps an
+ * event of epfd outside the lock, so none can name them).  Returns how many
+ * sockets had something. */
+static int svc_handle(struct tcp_svc *v)
+{
+    struct epoll_event ev[TCP_EVENTS];
+    int n = epoll_wait(v->epfd, ev, TCP_EVENTS, 0);
+    for (int i = 0; i < n; i++) {
+        struct tcp_conn *c = ev[i].data.ptr;
+        if (c->state == C_LISTEN)
+            on_accept(c->tp, v);
+        else if (c->state != C_DEAD) /* buried by an earlier event or a channel's close */
+            on_event(c, ev[i].events);
+    }
+    if (v->hs_list)
+        expire_handshakes(v->hs_list);
+    svc_free_dead(v);
+    return n > 0 ? n : 0;
+}
+
+/* The thread answers again: epfd back in its sleep.  Under v->lock. */
+static void svc_unclaim(struct tcp_svc *v, unsigned long polls)
+{
+    struct epoll_event in = {.events = EPOLLIN, .data.ptr = v};
+    if (epoll_ctl(v->outer, EPOLL_CTL_ADD, v->epfd, &in) == 0 || errno == EEXIST) {
+        __atomic_store_n(&v->polls_at_release, polls, __ATOMIC_RELAXED);
+        __atomic_store_n(&v->claimed, 0, __ATOMIC_RELEASE);
+    }
+}
+
+/* The claimer went back to computing, or polls between sleeps of its own
+ * (fewer than SVC_LEASE_POLLS passes in the lease, nobody asleep in
+ * progress): the thread answers again.  Under v->lock. */
+static unsigned long svc_unclaim_if_idle(struct tcp_svc *v, unsigned long *polls_seen)
+{
+    unsigned long polls = __atomic_load_n(&v->polls, __ATOMIC_RELAXED), made = polls - *polls_seen;
+    if (made < SVC_LEASE_POLLS && !__atomic_load_n(&v->sleepers, __ATOMIC_SEQ_CST))
+        svc_unclaim(v, polls);
+    *polls_seen = polls;
+    return made;
+}
+
+/* epoll_wait on outer, but after a batch that had work first poll for
+ * spin_ns: the next request of a requester in a loop (lock, op, flush, ...)
+ * usually comes one round trip later, and a sleeping thread pays a wake-up
+ * -- on a loaded machine a scheduler delay -- on the critical path of each
+ * one. */
 static int svc_wait(struct tcp_svc *v, struct epoll_event *ev, int timeout, int was_busy)
 {
     if (was_busy && v->spin_ns > 0) {
         long long until = now_ns() + v->spin_ns;
         do {
-            int n = epoll_wait(v->epfd, ev, TCP_EVENTS, 0);
+            int n = epoll_wait(v->outer, ev, 2, 0);
             if (n != 0)
                 return n;
         } while (now_ns() < until);
     }
-    return epoll_wait(v->epfd, ev, TCP_EVENTS, timeout);
+    return epoll_wait(v->outer, ev, 2, timeout);
 }
 
+/* The thread: sleep on outer (the wake-up, and epfd unless a polling thread
+ * claimed it), handle epfd's events under the lock. */
 static void *svc_main(void *arg)
 {
     struct tcp_svc *v = arg;
-    int timeout = -1, n = 0;
+    int timeout = -1, busy = 0;
+    unsigned long polls_seen = 0;
     for (;;) {
-        struct epoll_event ev[TCP_EVENTS];
-        n = svc_wait(v, ev, timeout, n > 0);
+        struct epoll_event ev[2];
+        int n = svc_wait(v, ev, timeout, busy);
         pthread_mutex_lock(&v->lock);
         if (v->stop) {
             pthread_mutex_unlock(&v->lock);
             return NULL;
         }
         for (int i = 0; i < n; i++) {
-            struct tcp_conn *c = ev[i].data.ptr;
-            if (!c) { /* the wake-up: only stop uses it */
+            if (!ev[i].data.ptr) { /* the wake-up: stop, or a new claim */
                 uint64_t x;
                 if (read(v->wake, &x, sizeof x) < 0 && errno != EAGAIN)
                     skf_error("tcp: RMA service: reading its wake-up: %s", strerror(errno));
-            } else if (c->state == C_LISTEN)
-                on_accept(c->tp, v);
-            else if (c->state != C_DEAD) /* buried by an earlier event or a channel's close */
-                on_event(c, ev[i].events);
+            }
         }
-        if (v->hs_list)
-            expire_handshakes(v->hs_list);
-        svc_free_dead(v);
-        timeout = v->hs_list ? TCP_SLEEP_SLICE_MS : -1;
+        unsigned long made = SVC_BUSY_POLLS;
+        if (__atomic_load_n(&v->claimed, __ATOMIC_ACQUIRE))
+            made = svc_unclaim_if_idle(v, &polls_seen);
+        /* whatever woke the thread, what waits in epfd is answered -- while
+         * claimed too, at each lease check: the claimer may be off its CPU
+         * on a loaded machine, and a request then waits at most one lease,
+         * not the claimer's time slice */
+        busy = svc_handle(v);
+        int claimed = __atomic_load_n(&v->claimed, __ATOMIC_ACQUIRE);
+        if (claimed && busy && made < SVC_BUSY_POLLS && !__atomic_load_n(&v->sleepers, __ATOMIC_SEQ_CST)) {
+            /* requests waited while the claimer polled little: it is off its CPU */
+            svc_unclaim(v, __atomic_load_n(&v->polls, __ATOMIC_RELAXED));
+            claimed = 0;
+        }
+        timeout = claimed ? SVC_LEASE_MS : v->hs_list ? TCP_SLEEP_SLICE_MS : -1;
         pthread_mutex_unlock(&v->lock);
     }
+}
+
+/* Answer requests from a thread polling inside Skiff (progress): while it
+ * polls, the thread claims the service (epfd out of the thread's sleep,
+ * svc_note_poll), the engine's epoll set holds epfd, so a pass that finds
+ * it readable takes the service's lock if free and handles epfd's events
+ * here (svc_handle: accepts, handshakes, rma_serve), with no thread wake-up
+ * on the answer's path.  The lock makes one reader per connection at a time
+ * and the state in struct rma_state is the connection's, so whichever
+ * thread serves next goes on where the other stopped; answers keep their
+ * order.  A busy lock means the service thread is at it: nothing is lost
+ * (level-triggered). */
+static int svc_serve_here(struct tcp_tp *t)
+{
+    struct tcp_svc *v = t->eng->svc;
+    if (pthread_mutex_trylock(&v->lock) != 0)
+        return 0;
+    int served = v->stop ? 0 : svc_handle(v);
+    pthread_mutex_unlock(&v->lock);
+    t->served_here += (unsigned long)served;
+    return served;
+}
+
+/* A progress pass: counted (the service's lease), and the service claimed
+ * for polling threads once it has connections to serve. */
+static void svc_note_poll(struct tcp_svc *v)
+{
+    if (!__atomic_load_n(&v->has_conns, __ATOMIC_RELAXED))
+        return;
+    unsigned long polls = __atomic_load_n(&v->polls, __ATOMIC_RELAXED) + 1;
+    __atomic_store_n(&v->polls, polls, __ATOMIC_RELAXED);
+    if (__atomic_load_n(&v->claimed, __ATOMIC_ACQUIRE) ||
+        polls - __atomic_load_n(&v->polls_at_release, __ATOMIC_RELAXED) < SVC_CLAIM_POLLS ||
+        pthread_mutex_trylock(&v->lock) != 0)
+        return;
+    uint64_t one = 1;
+    if (!v->stop && (epoll_ctl(v->outer, EPOLL_CTL_DEL, v->epfd, NULL) == 0 || errno == ENOENT)) {
+        __atomic_store_n(&v->claimed, 1, __ATOMIC_RELEASE);
+        /* the thread may sleep without a timeout: it must start its lease checks */
+        if (write(v->wake, &one, sizeof one) != sizeof one)
+            skf_error("tcp: RMA service: cannot wake it: %s", strerror(errno));
+    }
+    pthread_mutex_unlock(&v->lock);
 }
 
 /* Start the process's service: its epoll set and thread (all signals blocked
@@ -2334,10 +2490,16 @@ static struct tcp_svc *svc_start(skf_ctx_t *ctx, const char *cc)
     v->spin_ns = skf_param_ll("SKIFF_TCP_SERVE_SPIN") * 1000;
     snprintf(v->cc, sizeof v->cc, "%s", cc);
     v->epfd = epoll_create1(EPOLL_CLOEXEC);
+    v->outer = epoll_create1(EPOLL_CLOEXEC);
     v->wake = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     pthread_mutex_init(&v->lock, NULL);
     struct epoll_event e = {.events = EPOLLIN, .data.ptr = NULL};
-    int rc = v->epfd < 0 || v->wake < 0 || epoll_ctl(v->epfd, EPOLL_CTL_ADD, v->wake, &e) ? errno : 0;
+    struct epoll_event in = {.events = EPOLLIN, .data.ptr = v};
+    int rc = v->epfd < 0 || v->outer < 0 || v->wake < 0 ||
+                     epoll_ctl(v->outer, EPOLL_CTL_ADD, v->wake, &e) ||
+                     epoll_ctl(v->outer, EPOLL_CTL_ADD, v->epfd, &in)
+                 ? errno
+                 : 0;
     if (!rc) {
         pthread_attr_t a;
         sigset_t all, old;
@@ -2353,6 +2515,8 @@ static struct tcp_svc *svc_start(skf_ctx_t *ctx, const char *cc)
         skf_error("tcp: rank %d: cannot start the RMA service thread: %s", ctx->rank, strerror(rc));
         if (v->epfd >= 0)
             close(v->epfd);
+        if (v->outer >= 0)
+            close(v->outer);
         if (v->wake >= 0)
             close(v->wake);
         pthread_mutex_destroy(&v->lock);
@@ -2373,6 +2537,7 @@ static void svc_stop(struct tcp_svc *v)
     pthread_join(v->thread, NULL);
     svc_free_dead(v); /* every channel removed its connections before */
     close(v->epfd);
+    close(v->outer);
     close(v->wake);
     pthread_mutex_destroy(&v->lock);
     free(v);
@@ -2459,6 +2624,11 @@ static struct tcp_engine *engine_get(skf_ctx_t *ctx, const char *cc)
         free(e);
         return NULL;
     }
+    /* the service's set inside mine: a polling pass sees requests to serve */
+    struct epoll_event sv = {.events = EPOLLIN, .data.ptr = NULL};
+    if (epoll_ctl(e->epfd, EPOLL_CTL_ADD, e->svc->epfd, &sv))
+        skf_verbose(ctx, "tcp: requests are answered by the service thread only: %s",
+                    strerror(errno));
     e->ctx = ctx;
     e->users = 1;
     e->next = engines;
@@ -2646,6 +2816,9 @@ static int tcp_chan_close(void *tpv)
     say_goodbye(t);
     await_peers(t);
     strangers_summary(t, &t->strangers);
+    if (t->served_here)
+        skf_verbose(t->ctx, "rank %d: port %u: %lu one-sided socket events handled while polling "
+                    "(the rest by the service thread)", t->me, t->port, t->served_here);
     svc_remove_port(t->eng->svc, t); /* served peers' gets up to here (close is collective) */
     for (int r = 0; r < t->size; r++) {
         struct tcp_peer *p = &t->peer[r];
