@@ -36,9 +36,16 @@ ssize_t dyn_recv(struct iovec *cont, int *ncont, int *world);
 void dyn_recv_done(void);
 /* Accept connections, read and write sockets; wait up to timeout_ms. */
 void dyn_poll(int timeout_ms);
-/* A launcher this process started for MPI_Comm_spawn: its end is watched
- * (a failed child job ends this one) and waited for at MPI_Finalize. */
-void dyn_watch_launcher(pid_t pid);
+/* Connect to a bridge peer now (a join does, both ways, so that the end of
+ * either process shows at the other as the end of a connection). */
+void dyn_connect(int world);
+/* NULL, or why the bridge peer world ended without a goodbye. */
+const char *dyn_gone(int world);
+/* A launcher this process started for MPI_Comm_spawn, whose processes are
+ * worlds[n]: its end is watched (a failure loses them all: the job ends
+ * unless they are reached only through communicators returning errors) and
+ * waited for at MPI_Finalize. */
+void dyn_watch_launcher(pid_t pid, const int *worlds, int n);
 /* Flush, say goodbye to every peer, wait for spawned jobs, close. */
 void dyn_finalize(void);
 

@@ -315,6 +315,9 @@ int dyn_join(const char *fn, struct MPI_ABI_Comm *lc, int root, const dyn_how_t 
                        theirs + (size_t)i * DYN_EP_LEN);
     }
     free(theirs);
+    for (int i = 0; i < them.size; i++) /* see dyn_connect */
+        if (rw[i] >= mpid.size)
+            dyn_connect(rw[i]);
     for (int i = 0; i < lc->size; i++)
         lw[i] = lw2[i] = comm_world_rank(lc, i);
     struct MPI_ABI_Group *g = group_new(lc->size, lw), *rg = group_new(them.size, rw);

@@ -334,7 +334,8 @@ static int spawn(const char *fn, int count, char *cmds[], char **argvs[], const 
     if (c->rank == root) {
         dyn_close_port(port);
         if (!rc)
-            dyn_watch_launcher(how.watch);
+            dyn_watch_launcher(how.watch, comm_of(*intercomm)->world_of,
+                               comm_of(*intercomm)->size);
         else if (how.watch > 0)
             waitpid(how.watch, NULL, 0);
     }
