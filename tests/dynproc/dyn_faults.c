@@ -6,8 +6,9 @@
  *   at every parent and errcodes all MPI_ERR_SPAWN; the job goes on.
  * dying: a child exits with status 5 after MPI_Init; the whole job must end
  *   (non-zero), the parents never finish.
- * dying-return N: as dying with N children (the last one dies), but the
- *   parents set MPI_ERRORS_RETURN on the intercommunicator: a receive from
+ * dying-return N: as dying with N children (the last one dies once told),
+ *   but the parents set MPI_ERRORS_RETURN on the intercommunicator first (the
+ *   spawn itself runs under MPI_COMM_WORLD's fatal handler): a receive from
  *   the dead child, a send to it and a nonblocking receive from it fail with
  *   MPI_ERR_OTHER; the parents' job goes on and finalizes with status 0. */
 #include <mpi.h>
@@ -144,8 +145,10 @@ int main(int argc, char **argv)
     } else if (strcmp(mode, "child-die-last") == 0) {
         int size, x;
         MPI_Comm_size(MPI_COMM_WORLD, &size);
-        if (rank == size - 1)
+        if (rank == size - 1) { /* once every parent returns errors */
+            MPI_Recv(&x, 1, MPI_INT, 0, 8, parent, MPI_STATUS_IGNORE);
             exit(5);
+        }
         MPI_Recv(&x, 1, MPI_INT, 0, 9, parent, MPI_STATUS_IGNORE); /* its launcher ends it */
         FAIL("a child of a failed job received a message nobody sent");
     } else if (strcmp(mode, "dying-return") == 0) {
@@ -154,6 +157,9 @@ int main(int argc, char **argv)
         MPI_Comm_spawn(argv[0], args, nc, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
                        MPI_ERRCODES_IGNORE);
         MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+        MPI_Barrier(MPI_COMM_WORLD); /* then the last child may die */
+        if (rank == 0)
+            MPI_Send(&x, 1, MPI_INT, nc - 1, 8, inter);
         rc = MPI_Recv(&x, 1, MPI_INT, nc - 1, 7, inter, MPI_STATUS_IGNORE);
         MPI_Error_class(rc, &cls);
         if (cls != MPI_ERR_OTHER)

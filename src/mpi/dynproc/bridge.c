@@ -74,6 +74,7 @@ typedef struct launcher { /* a job I spawned: its launcher and its processes */
 static launcher_t *launchers;
 static int nlaunchers;
 static int finalizing; /* in dyn_finalize: a peer that has closed already is no fault */
+static int joining_fatal; /* dyn_connect of a join whose group's handler is fatal */
 static struct pollfd *pf; /* dyn_poll's set, kept: it runs in every progress pass */
 static int pf_cap;
 
@@ -216,7 +217,7 @@ static void peer_lost(int i, const char *why)
     if (p->gone || p->bye)
         return;
     int world = mpid.size + i;
-    if (fatal_to_lose(world))
+    if (joining_fatal || fatal_to_lose(world))
         mpir_fatal("%s; ending the job", why);
     if (!(p->gone = strdup(why)))
         mpir_fatal("out of memory");
@@ -348,14 +349,16 @@ ssize_t dyn_send(int world, const struct iovec *iov, int iovcnt)
     return n;
 }
 
-void dyn_connect(int world)
+void dyn_connect(int world, int fatal)
 {
     peer_t *p = &peers[world - mpid.size];
+    joining_fatal = fatal; /* the new intercommunicator is not in the tables yet */
     if (p->fd < 0 && !p->gone) {
         connect_peer(p);
         if (p->fd >= 0)
             flush(p);
     }
+    joining_fatal = 0;
 }
 
 ssize_t dyn_recv(struct iovec *cont, int *ncont, int *world)

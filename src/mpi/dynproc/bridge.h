@@ -37,8 +37,9 @@ void dyn_recv_done(void);
 /* Accept connections, read and write sockets; wait up to timeout_ms. */
 void dyn_poll(int timeout_ms);
 /* Connect to a bridge peer now (a join does, both ways, so that the end of
- * either process shows at the other as the end of a connection). */
-void dyn_connect(int world);
+ * either process shows at the other as the end of a connection); fatal: the
+ * joining group's handler ends the job when the peer is gone already. */
+void dyn_connect(int world, int fatal);
 /* NULL, or why the bridge peer world ended without a goodbye. */
 const char *dyn_gone(int world);
 /* A launcher this process started for MPI_Comm_spawn, whose processes are
