@@ -19,10 +19,14 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -32,6 +36,8 @@
 #include "device/device.h"
 
 int dyn_active;
+int dyn_wakes;
+int dyn_backlog;
 
 typedef struct peer {
     char ep[DYN_EP_LEN];
@@ -77,6 +83,120 @@ static int finalizing; /* in dyn_finalize: a peer that has closed already is no 
 static int joining_fatal; /* dyn_connect of a join whose group's handler is fatal */
 static struct pollfd *pf; /* dyn_poll's set, kept: it runs in every progress pass */
 static int pf_cap;
+
+/* The watcher: a thread asleep in epoll on the listening socket and the
+ * connections from other processes.  When one has something it kicks the
+ * channel (skf_kick: the shm transport's sleep returns, and a kick before the
+ * sleep is kept), so a rank idle in the channel wakes for bridge traffic at
+ * once instead of looking between 1 ms sleeps.  It then waits until dyn_poll
+ * has read (watch_pending back to 0) before it looks again. */
+static pthread_t watcher;
+static int watch_ep = -1, watch_stop_fd = -1, watching;
+static int watch_pending, watch_stop;
+static pthread_mutex_t watch_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t watch_cv = PTHREAD_COND_INITIALIZER;
+
+static void watch_fd(int fd)
+{
+    struct epoll_event ev = {.events = EPOLLIN, .data.fd = fd};
+    if (watching)
+        epoll_ctl(watch_ep, EPOLL_CTL_ADD, fd, &ev);
+}
+
+static void *watch_main(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        struct epoll_event ev[8];
+        int n = epoll_wait(watch_ep, ev, 8, -1);
+        if (n < 0 && errno != EINTR)
+            break;
+        pthread_mutex_lock(&watch_mu);
+        if (!watch_stop && n > 0) {
+            __atomic_store_n(&watch_pending, 1, __ATOMIC_RELEASE);
+            skf_kick(mpid.ch);
+            while (__atomic_load_n(&watch_pending, __ATOMIC_ACQUIRE) && !watch_stop)
+                pthread_cond_wait(&watch_cv, &watch_mu);
+        }
+        int stop = watch_stop;
+        pthread_mutex_unlock(&watch_mu);
+        if (stop)
+            break;
+    }
+    return NULL;
+}
+
+/* dyn_poll is about to read everything: the watcher may look again. */
+static void watch_rearm(void)
+{
+    if (__atomic_load_n(&watch_pending, __ATOMIC_ACQUIRE)) {
+        pthread_mutex_lock(&watch_mu);
+        __atomic_store_n(&watch_pending, 0, __ATOMIC_RELEASE);
+        pthread_cond_signal(&watch_cv);
+        pthread_mutex_unlock(&watch_mu);
+    }
+}
+
+/* A kick reaches a sleeping rank only through a channel of shm alone (tcp's
+ * sleep cannot be cut, and with several transports the channel sleeps in 1 ms
+ * slices anyway): elsewhere idle waits keep their 1 ms steps. */
+static int channel_kickable(void)
+{
+    if (strcmp(skf_param_str("SKIFF_TRANSPORTS"), "tcp") == 0)
+        return 0;
+    for (int w = 0; w < mpid.size; w++)
+        if (mpid.remote[w])
+            return 0;
+    return 1;
+}
+
+static void watch_start(void)
+{
+    if (!channel_kickable())
+        return;
+    watch_ep = epoll_create1(EPOLL_CLOEXEC);
+    watch_stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (watch_ep < 0 || watch_stop_fd < 0)
+        goto fail;
+    watching = 1;
+    watch_fd(watch_stop_fd);
+    watch_fd(listen_fd);
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old); /* signals stay the application's */
+    int rc = pthread_create(&watcher, NULL, watch_main, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc == 0) {
+        dyn_wakes = 1;
+        return;
+    }
+fail: /* no watcher: idle waits poll the sockets between 1 ms sleeps */
+    watching = 0;
+    if (watch_ep >= 0)
+        close(watch_ep);
+    if (watch_stop_fd >= 0)
+        close(watch_stop_fd);
+    watch_ep = watch_stop_fd = -1;
+}
+
+static void watch_end(void)
+{
+    if (!dyn_wakes)
+        return;
+    pthread_mutex_lock(&watch_mu);
+    watch_stop = 1;
+    pthread_cond_signal(&watch_cv);
+    pthread_mutex_unlock(&watch_mu);
+    uint64_t one = 1;
+    if (write(watch_stop_fd, &one, sizeof one) < 0) { /* cannot fail: counter far from max */
+    }
+    pthread_join(watcher, NULL);
+    close(watch_ep);
+    close(watch_stop_fd);
+    watch_ep = watch_stop_fd = -1;
+    watching = dyn_wakes = watch_stop = 0;
+    __atomic_store_n(&watch_pending, 0, __ATOMIC_RELAXED);
+}
 
 static void first_ipv4(char *out, size_t cap)
 {
@@ -124,6 +244,7 @@ int dyn_start(void)
     snprintf(my_ep, sizeof my_ep, "%s:%u:%s:%d", ip, ntohs(a.sin_port), my_key, my_rank);
     listen_fd = fd;
     dyn_active = 1;
+    watch_start();
     return MPI_SUCCESS;
 }
 
@@ -341,7 +462,8 @@ ssize_t dyn_send(int world, const struct iovec *iov, int iovcnt)
         connect_peer(p);
     if (!p->gone) { /* to a process that is gone (an answer, a goodbye) nothing goes */
         frame(p, 'M', iov, iovcnt);
-        flush(p);
+        if (flush(p))
+            dyn_backlog = 1;
     }
     ssize_t n = 0;
     for (int i = 0; i < iovcnt; i++)
@@ -399,6 +521,7 @@ static void accept_all(void)
             conns_cap = cap;
         }
         conns[nconns++] = (conn_t){.fd = fd, .peer = -1};
+        watch_fd(fd);
     }
 }
 
@@ -501,6 +624,7 @@ void dyn_poll(int timeout_ms)
 {
     if (!dyn_active)
         return;
+    watch_rearm();
     if (nconns + 1 > pf_cap) {
         free(pf);
         pf_cap = 2 * (nconns + 1);
@@ -525,9 +649,10 @@ void dyn_poll(int timeout_ms)
     for (int i = 0; i < nconns; i++)
         if (conns[i].fd < 0)
             conns[i--] = conns[--nconns];
+    dyn_backlog = 0;
     for (int i = 0; i < npeers; i++)
-        if (peers[i].fd >= 0 && peers[i].len)
-            flush(&peers[i]);
+        if (peers[i].fd >= 0 && peers[i].len && flush(&peers[i]))
+            dyn_backlog = 1;
     if (nlaunchers)
         check_launchers();
 }
@@ -549,6 +674,7 @@ void dyn_finalize(void)
         return;
     dyn_poll(0); /* goodbyes already here: their senders may have closed */
     finalizing = 1;
+    watch_end();
     for (int i = 0; i < npeers; i++) {
         peer_t *p = &peers[i];
         if (p->fd < 0)

@@ -21,6 +21,8 @@
 #define DYN_EP_LEN 128 /* an endpoint string with its NUL, fixed size on the wire */
 
 extern int dyn_active; /* the bridge is up: progress and idle poll it */
+extern int dyn_wakes;  /* bridge traffic wakes an idle channel wait (skf_kick) */
+extern int dyn_backlog; /* bytes wait for a socket to take them: idle waits stay short */
 
 /* Start listening (idempotent).  0 or an MPI error class (printed). */
 int dyn_start(void);
