@@ -21,7 +21,7 @@ if ! "$py" -c 'import mpi4py' 2>/dev/null; then
         exit 77
     fi
     python3 -m venv "$venv" || { echo "mpi4py_pool: SKIPPED: cannot make a venv at $venv"; exit 77; }
-    if ! "$venv/bin/pip" install mpich >"$venv/pip.log" 2>&1; then
+    if ! "$venv/bin/pip" install --retries 1 --timeout 20 mpich >"$venv/pip.log" 2>&1; then
         echo "mpi4py_pool: SKIPPED: PyPI unreachable (pip install mpich failed, see $venv/pip.log)"
         exit 77
     fi
