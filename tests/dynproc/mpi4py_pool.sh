@@ -8,7 +8,7 @@
 # loads it with lazy binding (sitecustomize below): mpi4py links every MPI 4.1
 # call, Skiff resolves the ones it has when they are called.  All of it lives
 # in a venv outside the repository ($SKIFF_MPI4PY_VENV, default
-# ~/.cache/skiff-mpi4py).  Building takes ~15 minutes on 2 cores, so it
+# ~/.cache/skiff-mpi4py).  Building takes 15-40 minutes on 2 cores, so it
 # happens only with SKIFF_TEST_MPI4PY=1 (or once the venv exists).  Exit 77
 # (skipped) with a message otherwise, or when PyPI cannot be reached.
 set -u
@@ -37,10 +37,11 @@ echo 'import os, sys; sys.setdlopenflags(os.RTLD_LAZY | os.RTLD_GLOBAL)' \
 cat >"$venv/pool.py" <<'PY'
 from mpi4py import MPI
 from mpi4py.futures import MPIPoolExecutor
-with MPIPoolExecutor(max_workers=2) as ex:
-    got = list(ex.map(pow, [2] * 8, range(8)))
-assert got == [2 ** i for i in range(8)], got
-print("mpi4py_pool: OK", MPI.Get_library_version().split("\n")[0])
+if __name__ == "__main__":  # the workers import this script as __mp_main__
+    with MPIPoolExecutor(max_workers=2) as ex:
+        got = list(ex.map(pow, [2] * 8, range(8)))
+    assert got == [2 ** i for i in range(8)], got
+    print("mpi4py_pool: OK", MPI.Get_library_version().split("\n")[0])
 PY
 # Skiff's library, launcher and the lazy loading, for the workers too
 export LD_LIBRARY_PATH="$build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
