@@ -14,6 +14,11 @@
 set -u
 build=$(cd "$1" && pwd)
 venv=${SKIFF_MPI4PY_VENV:-$HOME/.cache/skiff-mpi4py}
+# python is not built with the sanitizers: it cannot load a sanitized libmpi
+if ldd "$build/lib/libmpi_abi.so.1" 2>/dev/null | grep -q -e libasan -e libtsan -e libubsan; then
+    echo "mpi4py_pool: SKIPPED: $build is a sanitizer build (python cannot load it)"
+    exit 77
+fi
 py=$venv/bin/python
 if ! "$py" -c 'import mpi4py' 2>/dev/null; then
     if [ "${SKIFF_TEST_MPI4PY:-0}" != 1 ]; then
