@@ -5,7 +5,12 @@
  * missing: spawning a program that does not exist fails with MPI_ERR_SPAWN
  *   at every parent and errcodes all MPI_ERR_SPAWN; the job goes on.
  * dying: a child exits with status 5 after MPI_Init; the whole job must end
- *   (non-zero), the parents never finish. */
+ *   (non-zero), the parents never finish.
+ * dying-return N: as dying with N children (the last one dies once told),
+ *   but the parents set MPI_ERRORS_RETURN on the intercommunicator first (the
+ *   spawn itself runs under MPI_COMM_WORLD's fatal handler): a receive from
+ *   the dead child, a send to it and a nonblocking receive from it fail with
+ *   MPI_ERR_OTHER; the parents' job goes on and finalizes with status 0. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,6 +142,49 @@ int main(int argc, char **argv)
         MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE, &u, &flag);
         if (!flag || argc < 3 || *u != atoi(argv[2]))
             FAIL("MPI_UNIVERSE_SIZE %d, wanted %s", flag ? *u : -1, argc > 2 ? argv[2] : "?");
+    } else if (strcmp(mode, "child-die-last") == 0) {
+        int size, x;
+        MPI_Comm_size(MPI_COMM_WORLD, &size);
+        if (rank == size - 1) { /* once every parent returns errors */
+            MPI_Recv(&x, 1, MPI_INT, 0, 8, parent, MPI_STATUS_IGNORE);
+            exit(5);
+        }
+        MPI_Recv(&x, 1, MPI_INT, 0, 9, parent, MPI_STATUS_IGNORE); /* its launcher ends it */
+        FAIL("a child of a failed job received a message nobody sent");
+    } else if (strcmp(mode, "dying-return") == 0) {
+        int nc = argc > 2 ? atoi(argv[2]) : 1, x = 0, cls, rc;
+        char *args[] = {"child-die-last", NULL};
+        MPI_Comm_spawn(argv[0], args, nc, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
+                       MPI_ERRCODES_IGNORE);
+        MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+        MPI_Barrier(MPI_COMM_WORLD); /* then the last child may die */
+        if (rank == 0)
+            MPI_Send(&x, 1, MPI_INT, nc - 1, 8, inter);
+        rc = MPI_Recv(&x, 1, MPI_INT, nc - 1, 7, inter, MPI_STATUS_IGNORE);
+        MPI_Error_class(rc, &cls);
+        if (cls != MPI_ERR_OTHER)
+            FAIL("receive from a dead child: class %d", cls);
+        rc = MPI_Send(&x, 1, MPI_INT, nc - 1, 7, inter);
+        MPI_Error_class(rc, &cls);
+        if (cls != MPI_ERR_OTHER)
+            FAIL("send to a dead child: class %d", cls);
+        MPI_Request req;
+        MPI_Status st;
+        rc = MPI_Irecv(&x, 1, MPI_INT, nc - 1, 7, inter, &req);
+        if (rc == MPI_SUCCESS)
+            rc = MPI_Wait(&req, &st);
+        MPI_Error_class(rc, &cls);
+        if (cls != MPI_ERR_OTHER)
+            FAIL("nonblocking receive from a dead child: class %d", cls);
+        MPI_Comm_free(&inter);
+        int n = 1, sum = 0;
+        MPI_Allreduce(&n, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD); /* the job goes on */
+        int size;
+        MPI_Comm_size(MPI_COMM_WORLD, &size);
+        if (sum != size)
+            FAIL("allreduce after the failure: %d", sum);
+        if (rank == 0)
+            printf("dyn_faults dying-return: OK\n");
     } else if (strcmp(mode, "dying") == 0) {
         char *args[] = {"child-die", NULL};
         MPI_Comm_spawn(argv[0], args, 2, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,

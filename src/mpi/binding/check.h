@@ -160,7 +160,8 @@ static inline void status_proc_null(MPI_Status *st)
 }
 
 #pragma GCC visibility push(hidden)
-/* Report a failed receive (truncation) with both sizes. */
+/* Report a failed point-to-point operation with rank src: a truncated receive
+ * (with both sizes), or a process of another job that has ended. */
 int mpir_recv_error(const char *fn, struct MPI_ABI_Comm *c, int err, int src, int tag,
                     size_t sent, size_t cap);
 /* Start a buffered send (bsend.c); the returned request is already complete. */

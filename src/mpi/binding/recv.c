@@ -11,6 +11,10 @@ int mpir_recv_error(const char *fn, struct MPI_ABI_Comm *c, int err, int src, in
                           "%s: message truncated: rank %d sent %zu bytes (tag %d), the receive "
                           "buffer holds %zu bytes",
                           fn, src, sent, tag, cap);
+    const char *gone = c && src >= 0 && src < c->size ? dyn_gone(comm_world_rank(c, src)) : NULL;
+    if (gone)
+        return mpir_error(c, err, "%s: rank %d (tag %d) is a process of another job that has "
+                          "ended: %s", fn, src, tag, gone);
     return mpir_error(c, err, "%s: receive from rank %d failed", fn, src);
 }
 

@@ -24,7 +24,8 @@ static inline __attribute__((always_inline)) int send_blocking(const char *fn, c
         return MPI_SUCCESS;
     if (unlikely(!dtype_of(dt)->contiguous))
         return mpir_dt_send(fn, buf, count, dtype_of(dt), dest, tag, c, mode);
-    return mpid_send(buf, bytes, dest, tag, c, mode);
+    rc = mpid_send(buf, bytes, dest, tag, c, mode);
+    return unlikely(rc) ? mpir_recv_error(fn, c, rc, dest, tag, 0, bytes) : MPI_SUCCESS;
 }
 
 int MPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)

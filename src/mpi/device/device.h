@@ -250,6 +250,12 @@ static inline int mpid_node_of(int world)
     return world < mpid.size ? skf_node_id(mpid.ctx, world) : -2 - (world - mpid.size);
 }
 
+/* A process of another job has ended and every communicator that reaches it
+ * returns errors (dynproc/bridge.c): every operation waiting on it completes
+ * with err (request.c); later ones naming it fail at once (dyn_gone). */
+void mpid_fail_peer(int world, int err);
+const char *dyn_gone(int world);
+
 /* ---- sends (proto.c) ---------------------------------------------------- */
 /* Blocking send; small standard sends with nothing queued skip the request. */
 int mpid_send(const void *buf, size_t len, int dest, int tag, struct MPI_ABI_Comm *c, int mode);

@@ -138,9 +138,13 @@ void mpid_idle(void)
         idle_mt();
         return;
     }
-    /* with other jobs connected their sockets are polled between short waits */
+    /* with other jobs connected their sockets are polled between short waits,
+     * unless the bridge's watcher wakes the wait (dynproc/bridge.c) */
     idle_rc(skf_wait(mpid.ch, idle_events(),
-                     dyn_active || __atomic_load_n(&mpir_greq_open, __ATOMIC_RELAXED) ? 1 : 1000));
+                     (dyn_active && (!dyn_wakes || dyn_backlog)) ||
+                             __atomic_load_n(&mpir_greq_open, __ATOMIC_RELAXED)
+                         ? 1
+                         : 1000));
 }
 
 void mpid_wait(mpid_req_t *r)

@@ -263,6 +263,12 @@ static mpid_req_t *isend(const void *buf, void *dtp, size_t len, int dest, int t
     r->st_source = dest;
     r->st_tag = tag;
     r->need = NEED_PUSH;
+    if (unlikely(world >= mpid.size) && dyn_gone(world)) { /* fails at once (request.c) */
+        r->need = 0;
+        r->st_error = MPI_ERR_OTHER;
+        req_complete(r);
+        return r;
+    }
     if (how == SEND_STREAM) {
         r->wire = W_RTS;
         fill_envelope(&r->hdr.h, W_RTS, c, tag, len);
@@ -312,6 +318,11 @@ static inline __attribute__((always_inline)) int send_body(const void *buf, size
                                                           int mode, int held)
 {
     int world = comm_world_rank(c, dest);
+    if (unlikely(world >= mpid.size) && dyn_gone(world)) {
+        mpid_cs_exit(held);
+        return MPI_ERR_OTHER; /* a process of another job that has ended */
+    }
+    mpid_req_t *r;
     if (likely(len <= mpid.eager_to[world] && mode != MODE_SYNC && !mpid.sendq[world].head)) {
         /* LAM's fast path: no request unless the ring refuses part of it. */
         wire_hdr_t h;
@@ -326,7 +337,7 @@ static inline __attribute__((always_inline)) int send_body(const void *buf, size
         if (k != -EAGAIN && k < (ssize_t)sizeof h)
             mpir_fatal("sending to rank %d failed: %s", world,
                        k < 0 ? skf_strerror((int)k) : "channel split a header");
-        mpid_req_t *r = req_alloc(REQ_SEND);
+        r = req_alloc(REQ_SEND);
         r->comm = c;
         r->world = world;
         r->buf = (void *)buf;
@@ -337,16 +348,14 @@ static inline __attribute__((always_inline)) int send_body(const void *buf, size
         r->sent = k > 0 ? (size_t)k : 0;
         r->need = NEED_PUSH;
         sendq_append(world, r);
-        mpid_cs_exit(held);
-        mpid_wait(r);
-        req_release(r);
-        return MPI_SUCCESS;
+    } else {
+        r = mpid_isend(buf, len, dest, tag, c, mode);
     }
-    mpid_req_t *r = mpid_isend(buf, len, dest, tag, c, mode);
     mpid_cs_exit(held);
     mpid_wait(r);
+    int err = r->st_error; /* a process of another job may end meanwhile */
     req_release(r);
-    return MPI_SUCCESS;
+    return err;
 }
 
 static __attribute__((noinline)) int send_mt(const void *buf, size_t len, int dest, int tag,

@@ -376,6 +376,12 @@ mpid_req_t *mpid_irecv(void *buf, size_t cap, int src, int tag, struct MPI_ABI_C
     r->buf = buf;
     r->cap = cap;
     r->attached = 1;
+    if (unlikely(dyn_active) && src >= 0 && dyn_gone(comm_world_rank(c, src))) {
+        r->st_source = src; /* it has ended: nothing more comes (request.c) */
+        r->st_error = MPI_ERR_OTHER;
+        req_complete(r);
+        return r;
+    }
     match_post(c, r);
     return r;
 }

@@ -105,6 +105,46 @@ int req_any(int (*pred)(const mpid_req_t *r, const void *arg), const void *arg)
     return 0;
 }
 
+/* r waits on the process at world index world. */
+static int waits_on(const mpid_req_t *r, int world)
+{
+    if (r->done)
+        return 0;
+    if (r->kind == REQ_SEND)
+        return r->world == world;
+    if (r->kind != REQ_RECV)
+        return 0;
+    if (r->posted) /* a receive naming it; MPI_ANY_SOURCE ones may match others */
+        return r->peer != MPI_ANY_SOURCE && comm_world_rank(r->comm, r->peer) == world;
+    return r->attached && r->world == world; /* matched: the rest of its data */
+}
+
+void mpid_fail_peer(int world, int err)
+{
+    /* nothing more leaves for it */
+    mpid.sendq[world].head = mpid.sendq[world].tail = NULL;
+    for (int i = 0; i < mpid.n_active; i++)
+        if (mpid.active[i] == world) {
+            mpid.active[i] = mpid.active[--mpid.n_active];
+            break;
+        }
+    mpid.inflight[world] = NULL;
+    mpid.rndv_out[world] = 0;
+    for (slab_t *s = slabs; s; s = s->next)
+        for (int i = 0; i < SLAB_REQS; i++) {
+            mpid_req_t *r = &s->reqs[i];
+            if (r->magic != MAGIC_REQ || !waits_on(r, world))
+                continue;
+            if (r->posted)
+                match_unpost(r->comm, r);
+            if (r->kind == REQ_RECV)
+                r->st_source = r->peer;
+            r->need = 0;
+            r->st_error = err;
+            req_complete(r);
+        }
+}
+
 void req_pool_free_all(void)
 {
     while (slabs) {

@@ -19,10 +19,14 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -32,6 +36,8 @@
 #include "device/device.h"
 
 int dyn_active;
+int dyn_wakes;
+int dyn_backlog;
 
 typedef struct peer {
     char ep[DYN_EP_LEN];
@@ -39,6 +45,7 @@ typedef struct peer {
     char *out;       /* bytes the socket has not taken yet */
     size_t off, len, cap;
     int bye;         /* it said goodbye */
+    char *gone;      /* it ended without a goodbye: why (its operations fail) */
 } peer_t;
 
 typedef struct conn { /* a connection another process made to me */
@@ -66,10 +73,130 @@ static int npeers, peers_cap;
 static conn_t *conns;
 static int nconns, conns_cap;
 static msg_t *q_head, *q_tail, *current;
-static pid_t *launchers;
+typedef struct launcher { /* a job I spawned: its launcher and its processes */
+    pid_t pid;
+    int *worlds, n;
+} launcher_t;
+static launcher_t *launchers;
 static int nlaunchers;
+static int finalizing; /* in dyn_finalize: a peer that has closed already is no fault */
+static int joining_fatal; /* dyn_connect of a join whose group's handler is fatal */
 static struct pollfd *pf; /* dyn_poll's set, kept: it runs in every progress pass */
 static int pf_cap;
+
+/* The watcher: a thread asleep in epoll on the listening socket and the
+ * connections from other processes.  When one has something it kicks the
+ * channel (skf_kick: the shm transport's sleep returns, and a kick before the
+ * sleep is kept), so a rank idle in the channel wakes for bridge traffic at
+ * once instead of looking between 1 ms sleeps.  It then waits until dyn_poll
+ * has read (watch_pending back to 0) before it looks again. */
+static pthread_t watcher;
+static int watch_ep = -1, watch_stop_fd = -1, watching;
+static int watch_pending, watch_stop;
+static pthread_mutex_t watch_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t watch_cv = PTHREAD_COND_INITIALIZER;
+
+static void watch_fd(int fd)
+{
+    struct epoll_event ev = {.events = EPOLLIN, .data.fd = fd};
+    if (watching)
+        epoll_ctl(watch_ep, EPOLL_CTL_ADD, fd, &ev);
+}
+
+static void *watch_main(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        struct epoll_event ev[8];
+        int n = epoll_wait(watch_ep, ev, 8, -1);
+        if (n < 0 && errno != EINTR)
+            break;
+        pthread_mutex_lock(&watch_mu);
+        if (!watch_stop && n > 0) {
+            __atomic_store_n(&watch_pending, 1, __ATOMIC_RELEASE);
+            skf_kick(mpid.ch);
+            while (__atomic_load_n(&watch_pending, __ATOMIC_ACQUIRE) && !watch_stop)
+                pthread_cond_wait(&watch_cv, &watch_mu);
+        }
+        int stop = watch_stop;
+        pthread_mutex_unlock(&watch_mu);
+        if (stop)
+            break;
+    }
+    return NULL;
+}
+
+/* dyn_poll is about to read everything: the watcher may look again. */
+static void watch_rearm(void)
+{
+    if (__atomic_load_n(&watch_pending, __ATOMIC_ACQUIRE)) {
+        pthread_mutex_lock(&watch_mu);
+        __atomic_store_n(&watch_pending, 0, __ATOMIC_RELEASE);
+        pthread_cond_signal(&watch_cv);
+        pthread_mutex_unlock(&watch_mu);
+    }
+}
+
+/* A kick reaches a sleeping rank only through a channel of shm alone (tcp's
+ * sleep cannot be cut, and with several transports the channel sleeps in 1 ms
+ * slices anyway): elsewhere idle waits keep their 1 ms steps. */
+static int channel_kickable(void)
+{
+    if (strcmp(skf_param_str("SKIFF_TRANSPORTS"), "tcp") == 0)
+        return 0;
+    for (int w = 0; w < mpid.size; w++)
+        if (mpid.remote[w])
+            return 0;
+    return 1;
+}
+
+static void watch_start(void)
+{
+    if (!channel_kickable())
+        return;
+    watch_ep = epoll_create1(EPOLL_CLOEXEC);
+    watch_stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (watch_ep < 0 || watch_stop_fd < 0)
+        goto fail;
+    watching = 1;
+    watch_fd(watch_stop_fd);
+    watch_fd(listen_fd);
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old); /* signals stay the application's */
+    int rc = pthread_create(&watcher, NULL, watch_main, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc == 0) {
+        dyn_wakes = 1;
+        return;
+    }
+fail: /* no watcher: idle waits poll the sockets between 1 ms sleeps */
+    watching = 0;
+    if (watch_ep >= 0)
+        close(watch_ep);
+    if (watch_stop_fd >= 0)
+        close(watch_stop_fd);
+    watch_ep = watch_stop_fd = -1;
+}
+
+static void watch_end(void)
+{
+    if (!dyn_wakes)
+        return;
+    pthread_mutex_lock(&watch_mu);
+    watch_stop = 1;
+    pthread_cond_signal(&watch_cv);
+    pthread_mutex_unlock(&watch_mu);
+    uint64_t one = 1;
+    if (write(watch_stop_fd, &one, sizeof one) < 0) { /* cannot fail: counter far from max */
+    }
+    pthread_join(watcher, NULL);
+    close(watch_ep);
+    close(watch_stop_fd);
+    watch_ep = watch_stop_fd = -1;
+    watching = dyn_wakes = watch_stop = 0;
+    __atomic_store_n(&watch_pending, 0, __ATOMIC_RELAXED);
+}
 
 static void first_ipv4(char *out, size_t cap)
 {
@@ -117,6 +244,7 @@ int dyn_start(void)
     snprintf(my_ep, sizeof my_ep, "%s:%u:%s:%d", ip, ntohs(a.sin_port), my_key, my_rank);
     listen_fd = fd;
     dyn_active = 1;
+    watch_start();
     return MPI_SUCCESS;
 }
 
@@ -183,6 +311,53 @@ int dyn_peer(const char *ep)
     return mpid.size + npeers++;
 }
 
+/* 1 when a communicator that reaches world has MPI_ERRORS_ARE_FATAL (or
+ * MPI_ERRORS_ABORT): losing world then ends the job as a lost rank does. */
+static int fatal_to_lose(int world)
+{
+    for (int ctx = 0; ctx < MPIR_MAX_CTX; ctx++) {
+        struct MPI_ABI_Comm **slot = comm_ctx_slot(ctx), *c = slot ? *slot : NULL;
+        if (!c || !c->coll) /* the collective shadows follow their communicator */
+            continue;
+        int reaches = 0;
+        for (int r = 0; r < c->size && !reaches; r++)
+            reaches = comm_world_rank(c, r) == world;
+        if (reaches && (!c->eh || c->eh->kind == EH_FATAL || c->eh->kind == EH_ABORT))
+            return 1;
+    }
+    return 0;
+}
+
+/* Peer i has ended without saying goodbye.  Under MPI_ERRORS_RETURN (or a
+ * user handler) on every communicator that reaches it, what waits on it fails
+ * with MPI_ERR_OTHER and later operations naming it do too; otherwise the job
+ * ends, as it does when one of its own ranks dies. */
+static void peer_lost(int i, const char *why)
+{
+    peer_t *p = &peers[i];
+    if (p->gone || p->bye)
+        return;
+    int world = mpid.size + i;
+    if (joining_fatal || fatal_to_lose(world))
+        mpir_fatal("%s; ending the job", why);
+    if (!(p->gone = strdup(why)))
+        mpir_fatal("out of memory");
+    if (p->fd >= 0)
+        close(p->fd);
+    p->fd = -1;
+    p->off = p->len = 0;
+    char line[300];
+    snprintf(line, sizeof line, "%s; the communicators that reach it return errors "
+             "(MPI_ERRORS_RETURN)", why);
+    mpir_say(line);
+    mpid_fail_peer(world, MPI_ERR_OTHER);
+}
+
+const char *dyn_gone(int world)
+{
+    return world >= mpid.size && world < mpid.npeers ? peers[world - mpid.size].gone : NULL;
+}
+
 static void append(peer_t *p, const void *data, size_t n)
 {
     if (p->len + n > p->cap) {
@@ -209,12 +384,16 @@ static int flush(peer_t *p)
         if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
             return 1;
         if (w < 0) {
-            if (p->bye) { /* it has gone on purpose: what it would not read is dropped */
+            if (p->bye || finalizing) { /* it has gone on purpose (its goodbye may be
+                                         * unread): what it would not read is dropped */
                 p->off = p->len = 0;
                 return 0;
             }
-            mpir_fatal("a connected process is gone (%s): %s; ending the job", p->ep,
-                       strerror(errno));
+            char why[DYN_EP_LEN + 100];
+            snprintf(why, sizeof why, "a connected process of another job is gone (%s): %s",
+                     p->ep, strerror(errno));
+            peer_lost((int)(p - peers), why);
+            return 0;
         }
         p->off += (size_t)w;
     }
@@ -251,9 +430,15 @@ static void connect_peer(peer_t *p)
     do
         rc = fd < 0 ? -1 : connect(fd, (struct sockaddr *)&a, sizeof a);
     while (rc < 0 && errno == EINTR);
-    if (rc < 0)
-        mpir_fatal("cannot connect to the process at %s: %s; ending the job", p->ep,
-                   strerror(errno));
+    if (rc < 0) {
+        char why[DYN_EP_LEN + 100];
+        snprintf(why, sizeof why, "cannot connect to the process of another job at %s: %s",
+                 p->ep, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        peer_lost((int)(p - peers), why);
+        return;
+    }
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
@@ -273,14 +458,29 @@ static void connect_peer(peer_t *p)
 ssize_t dyn_send(int world, const struct iovec *iov, int iovcnt)
 {
     peer_t *p = &peers[world - mpid.size];
-    if (p->fd < 0)
+    if (p->fd < 0 && !p->gone)
         connect_peer(p);
-    frame(p, 'M', iov, iovcnt);
-    flush(p);
+    if (!p->gone) { /* to a process that is gone (an answer, a goodbye) nothing goes */
+        frame(p, 'M', iov, iovcnt);
+        if (flush(p))
+            dyn_backlog = 1;
+    }
     ssize_t n = 0;
     for (int i = 0; i < iovcnt; i++)
         n += (ssize_t)iov[i].iov_len;
     return n;
+}
+
+void dyn_connect(int world, int fatal)
+{
+    peer_t *p = &peers[world - mpid.size];
+    joining_fatal = fatal; /* the new intercommunicator is not in the tables yet */
+    if (p->fd < 0 && !p->gone) {
+        connect_peer(p);
+        if (p->fd >= 0)
+            flush(p);
+    }
+    joining_fatal = 0;
 }
 
 ssize_t dyn_recv(struct iovec *cont, int *ncont, int *world)
@@ -321,6 +521,7 @@ static void accept_all(void)
             conns_cap = cap;
         }
         conns[nconns++] = (conn_t){.fd = fd, .peer = -1};
+        watch_fd(fd);
     }
 }
 
@@ -381,8 +582,13 @@ static int read_conn(conn_t *c)
         if (r <= 0) {
             if (c->peer >= 0 && peers[c->peer].bye && c->hgot == 0)
                 return 0;
-            mpir_fatal("a connected process of another job is gone (%s); ending the job",
-                       c->peer >= 0 ? peers[c->peer].ep : "before its hello");
+            if (c->peer < 0)
+                mpir_fatal("a process of another job is gone before its hello; ending the job");
+            char why[DYN_EP_LEN + 100];
+            snprintf(why, sizeof why, "a connected process of another job is gone (%s)",
+                     peers[c->peer].ep);
+            peer_lost(c->peer, why);
+            return 0;
         }
         if (c->hgot < 4)
             c->hgot += (size_t)r;
@@ -395,16 +601,22 @@ static void check_launchers(void)
 {
     for (int i = 0; i < nlaunchers; i++) {
         int st;
-        if (waitpid(launchers[i], &st, WNOHANG) != launchers[i])
+        launcher_t l = launchers[i];
+        if (waitpid(l.pid, &st, WNOHANG) != l.pid)
             continue;
         launchers[i--] = launchers[--nlaunchers];
-        if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
-            continue;
-        int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-        char why[160];
-        snprintf(why, sizeof why, "a job started by MPI_Comm_spawn failed (its launcher "
-                 "exited with status %d); ending this job", code);
-        mpir_fatal("%s", why);
+        if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+            /* its processes are gone: each is lost (the job ends unless all
+             * communicators reaching them return errors) */
+            int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+            char why[160];
+            snprintf(why, sizeof why, "a job started by MPI_Comm_spawn failed (its launcher "
+                     "exited with status %d)", code);
+            for (int k = 0; k < l.n; k++)
+                if (l.worlds[k] >= mpid.size)
+                    peer_lost(l.worlds[k] - mpid.size, why);
+        }
+        free(l.worlds);
     }
 }
 
@@ -412,6 +624,7 @@ void dyn_poll(int timeout_ms)
 {
     if (!dyn_active)
         return;
+    watch_rearm();
     if (nconns + 1 > pf_cap) {
         free(pf);
         pf_cap = 2 * (nconns + 1);
@@ -436,26 +649,32 @@ void dyn_poll(int timeout_ms)
     for (int i = 0; i < nconns; i++)
         if (conns[i].fd < 0)
             conns[i--] = conns[--nconns];
+    dyn_backlog = 0;
     for (int i = 0; i < npeers; i++)
-        if (peers[i].fd >= 0 && peers[i].len)
-            flush(&peers[i]);
+        if (peers[i].fd >= 0 && peers[i].len && flush(&peers[i]))
+            dyn_backlog = 1;
     if (nlaunchers)
         check_launchers();
 }
 
-void dyn_watch_launcher(pid_t pid)
+void dyn_watch_launcher(pid_t pid, const int *worlds, int n)
 {
-    pid_t *l = realloc(launchers, (size_t)(nlaunchers + 1) * sizeof *l);
-    if (!l)
+    launcher_t *l = realloc(launchers, (size_t)(nlaunchers + 1) * sizeof *l);
+    int *w = malloc((size_t)(n > 0 ? n : 1) * sizeof *w);
+    if (!l || !w)
         mpir_fatal("out of memory");
+    memcpy(w, worlds, (size_t)n * sizeof *w);
     launchers = l;
-    launchers[nlaunchers++] = pid;
+    launchers[nlaunchers++] = (launcher_t){.pid = pid, .worlds = w, .n = n};
 }
 
 void dyn_finalize(void)
 {
     if (!dyn_active)
         return;
+    dyn_poll(0); /* goodbyes already here: their senders may have closed */
+    finalizing = 1;
+    watch_end();
     for (int i = 0; i < npeers; i++) {
         peer_t *p = &peers[i];
         if (p->fd < 0)
@@ -474,6 +693,7 @@ void dyn_finalize(void)
         if (peers[i].fd >= 0)
             close(peers[i].fd);
         free(peers[i].out);
+        free(peers[i].gone);
     }
     for (int i = 0; i < nconns; i++) {
         close(conns[i].fd);
@@ -496,6 +716,7 @@ void dyn_finalize(void)
     conns = NULL;
     launchers = NULL;
     npeers = nconns = nlaunchers = peers_cap = conns_cap = 0;
+    finalizing = 0;
     close(listen_fd);
     listen_fd = -1;
     dyn_active = 0;

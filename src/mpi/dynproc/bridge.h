@@ -21,6 +21,8 @@
 #define DYN_EP_LEN 128 /* an endpoint string with its NUL, fixed size on the wire */
 
 extern int dyn_active; /* the bridge is up: progress and idle poll it */
+extern int dyn_wakes;  /* bridge traffic wakes an idle channel wait (skf_kick) */
+extern int dyn_backlog; /* bytes wait for a socket to take them: idle waits stay short */
 
 /* Start listening (idempotent).  0 or an MPI error class (printed). */
 int dyn_start(void);
@@ -36,9 +38,17 @@ ssize_t dyn_recv(struct iovec *cont, int *ncont, int *world);
 void dyn_recv_done(void);
 /* Accept connections, read and write sockets; wait up to timeout_ms. */
 void dyn_poll(int timeout_ms);
-/* A launcher this process started for MPI_Comm_spawn: its end is watched
- * (a failed child job ends this one) and waited for at MPI_Finalize. */
-void dyn_watch_launcher(pid_t pid);
+/* Connect to a bridge peer now (a join does, both ways, so that the end of
+ * either process shows at the other as the end of a connection); fatal: the
+ * joining group's handler ends the job when the peer is gone already. */
+void dyn_connect(int world, int fatal);
+/* NULL, or why the bridge peer world ended without a goodbye. */
+const char *dyn_gone(int world);
+/* A launcher this process started for MPI_Comm_spawn, whose processes are
+ * worlds[n]: its end is watched (a failure loses them all: the job ends
+ * unless they are reached only through communicators returning errors) and
+ * waited for at MPI_Finalize. */
+void dyn_watch_launcher(pid_t pid, const int *worlds, int n);
 /* Flush, say goodbye to every peer, wait for spawned jobs, close. */
 void dyn_finalize(void);
 

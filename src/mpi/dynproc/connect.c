@@ -315,6 +315,10 @@ int dyn_join(const char *fn, struct MPI_ABI_Comm *lc, int root, const dyn_how_t 
                        theirs + (size_t)i * DYN_EP_LEN);
     }
     free(theirs);
+    int fatal = !lc->eh || lc->eh->kind == EH_FATAL || lc->eh->kind == EH_ABORT;
+    for (int i = 0; i < them.size; i++) /* see dyn_connect */
+        if (rw[i] >= mpid.size)
+            dyn_connect(rw[i], fatal);
     for (int i = 0; i < lc->size; i++)
         lw[i] = lw2[i] = comm_world_rank(lc, i);
     struct MPI_ABI_Group *g = group_new(lc->size, lw), *rg = group_new(them.size, rw);

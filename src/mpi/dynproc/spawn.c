@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -189,6 +190,12 @@ static pid_t start_job(const app_t *apps, int napps, const char *port)
     }
     fflush(NULL);
     pid_t parent = getpid();
+    /* PR_SET_PDEATHSIG fires when the forking *thread* ends: only the main
+     * thread's lasts as long as the process (mpi4py spawns from a helper
+     * thread that ends with its pool, before the workers finalize).  From
+     * another thread the children still end with the root: their
+     * connections to it close, which their default handler makes fatal. */
+    int tie_to_parent = (pid_t)syscall(SYS_gettid) == parent;
     pid_t pid = fork();
     if (pid == 0) {
         /* the new job is a job of its own: none of my launcher's settings */
@@ -199,7 +206,8 @@ static pid_t start_job(const app_t *apps, int napps, const char *port)
             unsetenv(drop[i]);
         if (newpath[0])
             setenv("PATH", newpath, 1);
-        prctl(PR_SET_PDEATHSIG, SIGTERM); /* a dying root takes its children's job along */
+        if (tie_to_parent) /* a dying root takes its children's job along */
+            prctl(PR_SET_PDEATHSIG, SIGTERM);
         if (getppid() != parent)
             _exit(1);
         int null = open("/dev/null", O_RDONLY);
@@ -334,7 +342,8 @@ static int spawn(const char *fn, int count, char *cmds[], char **argvs[], const 
     if (c->rank == root) {
         dyn_close_port(port);
         if (!rc)
-            dyn_watch_launcher(how.watch);
+            dyn_watch_launcher(how.watch, comm_of(*intercomm)->world_of,
+                               comm_of(*intercomm)->size);
         else if (how.watch > 0)
             waitpid(how.watch, NULL, 0);
     }

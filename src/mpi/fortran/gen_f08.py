@@ -232,6 +232,35 @@ HAND_F08 = """
     call skiff_c_info_create_env(info, e)
     if (present(ierror)) ierror = e
   end subroutine MPI_Info_create_env_f08
+  subroutine MPI_Comm_spawn_f08(command, argv, maxprocs, info, root, comm, intercomm, &
+      array_of_errcodes, ierror)
+    character(len=*), intent(in) :: command, argv(*)
+    integer, intent(in) :: maxprocs, root
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Comm), intent(out) :: intercomm
+    integer :: array_of_errcodes(*)
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    call skiff_c_comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, &
+        array_of_errcodes, e, len(command, c_size_t), len(argv, c_size_t))
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Comm_spawn_f08
+  subroutine MPI_Comm_spawn_multiple_f08(count, array_of_commands, array_of_argv, &
+      array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes, ierror)
+    integer, intent(in) :: count, array_of_maxprocs(*), root
+    character(len=*), intent(in) :: array_of_commands(*), array_of_argv(count, *)
+    type(MPI_Info), intent(in) :: array_of_info(*)
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Comm), intent(out) :: intercomm
+    integer :: array_of_errcodes(*)
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    call skiff_c_comm_spawn_multiple(count, array_of_commands, array_of_argv, &
+        array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes, e, &
+        len(array_of_commands, c_size_t), len(array_of_argv, c_size_t))
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Comm_spawn_multiple_f08
   subroutine MPI_Grequest_start_f08(query_fn, free_fn, cancel_fn, extra_state, request, ierror)
     procedure(MPI_Grequest_query_function) :: query_fn
     procedure(MPI_Grequest_free_function) :: free_fn
@@ -278,6 +307,25 @@ HAND_F08_IFACE = """
       type(MPI_Info) :: info
       integer :: ierror
     end subroutine skiff_c_info_create_env
+    subroutine skiff_c_comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, &
+        errcodes, ierror, command_len, argv_len) bind(C, name="mpi_comm_spawn_")
+      import
+      character(kind=c_char) :: command(*), argv(*)
+      integer :: maxprocs, root, errcodes(*), ierror
+      type(MPI_Info) :: info
+      type(MPI_Comm) :: comm, intercomm
+      integer(c_size_t), value :: command_len, argv_len
+    end subroutine skiff_c_comm_spawn
+    subroutine skiff_c_comm_spawn_multiple(count, commands, argvs, maxprocs, infos, root, &
+        comm, intercomm, errcodes, ierror, commands_len, argv_len) &
+        bind(C, name="mpi_comm_spawn_multiple_")
+      import
+      character(kind=c_char) :: commands(*), argvs(*)
+      integer :: count, maxprocs(*), root, errcodes(*), ierror
+      type(MPI_Info) :: infos(*)
+      type(MPI_Comm) :: comm, intercomm
+      integer(c_size_t), value :: commands_len, argv_len
+    end subroutine skiff_c_comm_spawn_multiple
     subroutine skiff_c_grequest_start(query, free, cancel, extra_state, request, ierror) &
         bind(C, name="mpi_grequest_start_")
       import
@@ -541,7 +589,13 @@ def emit_f08(fns, large, typed_consts, int_consts, raw_void):
           "  common /skiff_fc_buffer_automatic/ MPI_BUFFER_AUTOMATIC",
           "  save /skiff_fc_buffer_automatic/",
           "  save /skiff_fc_bottom/, /skiff_fc_in_place/, /skiff_fc_status_ignore/",
-          "  save /skiff_fc_statuses_ignore/, /skiff_fc_unweighted/, /skiff_fc_weights_empty/"]
+          "  save /skiff_fc_statuses_ignore/, /skiff_fc_unweighted/, /skiff_fc_weights_empty/",
+          "  character(len=1) :: MPI_ARGV_NULL(1), MPI_ARGVS_NULL(1, 1)",
+          "  common /skiff_fc_argv_null/ MPI_ARGV_NULL",
+          "  common /skiff_fc_argvs_null/ MPI_ARGVS_NULL",
+          "  integer :: MPI_ERRCODES_IGNORE(1)",
+          "  common /skiff_fc_errcodes_ignore/ MPI_ERRCODES_IGNORE",
+          "  save /skiff_fc_argv_null/, /skiff_fc_argvs_null/, /skiff_fc_errcodes_ignore/"]
     L.append(HAND_F08_IFACE.rstrip("\n"))
     ifaces, procs, attr_names = attr_routines()
     specifics = {}
@@ -551,7 +605,8 @@ def emit_f08(fns, large, typed_consts, int_consts, raw_void):
         procs += p
         specifics.setdefault(generic_name(fn), []).append(f08_name(fn))
     for g in ["MPI_Init", "MPI_Init_thread", "MPI_Grequest_start",
-              "MPI_Info_create_env", "MPI_F_sync_reg"] + attr_names:
+              "MPI_Info_create_env", "MPI_F_sync_reg", "MPI_Comm_spawn",
+              "MPI_Comm_spawn_multiple"] + attr_names:
         specifics[g] = [g + "_f08"]
     L += ifaces
     for g, procs_of_g in specifics.items():

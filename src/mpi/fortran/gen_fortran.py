@@ -39,11 +39,10 @@ HAND = {"MPI_Init", "MPI_Init_thread", "MPI_Wtime", "MPI_Wtick", "MPI_Op_create"
         "MPI_Comm_create_errhandler", "MPI_Win_create_errhandler", "MPI_Attr_put", "MPI_Attr_get",
         "MPI_Comm_create_keyval", "MPI_Type_create_keyval", "MPI_Win_create_keyval",
         "MPI_Keyval_create", "MPI_Grequest_start", "MPI_Session_create_errhandler",
-        "MPI_Info_create_env"}
+        "MPI_Info_create_env", "MPI_Comm_spawn", "MPI_Comm_spawn_multiple"}
 C_ONLY = re.compile(r"MPI_(\w+_(c2f|f2c)|Status_(c2f|f2c|c2f08|f082c|f2f08|f082f)|Pcontrol|T_\w+|Abi_\w+)$")
-# Fortran's form differs from C's and is not written yet (docs/fortran.md):
-# MPI_Comm_spawn passes argv as a blank-padded character array in Fortran
-NOT_YET = {"MPI_Comm_spawn"}
+# Fortran's form differs from C's and is not written yet (docs/fortran.md)
+NOT_YET = set()
 # The large-count (_c) C functions: in Fortran they are not separate names
 # (not in mpif.h or module mpi) but mpi_f08's second specific procedure of
 # the plain name's generic (MPI_Send_f08c, INTEGER(KIND=MPI_COUNT_KIND)
@@ -246,6 +245,13 @@ def emit_mpif(consts, nfuncs):
           "      SAVE /SKIFF_FC_BOTTOM/, /SKIFF_FC_IN_PLACE/",
           "      SAVE /SKIFF_FC_STATUS_IGNORE/, /SKIFF_FC_STATUSES_IGNORE/",
           "      SAVE /SKIFF_FC_UNWEIGHTED/, /SKIFF_FC_WEIGHTS_EMPTY/",
+          "      CHARACTER*1 MPI_ARGV_NULL(1), MPI_ARGVS_NULL(1,1)",
+          "      COMMON /SKIFF_FC_ARGV_NULL/ MPI_ARGV_NULL",
+          "      COMMON /SKIFF_FC_ARGVS_NULL/ MPI_ARGVS_NULL",
+          "      INTEGER MPI_ERRCODES_IGNORE(1)",
+          "      COMMON /SKIFF_FC_ERRCODES_IGNORE/ MPI_ERRCODES_IGNORE",
+          "      SAVE /SKIFF_FC_ARGV_NULL/, /SKIFF_FC_ARGVS_NULL/",
+          "      SAVE /SKIFF_FC_ERRCODES_IGNORE/",
           "! Functions that do not return INTEGER",
           "      DOUBLE PRECISION MPI_WTIME, MPI_WTICK",
           "      EXTERNAL MPI_WTIME, MPI_WTICK",

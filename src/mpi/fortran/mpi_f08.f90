@@ -355,6 +355,12 @@ module mpi_f08
   save /skiff_fc_buffer_automatic/
   save /skiff_fc_bottom/, /skiff_fc_in_place/, /skiff_fc_status_ignore/
   save /skiff_fc_statuses_ignore/, /skiff_fc_unweighted/, /skiff_fc_weights_empty/
+  character(len=1) :: MPI_ARGV_NULL(1), MPI_ARGVS_NULL(1, 1)
+  common /skiff_fc_argv_null/ MPI_ARGV_NULL
+  common /skiff_fc_argvs_null/ MPI_ARGVS_NULL
+  integer :: MPI_ERRCODES_IGNORE(1)
+  common /skiff_fc_errcodes_ignore/ MPI_ERRCODES_IGNORE
+  save /skiff_fc_argv_null/, /skiff_fc_argvs_null/, /skiff_fc_errcodes_ignore/
 
   interface
     subroutine skiff_c_init(ierror) bind(C, name="mpi_init_")
@@ -387,6 +393,25 @@ module mpi_f08
       type(MPI_Info) :: info
       integer :: ierror
     end subroutine skiff_c_info_create_env
+    subroutine skiff_c_comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, &
+        errcodes, ierror, command_len, argv_len) bind(C, name="mpi_comm_spawn_")
+      import
+      character(kind=c_char) :: command(*), argv(*)
+      integer :: maxprocs, root, errcodes(*), ierror
+      type(MPI_Info) :: info
+      type(MPI_Comm) :: comm, intercomm
+      integer(c_size_t), value :: command_len, argv_len
+    end subroutine skiff_c_comm_spawn
+    subroutine skiff_c_comm_spawn_multiple(count, commands, argvs, maxprocs, infos, root, &
+        comm, intercomm, errcodes, ierror, commands_len, argv_len) &
+        bind(C, name="mpi_comm_spawn_multiple_")
+      import
+      character(kind=c_char) :: commands(*), argvs(*)
+      integer :: count, maxprocs(*), root, errcodes(*), ierror
+      type(MPI_Info) :: infos(*)
+      type(MPI_Comm) :: comm, intercomm
+      integer(c_size_t), value :: commands_len, argv_len
+    end subroutine skiff_c_comm_spawn_multiple
     subroutine skiff_c_grequest_start(query, free, cancel, extra_state, request, ierror) &
         bind(C, name="mpi_grequest_start_")
       import
@@ -7472,6 +7497,12 @@ module mpi_f08
   interface MPI_F_sync_reg
     module procedure MPI_F_sync_reg_f08
   end interface MPI_F_sync_reg
+  interface MPI_Comm_spawn
+    module procedure MPI_Comm_spawn_f08
+  end interface MPI_Comm_spawn
+  interface MPI_Comm_spawn_multiple
+    module procedure MPI_Comm_spawn_multiple_f08
+  end interface MPI_Comm_spawn_multiple
   interface MPI_Comm_set_attr
     module procedure MPI_Comm_set_attr_f08
   end interface MPI_Comm_set_attr
@@ -7600,6 +7631,35 @@ contains
     call skiff_c_info_create_env(info, e)
     if (present(ierror)) ierror = e
   end subroutine MPI_Info_create_env_f08
+  subroutine MPI_Comm_spawn_f08(command, argv, maxprocs, info, root, comm, intercomm, &
+      array_of_errcodes, ierror)
+    character(len=*), intent(in) :: command, argv(*)
+    integer, intent(in) :: maxprocs, root
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Comm), intent(out) :: intercomm
+    integer :: array_of_errcodes(*)
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    call skiff_c_comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, &
+        array_of_errcodes, e, len(command, c_size_t), len(argv, c_size_t))
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Comm_spawn_f08
+  subroutine MPI_Comm_spawn_multiple_f08(count, array_of_commands, array_of_argv, &
+      array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes, ierror)
+    integer, intent(in) :: count, array_of_maxprocs(*), root
+    character(len=*), intent(in) :: array_of_commands(*), array_of_argv(count, *)
+    type(MPI_Info), intent(in) :: array_of_info(*)
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Comm), intent(out) :: intercomm
+    integer :: array_of_errcodes(*)
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    call skiff_c_comm_spawn_multiple(count, array_of_commands, array_of_argv, &
+        array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes, e, &
+        len(array_of_commands, c_size_t), len(array_of_argv, c_size_t))
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Comm_spawn_multiple_f08
   subroutine MPI_Grequest_start_f08(query_fn, free_fn, cancel_fn, extra_state, request, ierror)
     procedure(MPI_Grequest_query_function) :: query_fn
     procedure(MPI_Grequest_free_function) :: free_fn
