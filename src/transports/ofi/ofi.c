@@ -8,8 +8,8 @@
  * endpoint and its completion queue, driven by the channel's own calls.
  *
  * Messages: untagged fi_send into receive buffers the receiver posted
- * (OFI_NRX of OFI_RXSZ each); recv hands out the oldest completed buffer
- * and recv_done posts it again.  Every message starts with the sender's rank
+ * (OFI_NRX of OFI_RXSZ each); recv hands out the oldest posted buffer once
+ * it is complete and recv_done posts it again.  Every message starts with the sender's rank
  * and the credits it hands back (8 bytes, so the payload stays 8-byte
  * aligned).  Small messages leave by fi_inject, the rest from a pool of send
  * slots.  Flow control is the receiver's, as with a ring: a sender holds
@@ -55,7 +55,7 @@
 #define OFI_MAX_PAYLOAD (64 * 1024 + 64)  /* one MPI eager message (64 KiB) and its header */
 #define OFI_RXSZ (OFI_HDR + OFI_MAX_PAYLOAD)
 #define OFI_NTX 32                        /* send slots per channel                     */
-#define OFI_CREDITS 16                    /* messages a sender may have unread at one receiver */
+#define OFI_CREDITS 64                    /* messages a sender may have unread at one receiver */
 #define CREDIT_ONLY 0x80000000u           /* header word 1: no payload, only credits back */
 #define OFI_PUT_CHUNK (64 * 1024)         /* put bytes per request                      */
 #define SVC_NRX 8
@@ -112,6 +112,8 @@ struct ofi_op {
 
 struct ofi_rx {
     struct octx c;
+    int complete;    /* the message is in */
+    int internal;    /* ... and was only credits (or failed): skipped */
     uint32_t len;
     uint8_t *buf;
 };
@@ -135,8 +137,11 @@ struct ofi_tp {
     fi_addr_t *addr;     /* [size] data endpoints */
     struct ofi_rx rx[OFI_NRX];
     uint8_t *rx_mem;
-    int done[OFI_NRX];   /* completed receives, oldest first (ring of rx indices) */
-    unsigned done_head, done_n;
+    /* posted receives in posting order (ring of rx indices): messages match
+     * them in arrival order, but a large one (a provider's rendezvous) may
+     * complete after smaller ones behind it, so delivery follows this order */
+    int posted[OFI_NRX];
+    unsigned posted_head, posted_n;
     int out;             /* handed out by recv */
     struct ofi_tx tx[OFI_NTX];
     uint8_t *tx_mem;
@@ -561,6 +566,8 @@ static int engine_new(skf_ctx_t *ctx, struct ofi_engine **out)
 static void post_rx(struct ofi_tp *t, struct ofi_rx *r)
 {
     ssize_t rc;
+    r->complete = r->internal = 0;
+    t->posted[(t->posted_head + t->posted_n++) % OFI_NRX] = (int)(r - t->rx);
     while ((rc = fi_recv(t->ep, r->buf, OFI_RXSZ, NULL, FI_ADDR_UNSPEC, &r->c.fc)) == -FI_EAGAIN)
         fi_cq_read(t->cq, NULL, 0);
     if (rc)
@@ -621,20 +628,19 @@ static void handle(struct ofi_tp *t, const struct fi_cq_tagged_entry *ent, int e
     switch (c->kind) {
     case K_RX: {
         struct ofi_rx *r = (struct ofi_rx *)c;
-        if (err)
-            return; /* cancelled at close */
+        r->complete = 1;
+        if (err) { /* cancelled at close, or a provider's failure: nothing to hand out */
+            r->internal = 1;
+            return;
+        }
         uint32_t hdr[2];
         memcpy(hdr, r->buf, sizeof hdr);
         if (hdr[0] < (uint32_t)t->size && (hdr[1] & ~CREDIT_ONLY)) {
             t->credits[hdr[0]] += (int)(hdr[1] & ~CREDIT_ONLY);
             t->blocked = 0;
         }
-        if (hdr[1] & CREDIT_ONLY) {
-            post_rx(t, r);
-            return;
-        }
+        r->internal = (hdr[1] & CREDIT_ONLY) != 0;
         r->len = (uint32_t)ent->len;
-        t->done[(t->done_head + t->done_n++) % OFI_NRX] = (int)(r - t->rx);
         return;
     }
     case K_TX: {
@@ -779,14 +785,31 @@ static ssize_t ofi_send(void *tpv, int peer, const struct iovec *iov, int iovcnt
     return -EPIPE;
 }
 
+/* The oldest posted receive when its message is in (credit-only ones are
+ * posted again on the way), else NULL. */
+static struct ofi_rx *deliverable(struct ofi_tp *t)
+{
+    while (t->posted_n && t->out < 0) {
+        struct ofi_rx *r = &t->rx[t->posted[t->posted_head]];
+        if (!r->complete)
+            return NULL;
+        if (!r->internal)
+            return r;
+        t->posted_head = (t->posted_head + 1) % OFI_NRX;
+        t->posted_n--;
+        post_rx(t, r);
+    }
+    return NULL;
+}
+
 static ssize_t ofi_recv(void *tpv, struct iovec *cont, int *ncont, int *src_rank)
 {
     struct ofi_tp *t = tpv;
-    if (!t->done_n && !progress(t))
+    struct ofi_rx *r = deliverable(t);
+    if (!r && progress(t))
+        r = deliverable(t);
+    if (!r)
         return -EAGAIN;
-    if (!t->done_n)
-        return -EAGAIN;
-    struct ofi_rx *r = &t->rx[t->done[t->done_head]];
     t->out = (int)(r - t->rx);
     uint32_t src;
     memcpy(&src, r->buf, sizeof src);
@@ -804,10 +827,10 @@ static void ofi_recv_done(void *tpv)
     struct ofi_rx *r = &t->rx[t->out];
     uint32_t src;
     memcpy(&src, r->buf, sizeof src);
-    t->done_head = (t->done_head + 1) % OFI_NRX;
-    t->done_n--;
-    post_rx(t, r);
+    t->posted_head = (t->posted_head + 1) % OFI_NRX;
+    t->posted_n--;
     t->out = -1;
+    post_rx(t, r);
     if (src < (uint32_t)t->size && ++t->owed[src] >= OFI_CREDITS / 2)
         t->owing = 1;
     if (t->owing)
@@ -817,7 +840,7 @@ static void ofi_recv_done(void *tpv)
 static int now_events(struct ofi_tp *t, int events)
 {
     int r = 0;
-    if ((events & SKF_READABLE) && t->done_n)
+    if ((events & SKF_READABLE) && deliverable(t))
         r |= SKF_READABLE;
     /* a credit and a slot: the send may go (a provider's own -FI_EAGAIN, e.g.
      * while it connects, clears with the progress ready makes) */
