@@ -12,6 +12,9 @@
 #             the system's congestion control; rawcc: the same with Skiff's
 #             (SKIFF_TCP_CC, default reno)
 #   base:     Skiff of another build, BASE=<builddir> (before/after in one run)
+#   skiffofi: Skiff with its libfabric transport between the hosts
+#             (SKIFF_TRANSPORTS=shm,ofi, SKIFF_OFI_PROVIDER=tcp;ofi_rxm by default)
+#   mpich5ofi: PyPI mpich 5.0 wheel (ch4:ofi) at MPICH5=/work/ext/mpich5, FI_PROVIDER=tcp
 # NS_CC=name sets both namespaces' default congestion control (every MPI then
 # uses it: the fair check of what SKIFF_TCP_CC buys).
 # PROG=mpi_rma runs the one-sided benchmarks (bench/mpi_rma.c + the suite's
@@ -42,6 +45,8 @@ mpicc.mpich -O2 -w -o "$OUT/pt_mpich" $SRCS
 IMPLS=${IMPLS:-skiff mpich openmpi raw rawcc}
 case " $IMPLS " in *" openmpi "*) mpicc.openmpi -O2 -w -o "$OUT/pt_openmpi" $SRCS ;; esac
 [ -z "${BASE:-}" ] || "$BASE/bin/mpicc" -O2 -o "$OUT/pt_base" $SRCS
+MPICH5=${MPICH5:-/work/ext/mpich5}
+case " ${IMPLS:-} " in *" mpich5ofi "*) "$MPICH5/bin/mpicc" -O2 -w -o "$OUT/pt_mpich5" $SRCS ;; esac
 cc -O2 -o "$OUT/raw_tcp_probe" "$(dirname "$0")/raw_tcp_probe.c"
 IMPLS=${IMPLS:-skiff mpich openmpi raw rawcc}
 MODES=${MODES:-latency bw msgrate}
@@ -62,6 +67,12 @@ run() { # impl mode sizes
                --launcher-addr "$(netns_launcher_addr)" -x BENCH_PIN=1 "$OUT/pt_base" "$2" --sizes "$3" ;;
     skiff) timeout ${TIMEOUT:-300} "$B/bin/skiffrun" --hosts "$H1,$H2" --launch-agent 'ip netns exec {host}' \
                --launcher-addr "$(netns_launcher_addr)" -x BENCH_PIN=1 "$OUT/pt_skiff" "$2" --sizes "$3" ;;
+    skiffofi) timeout ${TIMEOUT:-300} "$B/bin/skiffrun" --hosts "$H1,$H2" --launch-agent 'ip netns exec {host}' \
+               --launcher-addr "$(netns_launcher_addr)" -x BENCH_PIN=1 -x SKIFF_TRANSPORTS=shm,ofi \
+               -x "SKIFF_OFI_PROVIDER=${SKIFF_OFI_PROVIDER:-tcp;ofi_rxm}" "$OUT/pt_skiff" "$2" --sizes "$3" ;;
+    mpich5ofi) timeout ${TIMEOUT:-300} ip netns exec "$H1" "$MPICH5/bin/mpiexec" -launcher ssh -launcher-exec "$OUT/agent" \
+               -hosts "$A1,$A2" -ppn 1 -n 2 -genv FI_PROVIDER tcp -genv BENCH_PIN 1 \
+               -genv PATH "$MPICH5/bin:$PATH" "$OUT/pt_mpich5" "$2" --sizes "$3" ;;
     mpich) timeout ${TIMEOUT:-300} ip netns exec "$H1" mpiexec.mpich -launcher ssh -launcher-exec "$OUT/agent" \
                -hosts "$A1,$A2" -ppn 1 -n 2 -genv UCX_TLS tcp,self -genv BENCH_PIN 1 \
                "$OUT/pt_mpich" "$2" --sizes "$3" ;;
