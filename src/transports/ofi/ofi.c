@@ -28,6 +28,7 @@
  * FI_MSG and FI_TAGGED serves, whatever its RMA, atomics or progress model.
  */
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,7 +134,7 @@ struct ofi_tp {
     int me, size;
     struct fid_ep *ep;
     struct fid_cq *cq;
-    int cq_waits;        /* fi_cq_sread works */
+    int cq_waits;        /* the CQ's descriptor to sleep on, or -1 */
     fi_addr_t *addr;     /* [size] data endpoints */
     struct ofi_rx rx[OFI_NRX];
     uint8_t *rx_mem;
@@ -170,7 +171,7 @@ struct ofi_engine {
     struct fid_av *av;
     struct fid_ep *svc_ep;
     struct fid_cq *svc_cq;
-    int svc_waits;
+    int svc_waits;       /* the service CQ's descriptor, or -1 */
     fi_addr_t *svc_addr; /* [size] */
     int svc_known;       /* svc_addr filled (by the first channel's exchange) */
     struct ofi_rx svc_rx[SVC_NRX];
@@ -257,6 +258,12 @@ int skf_ofi_describe(char *out, size_t cap)
     return 0;
 }
 
+static void nap(void)
+{
+    struct timespec ts = {0, 20000};
+    nanosleep(&ts, NULL);
+}
+
 /* Of the providers' entries, the one bound to the address Skiff's own tcp
  * would publish (SKIFF_TCP_IF, else the one reaching the launcher, else
  * loopback on one node): libfabric lists every interface, and the first may
@@ -280,15 +287,39 @@ static struct fi_info *pick_entry(skf_ctx_t *ctx, struct fi_info *list)
     return list;
 }
 
-static int open_cq(struct fid_domain *d, struct fid_cq **cq, int *waits)
+/* A CQ with a file descriptor to sleep on (*fd), else one we poll (-1).
+ * We sleep in poll(2), outside libfabric: fi_cq_sread would hold the
+ * provider's locks while it sleeps, and the service thread and the main
+ * thread would take turns waiting up to a slice for each other.  Slices
+ * are short (1 ms): with tcp;ofi_rxm (manual progress) the descriptor does
+ * not always turn readable when a message arrives that nobody progressed,
+ * and 100 ms slices made 8-byte ping-pongs take seconds. */
+static int open_cq(struct fid_domain *d, struct fid_cq **cq, int *fd)
 {
-    struct fi_cq_attr a = {.format = FI_CQ_FORMAT_TAGGED, .size = 1024, .wait_obj = FI_WAIT_UNSPEC};
-    *waits = 1;
-    if (fi_cq_open(d, &a, cq, NULL) == 0)
-        return 0;
+    struct fi_cq_attr a = {.format = FI_CQ_FORMAT_TAGGED, .size = 1024, .wait_obj = FI_WAIT_FD};
+    *fd = -1;
+    if (fi_cq_open(d, &a, cq, NULL) == 0) {
+        if (fi_control(&(*cq)->fid, FI_GETWAIT, fd) == 0 && *fd >= 0)
+            return 0;
+        fi_close(&(*cq)->fid);
+        *fd = -1;
+    }
     a.wait_obj = FI_WAIT_NONE; /* the provider cannot sleep: we poll and nap */
-    *waits = 0;
     return fi_cq_open(d, &a, cq, NULL);
+}
+
+/* Sleep until cq may have completions (fi_trywait says when it is safe to),
+ * at most ms; without a descriptor, nap. */
+static void cq_sleep(struct ofi_engine *e, struct fid_cq *cq, int fd, int ms)
+{
+    struct fid *f = &cq->fid;
+    if (fd < 0 || fi_trywait(e->fabric, &f, 1) != FI_SUCCESS) {
+        if (fd < 0)
+            nap();
+        return;
+    }
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    poll(&p, 1, ms);
 }
 
 static int open_ep(struct ofi_engine *e, struct fid_ep **ep, struct fid_cq **cq, int *waits)
@@ -304,11 +335,6 @@ static int open_ep(struct ofi_engine *e, struct fid_ep **ep, struct fid_cq **cq,
     return 0;
 }
 
-static void nap(void)
-{
-    struct timespec ts = {0, 20000};
-    nanosleep(&ts, NULL);
-}
 
 /* ---- the owner's service endpoint ------------------------------------------------ */
 
@@ -326,9 +352,11 @@ static void svc_post(struct ofi_engine *e, struct ofi_rx *r)
 static int svc_reap(struct ofi_engine *e, int timeout_ms)
 {
     struct fi_cq_tagged_entry ent[8];
-    ssize_t n = timeout_ms > 0 && e->svc_waits
-                    ? fi_cq_sread(e->svc_cq, ent, 8, NULL, timeout_ms)
-                    : fi_cq_read(e->svc_cq, ent, 8);
+    ssize_t n = fi_cq_read(e->svc_cq, ent, 8);
+    if (n == -FI_EAGAIN && timeout_ms > 0) {
+        cq_sleep(e, e->svc_cq, e->svc_waits, timeout_ms);
+        n = fi_cq_read(e->svc_cq, ent, 8);
+    }
     if (n == -FI_EAVAIL) {
         struct fi_cq_err_entry err = {0};
         if (fi_cq_readerr(e->svc_cq, &err, 0) > 0 && err.op_context) {
@@ -340,11 +368,8 @@ static int svc_reap(struct ofi_engine *e, int timeout_ms)
         }
         return 1;
     }
-    if (n <= 0) {
-        if (timeout_ms > 0 && !e->svc_waits)
-            nap();
+    if (n <= 0)
         return 0;
-    }
     for (ssize_t i = 0; i < n; i++) {
         struct octx *c = ent[i].op_context;
         if (c->kind == K_SVC_TX)
@@ -468,9 +493,10 @@ static void svc_execute(struct ofi_engine *e, const struct svc_req *q, size_t le
 static void *svc_main(void *arg)
 {
     struct ofi_engine *e = arg;
+    int idle = 0; /* sleeps since the last request: 1 ms slices while busy, 10 ms after 100 */
     while (!e->stop) {
         if (!e->nbacklog)
-            svc_reap(e, 100);
+            idle = svc_reap(e, idle < 100 ? 1 : 10) ? 0 : idle + 1;
         while (e->nbacklog) {
             struct ofi_rx *r = e->backlog[0];
             memmove(e->backlog, e->backlog + 1, (size_t)--e->nbacklog * sizeof *e->backlog);
@@ -488,7 +514,7 @@ static void engine_free(struct ofi_engine *e)
 {
     if (e->thread) {
         e->stop = 1;
-        if (e->svc_cq)
+        if (e->svc_cq && e->svc_waits >= 0)
             fi_cq_signal(e->svc_cq);
         pthread_join(e->thread, NULL);
     }
@@ -875,8 +901,7 @@ static int ofi_wait(void *tpv, int events, int timeout_ms)
 {
     struct ofi_tp *t = tpv;
     long long end = timeout_ms >= 0 ? now_ms() + timeout_ms : 0;
-    /* a 1 ms slice of the channel's several-transport wait: it spins itself */
-    long spin = timeout_ms >= 0 && timeout_ms <= 1 ? 0 : t->ctx->shm.spin;
+    long spin = t->ctx->shm.spin;
     for (long polls = 0;; polls++) {
         int r = ofi_ready(t, events);
         if (r)
@@ -892,12 +917,11 @@ static int ofi_wait(void *tpv, int events, int timeout_ms)
         long long left = timeout_ms >= 0 ? end - now_ms() : 100;
         if (left <= 0)
             return 0;
-        if (t->cq_waits) { /* sleep in the provider until a completion (or a kick) */
-            struct fi_cq_tagged_entry ent;
-            ssize_t n = fi_cq_sread(t->cq, &ent, 1, NULL, left < 100 ? (int)left : 100);
-            if (n > 0)
-                handle(t, &ent, 0);
-            else if (n == -FI_EAVAIL)
+        if (t->ctx->oversubscribed)
+            cq_sleep(t->e, t->cq, t->cq_waits, 1);
+        else if (t->cq_waits >= 0) { /* a core of my own: poll (the descriptor may stay quiet) */
+            long long until = now_ms() + 1;
+            while (!now_events(t, events) && !t->kicked && now_ms() < until)
                 progress(t);
         } else
             nap();
@@ -908,7 +932,7 @@ static void ofi_kick(void *tpv)
 {
     struct ofi_tp *t = tpv;
     t->kicked = 1;
-    if (t->cq_waits)
+    if (t->cq_waits >= 0)
         fi_cq_signal(t->cq);
 }
 
@@ -1003,15 +1027,8 @@ static int ofi_rma_start(void *tpv, int peer, int write, const skf_mr_key_t *key
 static int op_wait(struct ofi_tp *t, skf_get_op_t *op)
 {
     for (long polls = 0; op->state != SKF_GET_OP_DONE; polls++) {
-        if (!progress(t) && polls > t->ctx->shm.spin) {
-            if (t->cq_waits) {
-                struct fi_cq_tagged_entry ent;
-                ssize_t n = fi_cq_sread(t->cq, &ent, 1, NULL, 10);
-                if (n > 0)
-                    handle(t, &ent, 0);
-            } else
-                nap();
-        }
+        if (!progress(t) && polls > t->ctx->shm.spin)
+            cq_sleep(t->e, t->cq, t->cq_waits, 10);
     }
     return op->status;
 }
