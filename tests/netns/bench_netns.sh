@@ -14,7 +14,8 @@
 #   base:     Skiff of another build, BASE=<builddir> (before/after in one run)
 #   skiffofi: Skiff with its libfabric transport between the hosts
 #             (SKIFF_TRANSPORTS=shm,ofi, SKIFF_OFI_PROVIDER=tcp;ofi_rxm by default)
-#   mpich5ofi: PyPI mpich 5.0 wheel (ch4:ofi) at MPICH5=/work/ext/mpich5, FI_PROVIDER=tcp
+#   mpich5ofi: PyPI mpich 5.0 wheel (ch4:ofi) at MPICH5=/work/ext/mpich5, FI_PROVIDER=tcp,
+#             MPIR_CVAR_NOLOCAL=1 (the namespaces share a hostname: else MPICH uses shm)
 # NS_CC=name sets both namespaces' default congestion control (every MPI then
 # uses it: the fair check of what SKIFF_TCP_CC buys).
 # PROG=mpi_rma runs the one-sided benchmarks (bench/mpi_rma.c + the suite's
@@ -71,7 +72,7 @@ run() { # impl mode sizes
                --launcher-addr "$(netns_launcher_addr)" -x BENCH_PIN=1 -x SKIFF_TRANSPORTS=shm,ofi \
                -x "SKIFF_OFI_PROVIDER=${SKIFF_OFI_PROVIDER:-tcp;ofi_rxm}" "$OUT/pt_skiff" "$2" --sizes "$3" ;;
     mpich5ofi) timeout ${TIMEOUT:-300} ip netns exec "$H1" "$MPICH5/bin/mpiexec" -launcher ssh -launcher-exec "$OUT/agent" \
-               -hosts "$A1,$A2" -ppn 1 -n 2 -genv FI_PROVIDER tcp -genv BENCH_PIN 1 \
+               -hosts "$A1,$A2" -ppn 1 -n 2 -genv FI_PROVIDER tcp -genv MPIR_CVAR_NOLOCAL 1 -genv BENCH_PIN 1 \
                -genv PATH "$MPICH5/bin:$PATH" "$OUT/pt_mpich5" "$2" --sizes "$3" ;;
     mpich) timeout ${TIMEOUT:-300} ip netns exec "$H1" mpiexec.mpich -launcher ssh -launcher-exec "$OUT/agent" \
                -hosts "$A1,$A2" -ppn 1 -n 2 -genv UCX_TLS tcp,self -genv BENCH_PIN 1 \
