@@ -77,7 +77,8 @@ enum { REQ_GET = 1, REQ_PUT, REQ_ATOMIC, REQ_ACC };
  * put's bytes or an accumulate's operand (and compare) follow. */
 struct svc_req {
     uint32_t type, rank; /* requester */
-    uint32_t seq, pad;   /* requester's channel (chan_opens number) */
+    uint32_t seq;        /* requester's channel (chan_opens number) */
+    uint32_t has_operand; /* accumulate: operand elements follow (not for no-op) */
     uint64_t tag;        /* the answer's tag */
     uint64_t cookie, addr, len;
     uint32_t aop, size;  /* atomic */
@@ -468,7 +469,8 @@ static void svc_execute(struct ofi_engine *e, const struct svc_req *q, size_t le
         break;
     case REQ_ACC: {
         size_t tsz = skf_acc_type_size(q->acc_type), ob = tsz * q->count;
-        if (!tsz || ob > SKF_ACC_MAX_BYTES || plen < ob + (q->has_compare ? tsz : 0)) {
+        size_t ib = q->has_operand ? ob : 0; /* operand bytes in the payload */
+        if (!tsz || ob > SKF_ACC_MAX_BYTES || plen < ib + (q->has_compare ? tsz : 0)) {
             a.status = -EINVAL;
             break;
         }
@@ -478,7 +480,8 @@ static void svc_execute(struct ofi_engine *e, const struct svc_req *q, size_t le
             break;
         }
         a.status = skf_acc_exec(ctx, q->cookie, q->addr, q->acc_op, q->acc_type, q->count,
-                                payload, q->has_compare ? payload + ob : NULL, old,
+                                q->has_operand ? payload : NULL,
+                                q->has_compare ? payload + ib : NULL, old,
                                 q->lock_cookie, q->lock_addr, q->lock_val);
         svc_answer(e, to, q->tag, &a, sizeof a, old, old && !a.status ? ob : 0, 0);
         free(old);
@@ -1101,6 +1104,7 @@ static int ofi_acc(void *tpv, int peer, const skf_mr_key_t *key, uint64_t addr, 
     o->acc_old = old;
     o->acc_old_len = old ? ob : 0;
     o->req = (struct svc_req){.type = REQ_ACC, .cookie = key->cookie, .addr = addr, .len = ob,
+                              .has_operand = operand != NULL,
                               .acc_op = op, .acc_type = type, .has_compare = compare != NULL,
                               .want_old = old != NULL, .count = count, .lock_cookie = lock_cookie,
                               .lock_addr = lock_addr, .lock_val = lock_val};
