@@ -39,25 +39,33 @@ static void unlink_open(skf_ctx_t *ctx, skf_chan_t *ch)
 }
 
 /* Transports in order of preference: each claims the peers it reaches that
- * no earlier one claimed (shm: my node; tcp: the rest). */
-static const struct skf_transport_ops *const transports[] = {&skf_shm_ops, &skf_tcp_ops};
+ * no earlier one claimed (shm: my node; tcp or ofi: the rest). */
+static const struct skf_transport_ops *const transports[] = {&skf_shm_ops, &skf_tcp_ops,
+#ifdef SKIFF_HAVE_OFI
+                                                             &skf_ofi_ops,
+#endif
+};
 #define NTRANSPORTS ((int)(sizeof transports / sizeof transports[0]))
 #define FAIR_STREAK 64 /* with several transports, ask the other one first after this many */
 
 int skf_tcp_for_all(void) { return strcmp(skf_param_str("SKIFF_TRANSPORTS"), "tcp") == 0; }
 
-/* SKIFF_TRANSPORTS: auto (shm on my node, tcp between nodes), tcp (tcp for
- * every peer of user/MPI ports), shm (this node only).  The internal port
- * always keeps shm: it carries only same-node fallback traffic.  Every rank
- * decides alike, so the collective opens match. */
+/* SKIFF_TRANSPORTS: auto = shm,tcp (shm on my node, tcp between nodes),
+ * shm,ofi (libfabric between nodes), tcp / ofi (that one for every peer of
+ * user/MPI ports: testing), shm (this node only).  The internal port always
+ * keeps shm: it carries only same-node fallback traffic.  Every rank decides
+ * alike, so the collective opens match. */
 static int transport_used(const skf_ctx_t *ctx, uint16_t port, const struct skf_transport_ops *t)
 {
     const char *want = skf_param_str("SKIFF_TRANSPORTS");
+    int all_tcp = strcmp(want, "tcp") == 0, all_ofi = strcmp(want, "ofi") == 0;
+    int net = port != SKF_PORT_INTERNAL && strcmp(want, "shm") != 0;
     if (t == &skf_shm_ops)
-        return port == SKF_PORT_INTERNAL || strcmp(want, "tcp") != 0;
-    if (port == SKF_PORT_INTERNAL || strcmp(want, "shm") == 0)
-        return 0;
-    return strcmp(want, "tcp") == 0 || ctx->boot->num_nodes > 1;
+        return port == SKF_PORT_INTERNAL || !(all_tcp || all_ofi);
+    int ofi_wanted = all_ofi || strcmp(want, "shm,ofi") == 0;
+    if (t == &skf_tcp_ops)
+        return net && !ofi_wanted && (all_tcp || ctx->boot->num_nodes > 1);
+    return net && ofi_wanted && (all_ofi || ctx->boot->num_nodes > 1); /* ofi */
 }
 
 static void close_transports(skf_chan_t *ch)
@@ -83,6 +91,13 @@ int skf_chan_open_port(skf_ctx_t *ctx, uint16_t port, skf_chan_t **chp)
     ch->blocked_tp = -1;
     ch->serve_fb = port != SKF_PORT_INTERNAL && ctx->boot->local_size > 1;
     rc = 0;
+#ifndef SKIFF_HAVE_OFI
+    if (port != SKF_PORT_INTERNAL && strstr(skf_param_str("SKIFF_TRANSPORTS"), "ofi")) {
+        skf_error("skf_chan_open: SKIFF_TRANSPORTS=%s, but this Skiff was built without "
+                  "libfabric (the ofi transport; docs/ofi.md)", skf_param_str("SKIFF_TRANSPORTS"));
+        rc = -ENOTSUP;
+    }
+#endif
     for (int k = 0; k < NTRANSPORTS && !rc; k++) {
         void *tp;
         if (!transport_used(ctx, port, transports[k]))

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "core/config.h"
 #include "core/core.h"
 #include "transports/shm/shm.h"
 
@@ -15,7 +16,10 @@ int skf_info_get(const skf_ctx_t *ctx, struct skf_info *out)
     int nlocal = ctx->boot->local_size;
     int ded = c->dedicated_max < nlocal - 1 ? c->dedicated_max : nlocal - 1;
     memset(out, 0, sizeof *out);
+    const char *want = skf_param_str("SKIFF_TRANSPORTS");
     out->transports = skf_tcp_for_all() ? "tcp (SKIFF_TRANSPORTS=tcp; shm for the internal port)"
+                      : strcmp(want, "ofi") == 0 ? "ofi (SKIFF_TRANSPORTS=ofi; shm for the internal port)"
+                      : ctx->boot->num_nodes > 1 && strcmp(want, "shm,ofi") == 0 ? "shm (my node), ofi (other nodes)"
                       : ctx->boot->num_nodes > 1 ? "shm (my node), tcp (other nodes)" : "shm";
     out->cma_usable = ctx->cma_usable;
     out->cma_forced_off = ctx->cma_forced_off;

@@ -112,5 +112,8 @@ struct skf_transport_ops {
 
 extern const struct skf_transport_ops skf_shm_ops;
 extern const struct skf_transport_ops skf_tcp_ops;
+#ifdef SKIFF_HAVE_OFI
+extern const struct skf_transport_ops skf_ofi_ops; /* transports/ofi: libfabric */
+#endif
 
 #endif /* SKIFF_CORE_TRANSPORT_H */

@@ -9,6 +9,9 @@
 
 #include "core/config.h"
 #include "core/transport.h"
+#ifdef SKIFF_HAVE_OFI
+#include "transports/ofi/ofi.h"
+#endif
 #include "mpi.h"
 #include "skiff.h"
 
@@ -52,6 +55,14 @@ int main(int argc, char **argv)
     printf("  %-6s same node: receiver-managed rings in shared memory, CMA for bulk\n",
            skf_shm_ops.name);
     printf("  %-6s other nodes: framed streams with job-key authentication\n", skf_tcp_ops.name);
+#ifdef SKIFF_HAVE_OFI
+    char ofi[256];
+    skf_ofi_describe(ofi, sizeof ofi);
+    printf("  %-6s other nodes (SKIFF_TRANSPORTS=shm,ofi): libfabric reliable datagrams; %s\n",
+           skf_ofi_ops.name, ofi);
+#else
+    printf("  ofi    not built (libfabric not found at build time)\n");
+#endif
     if (probe)
         limits();
     printf("\nEnvironment variables:\n");

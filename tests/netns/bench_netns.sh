@@ -18,6 +18,10 @@
 #             (a setting against the default in one run)
 # ITERS=n fixes the iterations of every MPI run (mpi_pt2pt --iters; default:
 # its own budget, 100000 round trips at 8 B, minutes on a loaded machine).
+#   skiffofi: Skiff with its libfabric transport between the hosts
+#             (SKIFF_TRANSPORTS=shm,ofi, SKIFF_OFI_PROVIDER=tcp;ofi_rxm by default)
+#   mpich5ofi: PyPI mpich 5.0 wheel (ch4:ofi; bench/setup-peers.sh), FI_PROVIDER=tcp,
+#             MPIR_CVAR_NOLOCAL=1 (the namespaces share a hostname: else MPICH uses shm)
 # NS_CC=name sets both namespaces' default congestion control (every MPI then
 # uses it: the fair check of what SKIFF_TCP_CC buys).
 # PROG=mpi_rma runs the one-sided benchmarks (bench/mpi_rma.c + the suite's
@@ -48,7 +52,7 @@ mpicc.mpich -O2 -w -o "$OUT/pt_mpich" $SRCS
 MPICH5=${SKIFF_PEERS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/skiff/peers}/mpich5/bin
 IMPLS=${IMPLS:-skiff mpich openmpi raw rawcc}
 case " $IMPLS " in *" openmpi "*) mpicc.openmpi -O2 -w -o "$OUT/pt_openmpi" $SRCS ;; esac
-case " $IMPLS " in *" mpich5 "*) "$MPICH5/mpicc" -O2 -w -o "$OUT/pt_mpich5" $SRCS ;; esac
+case " $IMPLS " in *" mpich5 "*|*" mpich5ofi "*) "$MPICH5/mpicc" -O2 -w -o "$OUT/pt_mpich5" $SRCS ;; esac
 [ -z "${BASE:-}" ] || "$BASE/bin/mpicc" -O2 -o "$OUT/pt_base" $SRCS
 cc -O2 -o "$OUT/raw_tcp_probe" "$(dirname "$0")/raw_tcp_probe.c"
 IMPLS=${IMPLS:-skiff mpich openmpi raw rawcc}
@@ -75,6 +79,12 @@ run() { # impl mode sizes
          for kv in ${SKIFF_X:?skiffx needs SKIFF_X=\"VAR=VALUE ...\"}; do x="$x -x $kv"; done
          timeout ${TIMEOUT:-300} "$B/bin/skiffrun" --hosts "$H1,$H2" --launch-agent 'ip netns exec {host}' \
                --launcher-addr "$(netns_launcher_addr)" -x BENCH_PIN=1 $x "$OUT/pt_skiff" "$2" --sizes "$3" $ITERS_ARG ;;
+    skiffofi) timeout ${TIMEOUT:-300} "$B/bin/skiffrun" --hosts "$H1,$H2" --launch-agent 'ip netns exec {host}' \
+               --launcher-addr "$(netns_launcher_addr)" -x BENCH_PIN=1 -x SKIFF_TRANSPORTS=shm,ofi \
+               -x "SKIFF_OFI_PROVIDER=${SKIFF_OFI_PROVIDER:-tcp;ofi_rxm}" "$OUT/pt_skiff" "$2" --sizes "$3" $ITERS_ARG ;;
+    mpich5ofi) timeout ${TIMEOUT:-300} ip netns exec "$H1" "$MPICH5/mpiexec" -launcher ssh -launcher-exec "$OUT/agent" \
+               -hosts "$A1,$A2" -ppn 1 -n 2 -genv FI_PROVIDER tcp -genv MPIR_CVAR_NOLOCAL 1 -genv BENCH_PIN 1 \
+               -genv PATH "$MPICH5:$PATH" "$OUT/pt_mpich5" "$2" --sizes "$3" $ITERS_ARG ;;
     mpich) timeout ${TIMEOUT:-300} ip netns exec "$H1" mpiexec.mpich -launcher ssh -launcher-exec "$OUT/agent" \
                -hosts "$A1,$A2" -ppn 1 -n 2 -genv UCX_TLS tcp,self -genv BENCH_PIN 1 \
                "$OUT/pt_mpich" "$2" --sizes "$3" $ITERS_ARG ;;

@@ -14,6 +14,9 @@
 #   strangers garbage and a wrong key on the launcher's PMI port and on a
 #             rank's tcp port: dropped with one line each, the job succeeds
 #   hydra     Skiff binaries started by MPICH's mpiexec across the namespaces
+#   ofi       (not in the default set) the libfabric transport between the hosts
+#             (SKIFF_TRANSPORTS=shm,ofi, tcp;ofi_rxm): channel stream over the veth,
+#             remote atomics with a busy owner, MPI p2p/collectives/one-sided, SHMEM
 # Exit 77 (ctest SKIP) when not root or `ip netns` is unavailable.  The
 # namespaces and the bridge are always removed (EXIT trap).
 set -u
@@ -75,6 +78,24 @@ cut_off() {
     grep -q "job aborted" "$out" || fail "$how: no one-line cause from the launcher"
     rm -f "$out"
     [[ $how == kill ]] || ip link set "${NETNS_PREFIX}v2" up
+}
+
+# The libfabric transport between the namespaces (docs/ofi.md).
+case_ofi() {
+    local before after prog
+    export SKIFF_TRANSPORTS=shm,ofi SKIFF_OFI_PROVIDER='tcp;ofi_rxm'
+    before=$(netns_rx_bytes 2)
+    skiffrun --hosts "$H1:2,$H2:2" "$BIN/chan_stream_test" all 3000000 || fail "ofi chan_stream 2x2"
+    after=$(netns_rx_bytes 2)
+    echo "host 2 received $((after - before)) bytes on its veth (ofi)"
+    ((after - before >= 12000000)) || fail "ofi: the stream did not cross the veth ($((after - before)) bytes)"
+    skiffrun --hosts "$H1,$H2,$H3" "$BIN/atomic_test" busy || fail "ofi atomic_test busy 3x1"
+    for prog in p2p_sizes p2p_requests coll_basic rma_ops rma_accops shmem_rma shmem_amo; do
+        [[ -x $BIN/$prog ]] || continue
+        skiffrun --hosts "$H1:2,$H2:2" "$BIN/$prog" || fail "ofi $prog 2x2"
+        skiffrun --hosts "$H1,$H2,$H3" "$BIN/$prog" || fail "ofi $prog 3x1"
+    done
+    unset SKIFF_TRANSPORTS SKIFF_OFI_PROVIDER
 }
 
 case_kill() { cut_off kill; }

@@ -98,7 +98,9 @@ static void self_sends(skf_ctx_t *ctx, skf_chan_t *ch)
         CHECK(memcmp(got, buf, len) == 0);
         CHECK_EQ_INT(skf_recv_done(ch), 0);
     }
-    CHECK(wrapped > 0);
+    /* rings split a message at their end; ofi hands out whole receive buffers */
+    const char *tr = getenv("SKIFF_TRANSPORTS");
+    CHECK(wrapped > 0 || (tr && strcmp(tr, "ofi") == 0));
     unsigned char *big = calloc(1, 2 * max);
     struct iovec iov = {big, 2 * max};
     CHECK_EQ_INT(skf_send(ch, self, &iov, 1), (long long)max);
