@@ -20,8 +20,10 @@
 # its own budget, 100000 round trips at 8 B, minutes on a loaded machine).
 #   skiffofi: Skiff with its libfabric transport between the hosts
 #             (SKIFF_TRANSPORTS=shm,ofi, SKIFF_OFI_PROVIDER=tcp;ofi_rxm by default)
-#   mpich5ofi: PyPI mpich 5.0 wheel (ch4:ofi; bench/setup-peers.sh), FI_PROVIDER=tcp,
-#             MPIR_CVAR_NOLOCAL=1 (the namespaces share a hostname: else MPICH uses shm)
+#   mpich5ofi: PyPI mpich 5.0 wheel, MPICH_CH4_NETMOD=ofi (its default is ucx), FI_PROVIDER=tcp;
+#             mpiexec and each host's proxy in a UTS namespace with the host's own
+#             hostname (MPICH finds node mates by hostname: with the shared one it
+#             used shared memory, MPIR_CVAR_NOLOCAL=1 did not stop it)
 # NS_CC=name sets both namespaces' default congestion control (every MPI then
 # uses it: the fair check of what SKIFF_TCP_CC buys).
 # PROG=mpi_rma runs the one-sided benchmarks (bench/mpi_rma.c + the suite's
@@ -65,6 +67,11 @@ shift
 exec ip netns exec \$ns env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 BENCH_PIN=1 sh -c "\$*"
 WRAP
 chmod +x "$OUT/agent"
+# the same in a UTS namespace of its own named after the host: MPICH finds
+# node mates by hostname, and both namespaces share the machine's
+sed 's/^exec ip netns exec \$ns env \(.*\) sh -c .*/exec ip netns exec $ns unshare --uts env \1 sh -c "hostname $ns; $*"/' \
+    "$OUT/agent" >"$OUT/agent_uts"
+chmod +x "$OUT/agent_uts"
 A1=$(netns_addr 1) A2=$(netns_addr 2)
 ITERS_ARG=${ITERS:+--iters $ITERS}
 LAT=${LAT:-8,1024,65536,1048576,4194304}
@@ -82,8 +89,9 @@ run() { # impl mode sizes
     skiffofi) timeout ${TIMEOUT:-300} "$B/bin/skiffrun" --hosts "$H1,$H2" --launch-agent 'ip netns exec {host}' \
                --launcher-addr "$(netns_launcher_addr)" -x BENCH_PIN=1 -x SKIFF_TRANSPORTS=shm,ofi \
                -x "SKIFF_OFI_PROVIDER=${SKIFF_OFI_PROVIDER:-tcp;ofi_rxm}" "$OUT/pt_skiff" "$2" --sizes "$3" $ITERS_ARG ;;
-    mpich5ofi) timeout ${TIMEOUT:-300} ip netns exec "$H1" "$MPICH5/mpiexec" -launcher ssh -launcher-exec "$OUT/agent" \
-               -hosts "$A1,$A2" -ppn 1 -n 2 -genv FI_PROVIDER tcp -genv MPIR_CVAR_NOLOCAL 1 -genv BENCH_PIN 1 \
+    mpich5ofi) timeout ${TIMEOUT:-300} ip netns exec "$H1" unshare --uts sh -c 'hostname "$0"; exec "$@"' "$H1" \
+               "$MPICH5/mpiexec" -launcher ssh -launcher-exec "$OUT/agent_uts" \
+               -hosts "$A1,$A2" -ppn 1 -n 2 -genv MPICH_CH4_NETMOD ofi -genv FI_PROVIDER tcp -genv BENCH_PIN 1 \
                -genv PATH "$MPICH5:$PATH" "$OUT/pt_mpich5" "$2" --sizes "$3" $ITERS_ARG ;;
     mpich) timeout ${TIMEOUT:-300} ip netns exec "$H1" mpiexec.mpich -launcher ssh -launcher-exec "$OUT/agent" \
                -hosts "$A1,$A2" -ppn 1 -n 2 -genv UCX_TLS tcp,self -genv BENCH_PIN 1 \
