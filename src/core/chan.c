@@ -6,7 +6,6 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "core/config.h"
 #include "core/core.h"
@@ -367,19 +366,6 @@ void skf_kick(skf_chan_t *ch)
             ch->tops[i]->kick(ch->tp[i]);
 }
 
-/* First call: start a clock of `ns`; later calls: 1 once it has run out. */
-static int spin_time_up(struct timespec *until, long long ns)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    if (!until->tv_sec && !until->tv_nsec) {
-        long long end = now.tv_nsec + ns;
-        *until = (struct timespec){now.tv_sec + (time_t)(end / 1000000000LL), (long)(end % 1000000000LL)};
-        return 0;
-    }
-    return now.tv_sec > until->tv_sec || (now.tv_sec == until->tv_sec && now.tv_nsec > until->tv_nsec);
-}
-
 int skf_wait(skf_chan_t *ch, int events, int timeout_ms)
 {
     if (!ch || events <= 0 || (events & ~(SKF_READABLE | SKF_WRITABLE | SKF_GET_DONE)) ||
@@ -420,10 +406,10 @@ int skf_wait(skf_chan_t *ch, int events, int timeout_ms)
      * also ends after SKIFF_TCP_SPIN_US (clock read from the 16th poll on;
      * why: tcp.c, spin_ready). */
     long spin = ctx->shm.spin;
-    struct timespec spin_until = {0, 0};
+    long long spin_until = 0;
     for (long polls = 0, waited = 0;; polls++) {
         if (polls < spin && (polls & 15) == 15 && ch->ntp > 1 && ctx->shm.tcp_spin_ns > 0 &&
-            spin_time_up(&spin_until, ctx->shm.tcp_spin_ns))
+            skf_spin_over(&spin_until, ctx->shm.tcp_spin_ns))
             spin = polls;
         if (polls < spin ? serve_fb_now(ch) : SERVES_FB(ch)) /* each slice once asleep */
             skf_fallback_progress(ctx);

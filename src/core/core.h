@@ -8,12 +8,33 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "boot/boot.h"
 #include "core/transport.h"
 #include "skiff.h"
 
-#define SKF_MAX_TRANSPORTS 2 /* shm now, tcp later */
+#define SKF_MAX_TRANSPORTS 2 /* per channel: shm, and tcp or ofi */
+/* The monotonic clock in ns and ms: waits, spin bounds, timeouts. */
+static inline long long skf_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+static inline long long skf_now_ms(void) { return skf_now_ns() / 1000000; }
+/* A polling phase bounded by time (*until 0: not started): the first call
+ * starts a clock of ns, later calls return 1 once it has run out. */
+static inline int skf_spin_over(long long *until, long long ns)
+{
+    long long now = skf_now_ns();
+    if (!*until) {
+        *until = now + ns;
+        return 0;
+    }
+    return now > *until;
+}
+
 #define SKF_CMA_PROBE_MAGIC 0x736b69666670726full
 
 /* Tunables of the shm transport, read once at skf_init (see config.c). */

@@ -893,17 +893,11 @@ static int ofi_ready(void *tpv, int events)
     return now_events(t, events);
 }
 
-static long long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
 
 static int ofi_wait(void *tpv, int events, int timeout_ms)
 {
     struct ofi_tp *t = tpv;
-    long long end = timeout_ms >= 0 ? now_ms() + timeout_ms : 0;
+    long long end = timeout_ms >= 0 ? skf_now_ms() + timeout_ms : 0;
     long spin = t->ctx->shm.spin;
     for (long polls = 0;; polls++) {
         int r = ofi_ready(t, events);
@@ -917,14 +911,14 @@ static int ofi_wait(void *tpv, int events, int timeout_ms)
             return -EPIPE;
         if (polls < spin)
             continue;
-        long long left = timeout_ms >= 0 ? end - now_ms() : 100;
+        long long left = timeout_ms >= 0 ? end - skf_now_ms() : 100;
         if (left <= 0)
             return 0;
         if (t->ctx->oversubscribed)
             cq_sleep(t->e, t->cq, t->cq_waits, 1);
         else if (t->cq_waits >= 0) { /* a core of my own: poll (the descriptor may stay quiet) */
-            long long until = now_ms() + 1;
-            while (!now_events(t, events) && !t->kicked && now_ms() < until)
+            long long until = skf_now_ms() + 1;
+            while (!now_events(t, events) && !t->kicked && skf_now_ms() < until)
                 progress(t);
         } else
             nap();
@@ -1256,8 +1250,8 @@ static int ofi_chan_close(void *tpv)
 {
     struct ofi_tp *t = tpv;
     /* my messages and requests leave before the endpoint does */
-    long long end = now_ms() + 10000;
-    while ((t->tx_busy || t->ops_busy) && now_ms() < end)
+    long long end = skf_now_ms() + 10000;
+    while ((t->tx_busy || t->ops_busy) && skf_now_ms() < end)
         if (!progress(t))
             nap();
     boot_fence(); /* nobody sends to this endpoint any more */

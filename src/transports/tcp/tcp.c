@@ -287,12 +287,6 @@ struct tcp_tp {
 
 /* ---- small helpers --------------------------------------------------------- */
 
-static long long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* The epoll set a connection is in: its channel's engine, or the service's. */
 static int conn_epfd(const struct tcp_conn *c)
@@ -550,7 +544,7 @@ static struct tcp_conn *new_conn(struct tcp_tp *t, struct tcp_svc *svc, int fd, 
     c->role = role;
     c->peer = peer;
     c->route = ROUTE_DELIVER;
-    c->deadline_ms = now_ms() + t->timeout_ms;
+    c->deadline_ms = skf_now_ms() + t->timeout_ms;
     c->svc = svc;
     struct tcp_conn **hs = svc ? &svc->hs_list : &t->hs_list;
     c->next_hs = *hs;
@@ -2081,7 +2075,7 @@ static void on_event(struct tcp_conn *c, uint32_t ev)
 /* Handshakes that take too long (a silent stranger, an unreachable host). */
 static void expire_handshakes(struct tcp_conn *hs_list)
 {
-    long long now = now_ms();
+    long long now = skf_now_ms();
     for (struct tcp_conn *c = hs_list, *next; c; c = next) {
         next = c->next_hs;
         if (now > c->deadline_ms)
@@ -2203,7 +2197,6 @@ static int local_peer_died(struct tcp_tp *t)
     return 0;
 }
 
-static long long now_ns(void);
 
 /* Busy-poll: SKIFF_SPIN polls, but for no longer than SKIFF_TCP_SPIN_US.  A
  * tcp poll is a system call, so 20000 polls (SKIFF_SPIN's default) spin
@@ -2225,16 +2218,12 @@ static int spin_ready(struct tcp_tp *t, int events, long long end_ms)
             return r;
         if (t->served_here != served) {
             served = t->served_here;
-            if (end_ms >= 0 && now_ms() >= end_ms)
+            if (end_ms >= 0 && skf_now_ms() >= end_ms)
                 return -1;
             i = 0;
             until = 0;
-        } else if (t->spin_ns > 0 && (i & 15) == 15) {
-            long long now = now_ns();
-            if (!until)
-                until = now + t->spin_ns;
-            else if (now > until)
-                break;
+        } else if (t->spin_ns > 0 && (i & 15) == 15 && skf_spin_over(&until, t->spin_ns)) {
+            break;
         }
     }
     return 0;
@@ -2249,7 +2238,7 @@ static int tcp_wait(void *tpv, int events, int timeout_ms)
 {
     struct tcp_tp *t = tpv;
     int r;
-    long long end = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
+    long long end = timeout_ms < 0 ? -1 : skf_now_ms() + timeout_ms;
     for (;;) {
         if ((r = spin_ready(t, events, end)))
             return r > 0 ? r : 0;
@@ -2261,7 +2250,7 @@ static int tcp_wait(void *tpv, int events, int timeout_ms)
                     : (t->blocked >= 0 &&
                        (t->peer[t->blocked].gone || t->peer[t->blocked].closed)))
                 return -EPIPE;
-            long long left = end < 0 ? TCP_SLEEP_SLICE_MS : end - now_ms();
+            long long left = end < 0 ? TCP_SLEEP_SLICE_MS : end - skf_now_ms();
             if (left <= 0)
                 return 0;
             unsigned long served = t->served_here;
@@ -2313,12 +2302,6 @@ static void svc_free_dead(struct tcp_svc *v)
     }
 }
 
-static long long now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 #define SVC_LEASE_MS 1 /* a claimed service checks this often that its claimer still polls */
 /* A claimer must poll at least this often per lease (one pass per 10 us on
@@ -2385,12 +2368,12 @@ static unsigned long svc_unclaim_if_idle(struct tcp_svc *v, unsigned long *polls
 static int svc_wait(struct tcp_svc *v, struct epoll_event *ev, int timeout, int was_busy)
 {
     if (was_busy && v->spin_ns > 0) {
-        long long until = now_ns() + v->spin_ns;
+        long long until = skf_now_ns() + v->spin_ns;
         do {
             int n = epoll_wait(v->outer, ev, 2, 0);
             if (n != 0)
                 return n;
-        } while (now_ns() < until);
+        } while (skf_now_ns() < until);
     }
     return epoll_wait(v->outer, ev, 2, timeout);
 }
@@ -2744,7 +2727,7 @@ static int tcp_chan_open(skf_chan_t *ch, int *peer_id, void **tpp)
 /* Messages already taken by skf_send must leave before the socket closes. */
 static void drain_sends(struct tcp_tp *t)
 {
-    long long end = now_ms() + t->timeout_ms;
+    long long end = skf_now_ms() + t->timeout_ms;
     for (;;) {
         int pending = 0;
         for (int r = 0; r < t->size; r++) {
@@ -2755,7 +2738,7 @@ static void drain_sends(struct tcp_tp *t)
         }
         if (!pending)
             return;
-        if (now_ms() > end) {
+        if (skf_now_ms() > end) {
             skf_error("tcp: rank %d port %u: closing with unsent messages (peers not reading)",
                       t->me, t->port);
             return;
@@ -2787,7 +2770,7 @@ static void say_goodbye(struct tcp_tp *t)
  * outside Skiff that long is not waited for). */
 static void await_peers(struct tcp_tp *t)
 {
-    long long end = now_ms() + t->timeout_ms;
+    long long end = skf_now_ms() + t->timeout_ms;
     for (;;) {
         int waiting = 0;
         for (int r = 0; r < t->size; r++) {
@@ -2803,7 +2786,7 @@ static void await_peers(struct tcp_tp *t)
                 waiting = 1;
             }
         }
-        if (!waiting || now_ms() > end)
+        if (!waiting || skf_now_ms() > end)
             return;
         progress(t, 10);
     }
