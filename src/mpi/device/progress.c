@@ -20,7 +20,7 @@ static int progress_bridge(void)
     int moved = 0;
     dyn_poll(0);
     for (int i = 0; i < ARRIVALS_PER_PASS; i++) {
-        struct iovec cont[1];
+        struct iovec cont[SKF_CONT_SIZE]; /* a ring's message can wrap: two pieces */
         int ncont, world;
         ssize_t total = dyn_recv(cont, &ncont, &world);
         if (total == -EAGAIN)
@@ -140,11 +140,16 @@ void mpid_idle(void)
     }
     /* with other jobs connected their sockets are polled between short waits,
      * unless the bridge's watcher wakes the wait (dynproc/bridge.c) */
-    idle_rc(skf_wait(mpid.ch, idle_events(),
-                     (dyn_active && (!dyn_wakes || dyn_backlog)) ||
-                             __atomic_load_n(&mpir_greq_open, __ATOMIC_RELAXED)
-                         ? 1
-                         : 1000));
+    if (unlikely(dyn_rings) && dyn_idle_begin()) /* rings from other jobs: a message */
+        return;
+    int rc = skf_wait(mpid.ch, idle_events(),
+                      (dyn_active && (!dyn_wakes || dyn_backlog)) ||
+                              __atomic_load_n(&mpir_greq_open, __ATOMIC_RELAXED)
+                          ? 1
+                          : 1000);
+    if (unlikely(dyn_rings))
+        dyn_idle_end();
+    idle_rc(rc);
 }
 
 void mpid_wait(mpid_req_t *r)

@@ -10,6 +10,7 @@
  * peer's output buffer and leaves in dyn_poll.
  */
 #include "dynproc/bridge.h"
+#include "dynproc/pair.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -33,11 +34,13 @@
 
 #include "boot/boot.h"
 #include "core/config.h"
+#include "core/relax.h"
 #include "device/device.h"
 
 int dyn_active;
 int dyn_wakes;
 int dyn_backlog;
+int dyn_rings;
 
 typedef struct peer {
     char ep[DYN_EP_LEN];
@@ -46,6 +49,8 @@ typedef struct peer {
     size_t off, len, cap;
     int bye;         /* it said goodbye */
     char *gone;      /* it ended without a goodbye: why (its operations fail) */
+    pair_t tx, rx;   /* same node: the shared-memory rings to it and from it (pair.h) */
+    uint64_t tcp_sent, tcp_recvd; /* messages over TCP (the rings' gates) */
 } peer_t;
 
 typedef struct conn { /* a connection another process made to me */
@@ -67,6 +72,11 @@ typedef struct msg {
 static int listen_fd = -1;
 static char my_ep[DYN_EP_LEN];
 static char my_key[33];
+static char my_boot[37]; /* this machine's boot id: peers with the same one share memory */
+static size_t ring_bytes; /* of a pair ring; 0: TCP only */
+static const char *no_ring; /* why not, when ring_bytes is 0 */
+static int cur_rx = -1;    /* the message handed out is in peers[cur_rx].rx */
+static int rx_next;        /* the peer whose ring dyn_recv looks at first */
 static int my_rank;
 static peer_t *peers;
 static int npeers, peers_cap;
@@ -219,6 +229,47 @@ static void first_ipv4(char *out, size_t cap)
     freeifaddrs(ifs);
 }
 
+/* SKIFF_VERBOSE: which path a process of another job takes, and why. */
+static void say_path(const peer_t *p, const char *dir, const char *path, const char *why)
+{
+    if (skf_param_ll("SKIFF_VERBOSE") <= 0)
+        return;
+    char line[DYN_EP_LEN + 300], ip[64];
+    unsigned port = 0;
+    int rank = -1;
+    /* not the endpoint itself: it holds the other job's key */
+    sscanf(p->ep, "%63[^:]:%u:%*[^:]:%d", ip, &port, &rank);
+    snprintf(line, sizeof line, "%s rank %d of the job at %s:%u: over %s%s%s%s", dir, rank, ip,
+             port, path, why ? " (" : "", why ? why : "", why ? ")" : "");
+    mpir_say(line);
+}
+
+/* Whether pair rings can be offered at all, and their size. */
+static void rings_setup(void)
+{
+    const char *tp = skf_param_str("SKIFF_TRANSPORTS");
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+    if (!f || !fgets(my_boot, sizeof my_boot, f))
+        snprintf(my_boot, sizeof my_boot, "-");
+    if (f)
+        fclose(f);
+    my_boot[strcspn(my_boot, "\n:")] = '\0';
+    ring_bytes = 0;
+    if (strcmp(tp, "tcp") == 0 || strcmp(tp, "ofi") == 0)
+        no_ring = "SKIFF_TRANSPORTS asks for one network transport";
+    else if (strcmp(my_boot, "-") == 0)
+        no_ring = "no boot id to tell this machine by";
+    else
+        ring_bytes = (size_t)skf_param_ll("SKIFF_DYN_SHM_RING");
+}
+
+/* Same machine as the process of endpoint ep (its boot id, the last field). */
+static int same_node(const char *ep)
+{
+    const char *b = strrchr(ep, ':');
+    return b && strcmp(b + 1, my_boot) == 0;
+}
+
 int dyn_start(void)
 {
     if (listen_fd >= 0)
@@ -241,7 +292,9 @@ int dyn_start(void)
     }
     char ip[48];
     first_ipv4(ip, sizeof ip);
-    snprintf(my_ep, sizeof my_ep, "%s:%u:%s:%d", ip, ntohs(a.sin_port), my_key, my_rank);
+    rings_setup();
+    snprintf(my_ep, sizeof my_ep, "%s:%u:%s:%d:%s", ip, ntohs(a.sin_port), my_key, my_rank,
+             my_boot);
     listen_fd = fd;
     dyn_active = 1;
     watch_start();
@@ -346,6 +399,8 @@ static void peer_lost(int i, const char *why)
         close(p->fd);
     p->fd = -1;
     p->off = p->len = 0;
+    if (p->tx.state == PAIR_OFFERED) /* never mapped: drop the memfd now */
+        pair_close(&p->tx);
     char line[300];
     snprintf(line, sizeof line, "%s; the communicators that reach it return errors "
              "(MPI_ERRORS_RETURN)", why);
@@ -443,7 +498,22 @@ static void connect_peer(peer_t *p)
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
     p->fd = fd;
-    struct iovec hello = {my_ep, strlen(my_ep) + 1};
+    /* hello: my endpoint, and on one node the ring I will write to it */
+    char hello_buf[DYN_EP_LEN + SKF_NODE_SHM_NAME + 24], why[200];
+    size_t hl = (size_t)snprintf(hello_buf, sizeof hello_buf, "%s", my_ep) + 1;
+    if (!same_node(p->ep)) {
+        say_path(p, "to", "tcp", "on another machine");
+    } else if (!ring_bytes) {
+        say_path(p, "to", "tcp", no_ring);
+    } else if (p->tx.state == PAIR_NONE &&
+               pair_offer(&p->tx, mpid.ctx, ring_bytes, why, sizeof why) != 0) {
+        say_path(p, "to", "tcp", why);
+    } else if (p->tx.state == PAIR_OFFERED) {
+        hl += (size_t)snprintf(hello_buf + hl, sizeof hello_buf - hl, "%s", p->tx.name) + 1;
+        hl += (size_t)snprintf(hello_buf + hl, sizeof hello_buf - hl, "%llu",
+                               (unsigned long long)p->tx.ring.lines) + 1;
+    }
+    struct iovec hello = {hello_buf, hl};
     /* the hello goes first: it may sit in front of bytes queued already */
     char *queued = p->out;
     size_t qlen = p->len;
@@ -455,13 +525,44 @@ static void connect_peer(peer_t *p)
     free(queued);
 }
 
+/* A frame with no payload but its type ('K': wake up, 'N': no ring). */
+static void signal_peer(peer_t *p, char type)
+{
+    if (p->fd < 0 && !p->gone)
+        connect_peer(p);
+    if (p->gone)
+        return;
+    frame(p, type, NULL, 0);
+    if (flush(p))
+        dyn_backlog = 1;
+}
+
 ssize_t dyn_send(int world, const struct iovec *iov, int iovcnt)
 {
     peer_t *p = &peers[world - mpid.size];
     if (p->fd < 0 && !p->gone)
         connect_peer(p);
+    if (p->tx.state == PAIR_OFFERED && !p->gone && pair_live(&p->tx, p->tcp_sent)) {
+        char why[64];
+        snprintf(why, sizeof why, "a ring of %zu bytes", (size_t)p->tx.ring.lines * SHM_LINE);
+        say_path(p, "to", "shm", why);
+        /* eager as to a node mate: the ring takes it without a rendezvous */
+        size_t eager = (size_t)skf_param_ll("SKIFF_MPI_EAGER_MAX");
+        if (eager > p->tx.ring.max_payload)
+            eager = p->tx.ring.max_payload;
+        if (eager > mpid.eager_to[world])
+            mpid.eager_to[world] = eager;
+    }
+    if (p->tx.state == PAIR_LIVE && !p->gone) {
+        int kick = 0;
+        ssize_t k = pair_send(&p->tx, iov, iovcnt, &kick);
+        if (kick) /* it sleeps: one frame over TCP wakes its watcher */
+            signal_peer(p, 'K');
+        return k;
+    }
     if (!p->gone) { /* to a process that is gone (an answer, a goodbye) nothing goes */
         frame(p, 'M', iov, iovcnt);
+        p->tcp_sent++;
         if (flush(p))
             dyn_backlog = 1;
     }
@@ -485,10 +586,25 @@ void dyn_connect(int world, int fatal)
 
 ssize_t dyn_recv(struct iovec *cont, int *ncont, int *world)
 {
-    if (current)
+    if (current || cur_rx >= 0)
         dyn_recv_done();
-    if (!q_head)
+    if (!q_head) {
+        /* the rings (a peer's ring is gated until its earlier TCP messages are
+         * in; those in the queue go first) */
+        for (int k = 0; k < npeers && dyn_rings; k++) {
+            int i = (rx_next + k) % npeers;
+            peer_t *p = &peers[i];
+            if (p->rx.state != PAIR_LIVE)
+                continue;
+            ssize_t n = pair_recv(&p->rx, p->tcp_recvd, cont, ncont);
+            if (n < 0)
+                continue;
+            cur_rx = rx_next = i;
+            *world = mpid.size + i;
+            return n;
+        }
         return -EAGAIN;
+    }
     current = q_head;
     q_head = q_head->next;
     if (!q_head)
@@ -504,6 +620,41 @@ void dyn_recv_done(void)
 {
     free(current);
     current = NULL;
+    if (cur_rx >= 0) {
+        int i = cur_rx;
+        cur_rx = -1;
+        if (pair_recv_done(&peers[i].rx)) /* its sender waits for room */
+            signal_peer(&peers[i], 'K');
+    }
+}
+
+/* An idle wait is about to sleep: look at the rings a while, then tell
+ * their senders to kick (over TCP: the watcher turns that into skf_kick).
+ * 1: a message is there after all. */
+int dyn_idle_begin(void)
+{
+    for (int spin = 0; spin < 2000; spin++) {
+        for (int i = 0; i < npeers; i++)
+            if (peers[i].rx.state == PAIR_LIVE &&
+                atomic_load_explicit(shm_ring_word(&peers[i].rx.ring, peers[i].rx.pos),
+                                     memory_order_acquire))
+                return 1;
+        skf_cpu_relax();
+    }
+    int there = 0;
+    for (int i = 0; i < npeers; i++)
+        if (peers[i].rx.state == PAIR_LIVE)
+            there |= pair_sleep(&peers[i].rx, 1);
+    if (there)
+        dyn_idle_end();
+    return there;
+}
+
+void dyn_idle_end(void)
+{
+    for (int i = 0; i < npeers; i++)
+        if (peers[i].rx.state == PAIR_LIVE)
+            pair_sleep(&peers[i].rx, 0);
 }
 
 static void accept_all(void)
@@ -535,11 +686,33 @@ static void on_frame(conn_t *c)
         if (w < mpid.size)
             mpir_fatal("a connection from another job named itself '%s'", c->buf + 1);
         c->peer = w - mpid.size;
+        peer_t *p = &peers[c->peer];
+        size_t el = strlen(c->buf + 1) + 2; /* after the type, the endpoint and its NUL */
+        if (el < c->need && p->rx.state == PAIR_NONE) { /* it offers a ring */
+            const char *name = c->buf + el;
+            size_t nl = strlen(name) + 1;
+            char why[SKF_NODE_SHM_NAME + 100];
+            unsigned long long lines = el + nl < c->need ? strtoull(name + nl, NULL, 10) : 0;
+            if (pair_accept(&p->rx, name, lines, why, sizeof why) == 0) {
+                dyn_rings++;
+                say_path(p, "from", "shm", NULL);
+            } else {
+                say_path(p, "from", "tcp", why);
+                signal_peer(p, 'N');
+            }
+        }
     } else if (c->peer < 0) {
         mpir_fatal("a connection from another job sent data before its hello");
     } else if (type == 'B') {
         peers[c->peer].bye = 1;
+    } else if (type == 'N') { /* it could not map my ring: TCP it is */
+        peer_t *p = &peers[c->peer];
+        if (p->tx.state == PAIR_OFFERED) {
+            pair_close(&p->tx);
+            say_path(p, "to", "tcp", "the other side could not map the ring");
+        }
     } else if (type == 'M') {
+        peers[c->peer].tcp_recvd++;
         msg_t *m = malloc(sizeof *m + c->need - 1);
         if (!m)
             mpir_fatal("out of memory for a message from another job");
@@ -624,6 +797,10 @@ void dyn_poll(int timeout_ms)
 {
     if (!dyn_active)
         return;
+    /* the watcher sees every socket: with nothing reported, no poll call */
+    if (timeout_ms == 0 && dyn_wakes && !__atomic_load_n(&watch_pending, __ATOMIC_ACQUIRE) &&
+        !dyn_backlog && !nlaunchers)
+        return;
     watch_rearm();
     if (nconns + 1 > pf_cap) {
         free(pf);
@@ -689,9 +866,13 @@ void dyn_finalize(void)
     while (nlaunchers) {
         dyn_poll(20);
     }
+    if (cur_rx >= 0)
+        dyn_recv_done();
     for (int i = 0; i < npeers; i++) {
         if (peers[i].fd >= 0)
             close(peers[i].fd);
+        pair_close(&peers[i].tx);
+        pair_close(&peers[i].rx);
         free(peers[i].out);
         free(peers[i].gone);
     }
@@ -716,6 +897,7 @@ void dyn_finalize(void)
     conns = NULL;
     launchers = NULL;
     npeers = nconns = nlaunchers = peers_cap = conns_cap = 0;
+    dyn_rings = rx_next = 0;
     finalizing = 0;
     close(listen_fd);
     listen_fd = -1;

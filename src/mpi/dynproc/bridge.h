@@ -18,11 +18,12 @@
 
 #pragma GCC visibility push(hidden)
 
-#define DYN_EP_LEN 128 /* an endpoint string with its NUL, fixed size on the wire */
+#define DYN_EP_LEN 160 /* an endpoint string with its NUL, fixed size on the wire */
 
 extern int dyn_active; /* the bridge is up: progress and idle poll it */
 extern int dyn_wakes;  /* bridge traffic wakes an idle channel wait (skf_kick) */
 extern int dyn_backlog; /* bytes wait for a socket to take them: idle waits stay short */
+extern int dyn_rings;   /* shared-memory rings from processes of other jobs (pair.h) */
 
 /* Start listening (idempotent).  0 or an MPI error class (printed). */
 int dyn_start(void);
@@ -36,6 +37,10 @@ ssize_t dyn_send(int world, const struct iovec *iov, int iovcnt);
 /* Next complete message from a bridge peer (one piece), -EAGAIN if none. */
 ssize_t dyn_recv(struct iovec *cont, int *ncont, int *world);
 void dyn_recv_done(void);
+/* An idle wait is about to sleep (dyn_rings): 1 when a ring has a message
+ * (do not sleep); else the senders will wake it.  After the sleep: end. */
+int dyn_idle_begin(void);
+void dyn_idle_end(void);
 /* Accept connections, read and write sockets; wait up to timeout_ms. */
 void dyn_poll(int timeout_ms);
 /* Connect to a bridge peer now (a join does, both ways, so that the end of
