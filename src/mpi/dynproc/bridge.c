@@ -259,8 +259,10 @@ static void rings_setup(void)
         no_ring = "SKIFF_TRANSPORTS asks for one network transport";
     else if (strcmp(my_boot, "-") == 0)
         no_ring = "no boot id to tell this machine by";
-    else
-        ring_bytes = (size_t)skf_param_ll("SKIFF_DYN_SHM_RING");
+    else if (!(ring_bytes = (size_t)skf_param_ll("SKIFF_DYN_SHM_RING")))
+        no_ring = "SKIFF_DYN_SHM_RING=0";
+    else if (ring_bytes < 16384)
+        ring_bytes = 16384;
 }
 
 /* Same machine as the process of endpoint ep (its boot id, the last field). */
