@@ -5,6 +5,9 @@
 #   shm         data, merge, 50 connect/disconnect cycles; every pair must be
 #               reached over the shared-memory rings (SKIFF_VERBOSE lines)
 #   tcp         the same with SKIFF_TRANSPORTS=tcp: every pair over tcp
+#   small-ring  as shm with 16 KiB rings (full rings: senders wait for room)
+#   devshm      SKIFF_SHM_OBJECTS=dev-shm: the rings (memfd only) fall back to
+#               tcp with a reason, and nothing is left in /dev/shm
 #   die         a client rank kills itself: the server job must fail
 #   die-return  the same with MPI_ERRORS_RETURN: the server job ends with 0
 # Always: nothing of Skiff's is left in /dev/shm afterwards.
@@ -17,6 +20,8 @@ shm_before=$(ls /dev/shm 2>/dev/null | grep -c skiff)
 cycles=50 arg=
 case $mode in
   tcp) export SKIFF_TRANSPORTS=tcp ;;
+  small-ring) export SKIFF_DYN_SHM_RING=16K ;;
+  devshm) export SKIFF_SHM_OBJECTS=dev-shm ;;
   die|die-return) cycles=1 arg=$mode ;;
 esac
 timeout 100 "$run" -n "$np" "$prog" server $cycles $arg >"$dir/srv.out" 2>"$dir/srv.err" &
@@ -44,9 +49,9 @@ ntcp=$(count tcp)
 pairs=$((4 * np * nc)) # each process names each remote one, "to" and "from"
 echo "server $src client $crc; paths: $nshm shm, $ntcp tcp (lines wanted: $pairs)"
 case $mode in
-  shm) test $src -eq 0 && test $crc -eq 0 || fail "exit status server $src client $crc"
+  shm|small-ring) test $src -eq 0 && test $crc -eq 0 || fail "exit status server $src client $crc"
        test "$nshm" -eq $pairs && test "$ntcp" -eq 0 || fail "not every pair over shm: $paths" ;;
-  tcp) test $src -eq 0 && test $crc -eq 0 || fail "exit status server $src client $crc"
+  tcp|devshm) test $src -eq 0 && test $crc -eq 0 || fail "exit status server $src client $crc"
        test "$nshm" -eq 0 && test "$ntcp" -ge $((pairs / 2)) || fail "not every pair over tcp: $paths" ;;
   die) test $src -ne 0 && test $src -ne 124 && test $crc -ne 0 && test $crc -ne 124 ||
          fail "exit status server $src client $crc (both must fail, neither time out)"
