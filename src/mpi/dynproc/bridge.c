@@ -630,17 +630,20 @@ void dyn_recv_done(void)
     }
 }
 
-/* An idle wait is about to sleep: look at the rings a while, then tell
- * their senders to kick (over TCP: the watcher turns that into skf_kick).
- * 1: a message is there after all. */
+/* An idle wait is about to sleep: look at the rings a while (a message in,
+ * or room in one that was full), then tell their senders to kick (over TCP:
+ * the watcher turns that into skf_kick).  1: something is there after all. */
 int dyn_idle_begin(void)
 {
     for (int spin = 0; spin < 2000; spin++) {
-        for (int i = 0; i < npeers; i++)
-            if (peers[i].rx.state == PAIR_LIVE &&
-                atomic_load_explicit(shm_ring_word(&peers[i].rx.ring, peers[i].rx.pos),
-                                     memory_order_acquire))
+        for (int i = 0; i < npeers; i++) {
+            const peer_t *p = &peers[i];
+            if ((p->rx.state == PAIR_LIVE &&
+                 atomic_load_explicit(shm_ring_word(&p->rx.ring, p->rx.pos),
+                                      memory_order_acquire)) ||
+                (p->tx.state == PAIR_LIVE && p->tx.full && pair_room(&p->tx)))
                 return 1;
+        }
         skf_cpu_relax();
     }
     int there = 0;

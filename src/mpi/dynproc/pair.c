@@ -104,7 +104,7 @@ ssize_t pair_send(pair_t *p, const struct iovec *iov, int iovcnt, int *kick)
         atomic_store_explicit(&p->h->tx_wait, 1, memory_order_seq_cst);
         p->head_cache = atomic_load_explicit(&p->ring.ctl->head, memory_order_seq_cst);
         take = shm_reserve_sp(&p->ring, p->pos, &p->head_cache, want);
-        if (take < 0)
+        if ((p->full = take < 0))
             return -EAGAIN;
     }
     uint64_t pos = p->pos;
@@ -119,6 +119,11 @@ ssize_t pair_send(pair_t *p, const struct iovec *iov, int iovcnt, int *kick)
     *kick = atomic_load_explicit(&p->h->rx_sleep, memory_order_seq_cst) &&
             atomic_exchange_explicit(&p->h->rx_sleep, 0, memory_order_seq_cst);
     return (ssize_t)take;
+}
+
+int pair_room(const pair_t *p)
+{
+    return atomic_load_explicit(&p->ring.ctl->head, memory_order_acquire) != p->head_cache;
 }
 
 ssize_t pair_recv(pair_t *p, uint64_t tcp_recvd, struct iovec *cont, int *ncont)

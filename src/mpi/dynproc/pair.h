@@ -40,6 +40,7 @@ typedef struct pair {
     uint64_t head_cache;  /* sender: the receiver's head last read */
     uint64_t stale_until; /* sender: ring.h's shm_prepare_next_sp */
     uint32_t cur_len;     /* receiver: length of the message handed out */
+    int full;             /* sender: the last send found the ring full */
     char name[SKF_NODE_SHM_NAME];
 } pair_t;
 
@@ -55,6 +56,8 @@ int pair_live(pair_t *p, uint64_t tcp_sent);
  * -EAGAIN (full: the receiver will kick when it makes room).  *kick: the
  * receiver sleeps, wake it. */
 ssize_t pair_send(pair_t *p, const struct iovec *iov, int iovcnt, int *kick);
+/* Sender whose ring was full: 1 once the receiver has made room. */
+int pair_room(const pair_t *p);
 /* Receiver: the next message's length, or -1 when none (or still gated
  * behind tcp_recvd messages over TCP); its one or two pieces in cont. */
 ssize_t pair_recv(pair_t *p, uint64_t tcp_recvd, struct iovec *cont, int *ncont);
