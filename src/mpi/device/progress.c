@@ -140,9 +140,19 @@ void mpid_idle(void)
     }
     /* with other jobs connected their sockets are polled between short waits,
      * unless the bridge's watcher wakes the wait (dynproc/bridge.c) */
-    if (unlikely(dyn_rings) && dyn_idle_begin()) /* rings from other jobs: a message */
-        return;
-    int rc = skf_wait(mpid.ch, idle_events(),
+    int events = idle_events();
+    if (unlikely(dyn_rings)) { /* rings from processes of other jobs (dynproc/pair.c) */
+        if (dyn_idle_begin()) /* a message, or room */
+            return;
+        /* sends wait only for rings of other jobs: their receivers kick when
+         * they make room; the channel's "writable" would not sleep at all */
+        int own = 0;
+        for (int i = 0; i < mpid.n_active && !own; i++)
+            own = mpid.active[i] < mpid.size;
+        if (!own)
+            events &= ~SKF_WRITABLE;
+    }
+    int rc = skf_wait(mpid.ch, events,
                       (dyn_active && (!dyn_wakes || dyn_backlog)) ||
                               __atomic_load_n(&mpir_greq_open, __ATOMIC_RELAXED)
                           ? 1

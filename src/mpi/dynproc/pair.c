@@ -104,9 +104,12 @@ ssize_t pair_send(pair_t *p, const struct iovec *iov, int iovcnt, int *kick)
         atomic_store_explicit(&p->h->tx_wait, 1, memory_order_seq_cst);
         p->head_cache = atomic_load_explicit(&p->ring.ctl->head, memory_order_seq_cst);
         take = shm_reserve_sp(&p->ring, p->pos, &p->head_cache, want);
-        if ((p->full = take < 0))
+        if (take < 0) {
+            p->full = 1;
             return -EAGAIN;
+        }
     }
+    p->full = 0;
     uint64_t pos = p->pos;
     shm_fill(&p->ring, pos, iov, iovcnt, (uint64_t)take);
     shm_own_pad(&p->ring, pos, (uint64_t)take);
