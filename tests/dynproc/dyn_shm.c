@@ -9,9 +9,12 @@
  * cycle).
  * die: after the first connect the client's last rank kills itself (SIGKILL);
  * the server, with the default handler, must end (its job fails).
+ * die-server: the same with the server's last rank killed, the client failing.
  * die-return: the same with MPI_ERRORS_RETURN on the server's
  * intercommunicator: a receive from the dead process fails with
- * MPI_ERR_OTHER, the server frees the communicator and finalizes (status 0). */
+ * MPI_ERR_OTHER, the server frees the communicator and finalizes (status 0).
+ * In all three the dying process first sends each remote one a message that
+ * is still in the ring when it dies: that one must arrive. */
 #include <dirent.h>
 #include <mpi.h>
 #include <signal.h>
@@ -96,18 +99,30 @@ int main(int argc, char **argv)
         int rsize;
         MPI_Comm_remote_size(inter, &rsize);
         if (*die) {
-            if (server && strcmp(die, "die-return") == 0)
+            /* the victims' side: the client's, or the server's for die-server */
+            int victims = strcmp(die, "die-server") == 0 ? server : !server;
+            if (!victims && strcmp(die, "die-return") == 0)
                 MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
             exchange(inter, server, rank, rsize, buf, got);
-            if (!server && rank == size - 1)
-                raise(SIGKILL); /* mid-run: the rest of the client waits below */
             int v, rc = MPI_SUCCESS;
-            if (server) { /* the dead one sends nothing: the receive must fail */
+            if (victims && rank == size - 1) {
+                /* its last words sit in the rings when it dies: still delivered */
+                for (int j = 0; j < rsize; j++) {
+                    v = 4242 + j;
+                    MPI_Send(&v, 1, MPI_INT, j, 98, inter);
+                }
+                raise(SIGKILL); /* mid-run: the rest of its job waits below */
+            }
+            if (!victims) { /* then it sends nothing: the receive must fail */
+                rc = MPI_Recv(&v, 1, MPI_INT, rsize - 1, 98, inter, MPI_STATUS_IGNORE);
+                if (rc != MPI_SUCCESS || v != 4242 + rank)
+                    FAIL("rank %d: the killed process's last message: error %d, value %d", rank,
+                         rc, v);
                 rc = MPI_Recv(&v, 1, MPI_INT, rsize - 1, 99, inter, MPI_STATUS_IGNORE);
                 int cls;
                 MPI_Error_class(rc, &cls);
                 if (cls != MPI_ERR_OTHER)
-                    FAIL("server rank %d: receive from the killed process gave class %d, "
+                    FAIL("rank %d: receive from the killed process gave class %d, "
                          "wanted MPI_ERR_OTHER (%d)", rank, cls, MPI_ERR_OTHER);
                 MPI_Comm_free(&inter);
                 if (rank == 0)
@@ -115,7 +130,7 @@ int main(int argc, char **argv)
                 break;
             }
             MPI_Recv(&v, 1, MPI_INT, 0, 99, inter, MPI_STATUS_IGNORE); /* never comes */
-            FAIL("client rank %d: a message nobody sent arrived", rank);
+            FAIL("rank %d: a message nobody sent arrived", rank);
         }
         if (cycle == 0 || cycle == cycles - 1) {
             exchange(inter, server, rank, rsize, buf, got);

@@ -9,6 +9,7 @@
 #   devshm      SKIFF_SHM_OBJECTS=dev-shm: the rings (memfd only) fall back to
 #               tcp with a reason, and nothing is left in /dev/shm
 #   die         a client rank kills itself: the server job must fail
+#   die-server  a server rank kills itself: the client job must fail
 #   die-return  the same with MPI_ERRORS_RETURN: the server job ends with 0
 # Always: nothing of Skiff's is left in /dev/shm afterwards.
 set -u
@@ -22,7 +23,7 @@ case $mode in
   tcp) export SKIFF_TRANSPORTS=tcp ;;
   small-ring) export SKIFF_DYN_SHM_RING=16K ;;
   devshm) export SKIFF_SHM_OBJECTS=dev-shm ;;
-  die|die-return) cycles=1 arg=$mode ;;
+  die|die-server|die-return) cycles=1 arg=$mode ;;
 esac
 timeout 100 "$run" -n "$np" "$prog" server $cycles $arg >"$dir/srv.out" 2>"$dir/srv.err" &
 srv=$!
@@ -53,7 +54,7 @@ case $mode in
        test "$nshm" -eq $pairs && test "$ntcp" -eq 0 || fail "not every pair over shm: $paths" ;;
   tcp|devshm) test $src -eq 0 && test $crc -eq 0 || fail "exit status server $src client $crc"
        test "$nshm" -eq 0 && test "$ntcp" -ge $((pairs / 2)) || fail "not every pair over tcp: $paths" ;;
-  die) test $src -ne 0 && test $src -ne 124 && test $crc -ne 0 && test $crc -ne 124 ||
+  die|die-server) test $src -ne 0 && test $src -ne 124 && test $crc -ne 0 && test $crc -ne 124 ||
          fail "exit status server $src client $crc (both must fail, neither time out)"
        test "$nshm" -gt 0 || fail "the rings were not in use: $paths" ;;
   die-return) test $src -eq 0 && test $crc -ne 0 && test $crc -ne 124 ||

@@ -51,6 +51,8 @@ typedef struct peer {
     char *gone;      /* it ended without a goodbye: why (its operations fail) */
     pair_t tx, rx;   /* same node: the shared-memory rings to it and from it (pair.h) */
     uint64_t tcp_sent, tcp_recvd; /* messages over TCP (the rings' gates) */
+    char *losing;    /* its connection ended but its ring still holds messages:
+                      * why, for peer_lost once they are read */
 } peer_t;
 
 typedef struct conn { /* a connection another process made to me */
@@ -77,6 +79,7 @@ static size_t ring_bytes; /* of a pair ring; 0: TCP only */
 static const char *no_ring; /* why not, when ring_bytes is 0 */
 static int cur_rx = -1;    /* the message handed out is in peers[cur_rx].rx */
 static int rx_next;        /* the peer whose ring dyn_recv looks at first */
+static int nlosing;        /* peers with losing set */
 static int my_rank;
 static peer_t *peers;
 static int npeers, peers_cap;
@@ -765,7 +768,16 @@ static int read_conn(conn_t *c)
             char why[DYN_EP_LEN + 100];
             snprintf(why, sizeof why, "a connected process of another job is gone (%s)",
                      peers[c->peer].ep);
-            peer_lost(c->peer, why);
+            peer_t *p = &peers[c->peer];
+            if (p->rx.state == PAIR_LIVE && pair_pending(&p->rx) && !p->losing && !p->gone) {
+                /* what it wrote before it died comes first (as over TCP,
+                 * where its data precedes the end of the stream) */
+                if (!(p->losing = strdup(why)))
+                    mpir_fatal("out of memory");
+                nlosing++;
+            } else {
+                peer_lost(c->peer, why);
+            }
             return 0;
         }
         if (c->hgot < 4)
@@ -804,7 +816,7 @@ void dyn_poll(int timeout_ms)
         return;
     /* the watcher sees every socket: with nothing reported, no poll call */
     if (timeout_ms == 0 && dyn_wakes && !__atomic_load_n(&watch_pending, __ATOMIC_ACQUIRE) &&
-        !dyn_backlog && !nlaunchers)
+        !dyn_backlog && !nlaunchers && !nlosing)
         return;
     watch_rearm();
     if (nconns + 1 > pf_cap) {
@@ -837,6 +849,14 @@ void dyn_poll(int timeout_ms)
             dyn_backlog = 1;
     if (nlaunchers)
         check_launchers();
+    for (int i = 0; i < npeers && nlosing; i++)
+        if (peers[i].losing && !pair_pending(&peers[i].rx) && cur_rx != i) {
+            char *why = peers[i].losing;
+            peers[i].losing = NULL;
+            nlosing--;
+            peer_lost(i, why);
+            free(why);
+        }
 }
 
 void dyn_watch_launcher(pid_t pid, const int *worlds, int n)
@@ -878,6 +898,7 @@ void dyn_finalize(void)
             close(peers[i].fd);
         pair_close(&peers[i].tx);
         pair_close(&peers[i].rx);
+        free(peers[i].losing);
         free(peers[i].out);
         free(peers[i].gone);
     }
@@ -902,7 +923,7 @@ void dyn_finalize(void)
     conns = NULL;
     launchers = NULL;
     npeers = nconns = nlaunchers = peers_cap = conns_cap = 0;
-    dyn_rings = rx_next = 0;
+    dyn_rings = rx_next = nlosing = 0;
     finalizing = 0;
     close(listen_fd);
     listen_fd = -1;

@@ -139,6 +139,11 @@ ssize_t pair_recv(pair_t *p, uint64_t tcp_recvd, struct iovec *cont, int *ncont)
     return p->cur_len;
 }
 
+int pair_pending(const pair_t *p)
+{
+    return atomic_load_explicit(shm_ring_word(&p->ring, p->pos), memory_order_acquire) != 0;
+}
+
 int pair_recv_done(pair_t *p)
 {
     shm_release(&p->ring, p->pos, p->cur_len, 0);

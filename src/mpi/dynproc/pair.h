@@ -61,6 +61,8 @@ int pair_room(const pair_t *p);
 /* Receiver: the next message's length, or -1 when none (or still gated
  * behind tcp_recvd messages over TCP); its one or two pieces in cont. */
 ssize_t pair_recv(pair_t *p, uint64_t tcp_recvd, struct iovec *cont, int *ncont);
+/* Receiver: a message waits in the ring (gated or not). */
+int pair_pending(const pair_t *p);
 /* Receiver: hand the message back; 1 when the sender waits for room (kick). */
 int pair_recv_done(pair_t *p);
 /* Receiver about to sleep (on 1) or awake (0): with on, 1 when a message
