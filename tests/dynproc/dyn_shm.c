@@ -13,10 +13,15 @@
  * die-return: the same with MPI_ERRORS_RETURN on the server's
  * intercommunicator: a receive from the dead process fails with
  * MPI_ERR_OTHER, the server frees the communicator and finalizes (status 0).
- * In all three the dying process first sends each remote one a message that
+ * join: as the first cycle, but the two (one-process) jobs meet by
+ * MPI_Comm_join over a socket (port number in $SKIFF_NAME_DIR/join-port).
+ * In all three dying modes the dying process first sends each remote one a message that
  * is still in the ring when it dies: that one must arrive. */
+#include <arpa/inet.h>
 #include <dirent.h>
 #include <mpi.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +72,41 @@ static void exchange(MPI_Comm inter, int server, int rank, int rsize, unsigned c
         }
 }
 
+/* MPI_Comm_join's socket: the server listens and writes its port into a
+ * file, the client reads it and connects. */
+static int join_socket(int server)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/join-port", getenv("SKIFF_NAME_DIR"));
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t alen = sizeof a;
+    int fd = socket(AF_INET, SOCK_STREAM, 0), port = 0;
+    if (server) {
+        if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) || listen(fd, 1) ||
+            getsockname(fd, (struct sockaddr *)&a, &alen))
+            FAIL("join: cannot listen");
+        char tmp[4200];
+        snprintf(tmp, sizeof tmp, "%s.tmp", path);
+        FILE *f = fopen(tmp, "w");
+        if (!f || fprintf(f, "%d\n", ntohs(a.sin_port)) < 0 || fclose(f) || rename(tmp, path))
+            FAIL("join: cannot write %s", path);
+        int c = accept(fd, NULL, NULL);
+        close(fd);
+        return c;
+    }
+    while (port <= 0) {
+        FILE *f = fopen(path, "r");
+        if (!f || fscanf(f, "%d", &port) != 1)
+            usleep(20000); /* the server is still starting */
+        if (f)
+            fclose(f);
+    }
+    a.sin_port = htons((unsigned short)port);
+    if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a))
+        FAIL("join: cannot connect to port %d", port);
+    return fd;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -80,7 +120,13 @@ int main(int argc, char **argv)
     if (!buf || !got || !big || !bsum)
         FAIL("out of memory");
     char port[MPI_MAX_PORT_NAME];
-    if (server && rank == 0) {
+    int join = strcmp(die, "join") == 0;
+    if (join) {
+        die = "";
+        cycles = 1;
+    }
+    if (join) {
+    } else if (server && rank == 0) {
         MPI_Open_port(MPI_INFO_NULL, port);
         MPI_Publish_name("skiff-dyn-shm", MPI_INFO_NULL, port);
     } else if (!server && rank == 0) {
@@ -92,7 +138,11 @@ int main(int argc, char **argv)
     int fds1 = 0;
     for (int cycle = 0; cycle < cycles; cycle++) {
         MPI_Comm inter, merged;
-        if (server)
+        if (join) {
+            int fd = join_socket(server);
+            MPI_Comm_join(fd, &inter);
+            close(fd);
+        } else if (server)
             MPI_Comm_accept(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter);
         else
             MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter);
@@ -164,7 +214,7 @@ int main(int argc, char **argv)
             FAIL("rank %d: %d open descriptors after %d connect/disconnect cycles, %d after "
                  "the first", rank, open_fds(), cycles, fds1);
     }
-    if (server && rank == 0) {
+    if (server && rank == 0 && !join) {
         MPI_Unpublish_name("skiff-dyn-shm", MPI_INFO_NULL, port);
         MPI_Close_port(port);
     }

@@ -8,6 +8,7 @@
 #   small-ring  as shm with 16 KiB rings (full rings: senders wait for room)
 #   devshm      SKIFF_SHM_OBJECTS=dev-shm: the rings (memfd only) fall back to
 #               tcp with a reason, and nothing is left in /dev/shm
+#   join        1x1 only: the two meet by MPI_Comm_join (over shm, as shm)
 #   die         a client rank kills itself: the server job must fail
 #   die-server  a server rank kills itself: the client job must fail
 #   die-return  the same with MPI_ERRORS_RETURN: the server job ends with 0
@@ -23,7 +24,7 @@ case $mode in
   tcp) export SKIFF_TRANSPORTS=tcp ;;
   small-ring) export SKIFF_DYN_SHM_RING=16K ;;
   devshm) export SKIFF_SHM_OBJECTS=dev-shm ;;
-  die|die-server|die-return) cycles=1 arg=$mode ;;
+  die|die-server|die-return|join) cycles=1 arg=$mode ;;
 esac
 timeout 100 "$run" -n "$np" "$prog" server $cycles $arg >"$dir/srv.out" 2>"$dir/srv.err" &
 srv=$!
@@ -50,7 +51,7 @@ ntcp=$(count tcp)
 pairs=$((4 * np * nc)) # each process names each remote one, "to" and "from"
 echo "server $src client $crc; paths: $nshm shm, $ntcp tcp (lines wanted: $pairs)"
 case $mode in
-  shm|small-ring) test $src -eq 0 && test $crc -eq 0 || fail "exit status server $src client $crc"
+  shm|small-ring|join) test $src -eq 0 && test $crc -eq 0 || fail "exit status server $src client $crc"
        test "$nshm" -eq $pairs && test "$ntcp" -eq 0 || fail "not every pair over shm: $paths" ;;
   tcp|devshm) test $src -eq 0 && test $crc -eq 0 || fail "exit status server $src client $crc"
        test "$nshm" -eq 0 && test "$ntcp" -ge $((pairs / 2)) || fail "not every pair over tcp: $paths" ;;
