@@ -8,6 +8,11 @@
  * connections others made to me, so each direction is one ordered stream.
  * Sends never block the device: what the socket does not take waits in the
  * peer's output buffer and leaves in dyn_poll.
+ * On one machine (same boot id at the end of the endpoints) the hello also
+ * names a shared-memory ring (pair.h) that carries the messages of that
+ * direction once the receiver mapped it; then 'K' (wake up: the receiver
+ * slept, or the sender waits for room) and 'N' (the ring could not be
+ * mapped: stay on TCP) are the only other frames besides goodbye.
  */
 #include "dynproc/bridge.h"
 #include "dynproc/pair.h"

@@ -8,7 +8,9 @@
  * (world index mpid.size + i) and carries their messages as whole frames over
  * TCP sockets, one connection per direction (so order per sender holds).
  * Each process that takes part listens on one socket; its endpoint string
- * "ip:port:jobkey:rank" names it to others.
+ * "ip:port:jobkey:rank:bootid" names it to others.  Two processes on one
+ * machine carry their messages over shared-memory rings instead (pair.h),
+ * the sockets staying for liveness and wake-ups.
  */
 #ifndef SKIFF_MPI_DYNPROC_BRIDGE_H
 #define SKIFF_MPI_DYNPROC_BRIDGE_H
