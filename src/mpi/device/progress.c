@@ -91,7 +91,16 @@ void mpid_peer_gone(void)
 
 static int idle_events(void)
 {
-    return SKF_READABLE | (mpid.n_active ? SKF_WRITABLE : 0) | (mpid.pulls ? SKF_GET_DONE : 0);
+    int writable = mpid.n_active != 0;
+    if (unlikely(dyn_rings) && writable) {
+        /* sends that wait only for rings of other jobs (dynproc/pair.c): their
+         * receivers kick when they make room; the channel's "writable" would
+         * not sleep at all */
+        writable = 0;
+        for (int i = 0; i < mpid.n_active && !writable; i++)
+            writable = mpid.active[i] < mpid.size;
+    }
+    return SKF_READABLE | (writable ? SKF_WRITABLE : 0) | (mpid.pulls ? SKF_GET_DONE : 0);
 }
 
 static void idle_rc(int rc)
@@ -140,19 +149,10 @@ void mpid_idle(void)
     }
     /* with other jobs connected their sockets are polled between short waits,
      * unless the bridge's watcher wakes the wait (dynproc/bridge.c) */
-    int events = idle_events();
-    if (unlikely(dyn_rings)) { /* rings from processes of other jobs (dynproc/pair.c) */
-        if (dyn_idle_begin()) /* a message, or room */
-            return;
-        /* sends wait only for rings of other jobs: their receivers kick when
-         * they make room; the channel's "writable" would not sleep at all */
-        int own = 0;
-        for (int i = 0; i < mpid.n_active && !own; i++)
-            own = mpid.active[i] < mpid.size;
-        if (!own)
-            events &= ~SKF_WRITABLE;
-    }
-    int rc = skf_wait(mpid.ch, events,
+    /* rings from processes of other jobs (dynproc/pair.c): a message, or room */
+    if (unlikely(dyn_rings) && dyn_idle_begin())
+        return;
+    int rc = skf_wait(mpid.ch, idle_events(),
                       (dyn_active && (!dyn_wakes || dyn_backlog)) ||
                               __atomic_load_n(&mpir_greq_open, __ATOMIC_RELAXED)
                           ? 1
