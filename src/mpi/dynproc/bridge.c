@@ -237,18 +237,26 @@ static void first_ipv4(char *out, size_t cap)
     freeifaddrs(ifs);
 }
 
+/* How messages name a process of another job: "rank R of the job at IP:PORT".
+ * Never the endpoint string itself: it holds the other job's key. */
+static const char *ep_public(const char *ep, char *out, size_t cap)
+{
+    char ip[64] = "?";
+    unsigned port = 0;
+    int rank = -1;
+    sscanf(ep, "%63[^:]:%u:%*[^:]:%d", ip, &port, &rank);
+    snprintf(out, cap, "rank %d of the job at %s:%u", rank, ip, port);
+    return out;
+}
+
 /* SKIFF_VERBOSE: which path a process of another job takes, and why. */
 static void say_path(const peer_t *p, const char *dir, const char *path, const char *why)
 {
     if (skf_param_ll("SKIFF_VERBOSE") <= 0)
         return;
-    char line[DYN_EP_LEN + 300], ip[64];
-    unsigned port = 0;
-    int rank = -1;
-    /* not the endpoint itself: it holds the other job's key */
-    sscanf(p->ep, "%63[^:]:%u:%*[^:]:%d", ip, &port, &rank);
-    snprintf(line, sizeof line, "%s rank %d of the job at %s:%u: over %s%s%s%s", dir, rank, ip,
-             port, path, why ? " (" : "", why ? why : "", why ? ")" : "");
+    char line[400], who[120];
+    snprintf(line, sizeof line, "%s %s: over %s%s%s%s", dir, ep_public(p->ep, who, sizeof who),
+             path, why ? " (" : "", why ? why : "", why ? ")" : "");
     mpir_say(line);
 }
 
@@ -430,8 +438,10 @@ static void append(peer_t *p, const void *data, size_t n)
         while (cap < p->len + n)
             cap *= 2;
         char *b = realloc(p->out, cap);
-        if (!b)
-            mpir_fatal("out of memory for messages to %s", p->ep);
+        if (!b) {
+            char who[120];
+            mpir_fatal("out of memory for messages to %s", ep_public(p->ep, who, sizeof who));
+        }
         p->out = b;
         p->cap = cap;
     }
@@ -454,9 +464,9 @@ static int flush(peer_t *p)
                 p->off = p->len = 0;
                 return 0;
             }
-            char why[DYN_EP_LEN + 100];
+            char why[300], who[120];
             snprintf(why, sizeof why, "a connected process of another job is gone (%s): %s",
-                     p->ep, strerror(errno));
+                     ep_public(p->ep, who, sizeof who), strerror(errno));
             peer_lost((int)(p - peers), why);
             return 0;
         }
@@ -486,19 +496,20 @@ static void connect_peer(peer_t *p)
     char ip[64];
     unsigned port;
     if (sscanf(p->ep, "%63[^:]:%u", ip, &port) != 2)
-        mpir_fatal("malformed endpoint '%s'", p->ep);
+        mpir_fatal("malformed endpoint of another job (%zu characters, no IP:PORT first)",
+                   strlen(p->ep));
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
     if (inet_pton(AF_INET, ip, &a.sin_addr) != 1)
-        mpir_fatal("malformed address in endpoint '%s'", p->ep);
+        mpir_fatal("malformed address '%s' in the endpoint of another job", ip);
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     int rc;
     do
         rc = fd < 0 ? -1 : connect(fd, (struct sockaddr *)&a, sizeof a);
     while (rc < 0 && errno == EINTR);
     if (rc < 0) {
-        char why[DYN_EP_LEN + 100];
-        snprintf(why, sizeof why, "cannot connect to the process of another job at %s: %s",
-                 p->ep, strerror(errno));
+        char why[300], who[120];
+        snprintf(why, sizeof why, "cannot connect to the process of another job (%s): %s",
+                 ep_public(p->ep, who, sizeof who), strerror(errno));
         if (fd >= 0)
             close(fd);
         peer_lost((int)(p - peers), why);
@@ -770,9 +781,9 @@ static int read_conn(conn_t *c)
                 return 0;
             if (c->peer < 0)
                 mpir_fatal("a process of another job is gone before its hello; ending the job");
-            char why[DYN_EP_LEN + 100];
+            char why[300], who[120];
             snprintf(why, sizeof why, "a connected process of another job is gone (%s)",
-                     peers[c->peer].ep);
+                     ep_public(peers[c->peer].ep, who, sizeof who));
             peer_t *p = &peers[c->peer];
             if (p->rx.state == PAIR_LIVE && pair_pending(&p->rx) && !p->losing && !p->gone) {
                 /* what it wrote before it died comes first (as over TCP,
