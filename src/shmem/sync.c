@@ -34,7 +34,9 @@
  * node mates ring; a counter raised over the channel is polled (waits there
  * also drive the channel).
  */
+#include <errno.h>
 #include <limits.h>
+#include <string.h>
 #include <linux/futex.h>
 #include <sched.h>
 #include <sys/syscall.h>
@@ -45,20 +47,50 @@
 #include "shmemi.h"
 
 
-/* Drive the channel while waiting: over tcp a message or a request can sit in
- * my send ring until progress runs (a fresh connection's first frames wait
- * for its handshake), and a peer may be waiting for exactly those bytes.
- * Nothing arrives on the SHMEM port after start-up; anything that does is
- * dropped. */
-static void channel_progress(void)
+/* A barrier signal to a PE on another node: this 4-byte message on the SHMEM
+ * port, one way (no answer to wait for or to read), counted by the receiver
+ * in chan_sig[sender] when its own thread takes it from the channel. */
+#define CHAN_SIGNAL 0x53474e4cu
+
+void shmemi_chan_message(const struct iovec *cont, int ncont, int src)
+{
+    uint32_t m = 0;
+    size_t at = 0;
+    for (int i = 0; i < ncont; i++) {
+        if (at + cont[i].iov_len > sizeof m)
+            return; /* not a signal: dropped (nothing else arrives after start-up) */
+        memcpy((char *)&m + at, cont[i].iov_base, cont[i].iov_len);
+        at += cont[i].iov_len;
+    }
+    if (at == sizeof m && m == CHAN_SIGNAL && src >= 0 && src < shmemi.npes)
+        __atomic_add_fetch(&shmemi.chan_sig[src], 1, __ATOMIC_RELEASE);
+}
+
+/* Take one message from the channel, if one is there (chan_lock held): 1 if
+ * one was. */
+int shmemi_chan_take(void)
 {
     struct iovec cont[SKF_CONT_SIZE];
     int ncont;
+    skf_addr_t from;
+    if (skf_recv(shmemi.ch, cont, &ncont, &from) < 0)
+        return 0;
+    shmemi_chan_message(cont, ncont, skf_addr_rank(from));
+    skf_recv_done(shmemi.ch);
+    return 1;
+}
+
+/* Drive the channel while waiting: over tcp a message or a request can sit in
+ * my send ring until progress runs (a fresh connection's first frames wait
+ * for its handshake), and a peer may be waiting for exactly those bytes;
+ * barrier signals from other nodes are taken (counted) here. */
+static void channel_progress(void)
+{
     if (shmemi.thread_level == SHMEM_THREAD_MULTIPLE &&
         pthread_mutex_trylock(&shmemi.chan_lock) != 0)
         return; /* another thread is in the channel: it drives it */
-    if (skf_recv(shmemi.ch, cont, &ncont, NULL) >= 0)
-        skf_recv_done(shmemi.ch);
+    while (shmemi_chan_take())
+        ;
     if (shmemi.thread_level == SHMEM_THREAD_MULTIPLE)
         pthread_mutex_unlock(&shmemi.chan_lock);
 }
@@ -103,15 +135,64 @@ static void ring_bell(int pe, const uint64_t *count_want, uint64_t count, int32_
     }
 }
 
+/* Signal PE pe over the channel (a PE on another node). */
+static void signal_chan(int pe)
+{
+    uint32_t m = CHAN_SIGNAL;
+    struct iovec iov = {&m, sizeof m};
+    skf_addr_t to = skf_addr(shmemi.ctx, pe, SKF_PORT_SHMEM);
+    ssize_t r;
+    shmemi_chan_enter();
+    while ((r = skf_send(shmemi.ch, to, &iov, 1)) == -EAGAIN) {
+        /* its window is full of my earlier signals: take what came meanwhile
+         * (it may wait for a signal of mine in turn), then wait for room */
+        while (shmemi_chan_take())
+            ;
+        r = skf_wait(shmemi.ch, SKF_WRITABLE | SKF_READABLE, 100);
+        if (r < 0)
+            break;
+    }
+    shmemi_chan_leave();
+    if (r < 0)
+        shmemi_fatal("shmem barrier", "signalling PE %d over the channel failed: %s", pe,
+                     skf_strerror((int)r));
+}
+
 void shmemi_signal_pe(int pe)
 {
     uint64_t *w = &shmemi.sync_in[shmemi.me];
     char *p = shmemi_mapped(w, sizeof *w, pe);
-    if (p)
-        __atomic_fetch_add((uint64_t *)p, 1, __ATOMIC_SEQ_CST);
-    else
-        shmemi_signal_flight("shmem barrier", w, pe);
+    if (!p) {
+        signal_chan(pe);
+        return;
+    }
+    __atomic_fetch_add((uint64_t *)p, 1, __ATOMIC_SEQ_CST);
     ring_bell(pe, NULL, 0, 0);
+}
+
+/* Wait until PE from's channel signals reach want: take messages from the
+ * channel, and between them wait in it (skf_wait: polls, then sleeps in the
+ * transport until something arrives -- a message wakes the sleeper at once,
+ * where a polling wait between sched_yields and sleeps of its own answered
+ * late).  Requests to serve are answered inside skf_wait too. */
+static void wait_chan(int from, uint64_t want)
+{
+    const uint64_t *w = &shmemi.chan_sig[from];
+    int multi = shmemi.thread_level == SHMEM_THREAD_MULTIPLE;
+    while (__atomic_load_n(w, __ATOMIC_ACQUIRE) < want) {
+        if (multi && pthread_mutex_trylock(&shmemi.chan_lock) != 0) {
+            sched_yield(); /* another thread drives the channel */
+            continue;
+        }
+        int r = 0;
+        if (!shmemi_chan_take() && __atomic_load_n(w, __ATOMIC_ACQUIRE) < want)
+            r = skf_wait(shmemi.ch, SKF_READABLE, multi ? 1 : 100);
+        if (multi)
+            pthread_mutex_unlock(&shmemi.chan_lock);
+        if (r < 0)
+            shmemi_fatal("shmem barrier", "waiting for PE %d's signal failed: %s", from,
+                         skf_strerror(r));
+    }
 }
 
 /* Wait until my word w (raised by node mates only) reaches want: poll, a few
@@ -155,15 +236,10 @@ void shmemi_wait_signal(int from)
 {
     const uint64_t *w = &shmemi.sync_in[from];
     uint64_t want = ++shmemi.sync_expect[from];
-    if (__atomic_load_n(w, __ATOMIC_ACQUIRE) >= want)
-        return;
-    if (!shmemi.heap.peer[from] || from == shmemi.me) { /* raised over the channel: poll */
-        unsigned round = 0;
-        while (__atomic_load_n(w, __ATOMIC_ACQUIRE) < want)
-            shmemi_poll_pause(&round);
-        return;
-    }
-    wait_mapped(w, want, from, NULL);
+    if (!shmemi.heap.peer[from])
+        wait_chan(from, want); /* signalled over the channel */
+    else if (__atomic_load_n(w, __ATOMIC_ACQUIRE) < want)
+        wait_mapped(w, want, from, NULL);
 }
 
 void shmemi_count_add(int pe, int half)
