@@ -171,27 +171,40 @@ void shmemi_signal_pe(int pe)
 }
 
 /* Wait until PE from's channel signals reach want: take messages from the
- * channel, and between them wait in it (skf_wait: polls, then sleeps in the
- * transport until something arrives -- a message wakes the sleeper at once,
- * where a polling wait between sched_yields and sleeps of its own answered
- * late).  Requests to serve are answered inside skf_wait too. */
+ * channel, CHAN_SPIN polls, then a sched_yield between polls (the PE I wait
+ * for may share my core: the transport's own spin of 100 us before it
+ * sleeps then costs each barrier about that -- 2 PEs pinned to one core on
+ * 2 netns hosts, load 18: 440-780 us a barrier, 43-61 us yielding), and
+ * CHAN_YIELDS polls later sleep in skf_wait, which a message ends at once.
+ * Each poll is a system call (recv), so CHAN_SPIN is small.  Requests to
+ * serve are answered by the polls too. */
+#define CHAN_SPIN 4
+#define CHAN_YIELDS 2000
 static void wait_chan(int from, uint64_t want)
 {
     const uint64_t *w = &shmemi.chan_sig[from];
     int multi = shmemi.thread_level == SHMEM_THREAD_MULTIPLE;
+    unsigned polls = 0;
     while (__atomic_load_n(w, __ATOMIC_ACQUIRE) < want) {
         if (multi && pthread_mutex_trylock(&shmemi.chan_lock) != 0) {
             sched_yield(); /* another thread drives the channel */
             continue;
         }
-        int r = 0;
-        if (!shmemi_chan_take() && __atomic_load_n(w, __ATOMIC_ACQUIRE) < want)
+        int r = 0, took = shmemi_chan_take();
+        if (!took && polls >= CHAN_SPIN + CHAN_YIELDS &&
+            __atomic_load_n(w, __ATOMIC_ACQUIRE) < want)
             r = skf_wait(shmemi.ch, SKF_READABLE, multi ? 1 : 100);
         if (multi)
             pthread_mutex_unlock(&shmemi.chan_lock);
         if (r < 0)
             shmemi_fatal("shmem barrier", "waiting for PE %d's signal failed: %s", from,
                          skf_strerror(r));
+        if (took || polls >= CHAN_SPIN + CHAN_YIELDS)
+            continue;
+        if (polls++ < CHAN_SPIN)
+            skf_cpu_relax();
+        else
+            sched_yield();
     }
 }
 
