@@ -75,6 +75,7 @@ struct shmemi_state {
     size_t heap_reserved;  /* bytes of the heap before the user's part */
     size_t heap_user;      /* SHMEM_SYMMETRIC_SIZE */
     int channel_peers;     /* PEs reached over the channel (not mapped) */
+    int map_by_node;       /* node mates are mapped (not SKIFF_TRANSPORTS=tcp) */
     int oversubscribed;    /* more mapped PEs (node mates and me) than online CPUs */
     pthread_mutex_t chan_lock; /* SHMEM_THREAD_MULTIPLE: one thread in the channel at a time */
 };

@@ -185,6 +185,7 @@ int shmemi_symm_init(void)
         remote += !mapped_pe[p];
     }
     shmemi.channel_peers = remote;
+    shmemi.map_by_node = !all_tcp;
 
     /* The heap: the library's words, then the user's bytes. */
     struct shmemi_seg *h = &shmemi.heap;

@@ -281,6 +281,51 @@ int shmemi_node_shape(const struct shmemi_team *t)
     return 1;
 }
 
+/* The node-aware shape, for a team on several nodes with more than one member
+ * on some: each node's first member (its leader) waits for a signal from
+ * every other member there, the leaders run the dissemination among
+ * themselves over the channel, and each leader signals its node mates back.
+ * One message each way between two nodes per round, log2(nodes) rounds,
+ * where a dissemination over all members crosses nodes in nearly every
+ * round (2 hosts x 2 PEs: 2 rounds across).  0: the team is on one node, or
+ * has one member per node (the plain shapes serve it). */
+#define HIER_MAX 256 /* members at most (the leaders' list lives on the stack) */
+static int sync_by_node(const struct shmemi_team *t)
+{
+    int n = t->n, i = t->my, nl = 0, mine = -1;
+    int lead[HIER_MAX], node[HIER_MAX]; /* leaders (member indices) and their nodes */
+    int my_node = skf_node_id(shmemi.ctx, shmemi.me);
+    for (int j = 0; j < n; j++) {
+        int nd = skf_node_id(shmemi.ctx, shmemi_member(t, j)), l = 0;
+        while (l < nl && node[l] != nd)
+            l++;
+        if (l == nl) {
+            lead[nl] = j;
+            node[nl++] = nd;
+        }
+        if (nd == my_node)
+            mine = l;
+    }
+    if (nl == 1 || nl == n)
+        return 0;
+    if (lead[mine] != i) {
+        shmemi_signal_pe(shmemi_member(t, lead[mine]));
+        shmemi_wait_signal(shmemi_member(t, lead[mine]));
+        return 1;
+    }
+    for (int j = i + 1; j < n; j++)
+        if (shmemi.heap.peer[shmemi_member(t, j)])
+            shmemi_wait_signal(shmemi_member(t, j));
+    for (int d = 1; d < nl; d <<= 1) {
+        shmemi_signal_pe(shmemi_member(t, lead[(mine + d) % nl]));
+        shmemi_wait_signal(shmemi_member(t, lead[(mine - d + nl) % nl]));
+    }
+    for (int j = i + 1; j < n; j++)
+        if (shmemi.heap.peer[shmemi_member(t, j)])
+            shmemi_signal_pe(shmemi_member(t, j));
+    return 1;
+}
+
 void shmemi_team_sync(const struct shmemi_team *t)
 {
     int n = t->n, i = t->my;
@@ -301,6 +346,8 @@ void shmemi_team_sync(const struct shmemi_team *t)
             shmemi_signal_pe(shmemi_member(t, j));
         return;
     }
+    if (n <= HIER_MAX && shmemi.map_by_node && sync_by_node(t))
+        return;
     for (int d = 1; d < n; d <<= 1) {
         shmemi_signal_pe(shmemi_member(t, (i + d) % n));
         shmemi_wait_signal(shmemi_member(t, (i - d + n) % n));
