@@ -15,13 +15,7 @@
  * needs nothing (ordering per PE is the stream's), and a get or a fetching
  * AMO after puts to the same PE sees them.  quiet (and every barrier)
  * waits for the whole ring; a full ring, or a full pool, retires the oldest
- * first.
- *
- * The barrier's signals are AMOs too, but outside the ring (one slot per
- * PE signalled): quiet does not wait for them, else every barrier would wait
- * for the previous one's answers, a round trip.  A signal's slot is reused
- * SIGNAL_SLOTS signals to that PE later (long answered by then), and all of
- * them are waited for at finalize.
+ * first.  (The barrier's signals to other nodes are messages: sync.c.)
  */
 #include <stdlib.h>
 
@@ -48,23 +42,6 @@ static unsigned head, tail; /* tail - head slots in flight (positions count up) 
 static char *pool;
 static uint64_t pool_head, pool_tail;
 unsigned shmemi_in_flight;  /* tail - head, read without the lock by the fast checks */
-/* The barrier's signals: SIGNAL_SLOTS per PE, used in turn (a back-to-back
- * barrier signals the same PE again before the last signal's answer is
- * back); allocated at the first. */
-#define SIGNAL_SLOTS 4
-static skf_atomic_op_t *signal_ops; /* [npes * SIGNAL_SLOTS] */
-static unsigned *signal_next;       /* [npes]: each PE's next slot */
-
-/* One progress pass of the channel (answers read, requests written).
- * Nothing arrives on the SHMEM port; anything would be dropped. */
-static void progress_pass(void)
-{
-    struct iovec cont[SKF_CONT_SIZE];
-    int ncont;
-    if (skf_recv(shmemi.ch, cont, &ncont, NULL) >= 0)
-        skf_recv_done(shmemi.ch);
-}
-
 /* Wait for one operation: 1 done, or a negative errno.  Progress passes
  * first, as a blocking skf_put polls (put + quiet measured 24 us against
  * 14 us with skf_wait's sleep-capable loop from the start), then skf_wait. */
@@ -74,7 +51,8 @@ static int wait_op(skf_get_op_t *op)
     int rc;
     for (long polls = 0; (rc = skf_get_test(shmemi.ch, op)) == 0; polls++) {
         if (polls < WAIT_POLLS)
-            progress_pass();
+            while (shmemi_chan_take())
+                ;
         else
             skf_wait(shmemi.ch, SKF_GET_DONE, 1);
     }
@@ -206,48 +184,10 @@ void shmemi_quiet_slow(void)
     shmemi_chan_leave();
 }
 
-void shmemi_signal_flight(const char *call, uint64_t *word, int pe)
-{
-    const skf_mr_key_t *key;
-    size_t off;
-    char *p = shmemi_resolve(call, word, sizeof *word, pe, &key, &off);
-    if (p) { /* a node mate's data segment, say: the CPU atomic */
-        __atomic_fetch_add((uint64_t *)p, 1, __ATOMIC_SEQ_CST);
-        return;
-    }
-    shmemi_chan_enter();
-    if (!signal_ops) {
-        signal_ops = calloc((size_t)shmemi.npes * SIGNAL_SLOTS, sizeof *signal_ops);
-        signal_next = calloc((size_t)shmemi.npes, sizeof *signal_next);
-        if (!signal_ops || !signal_next)
-            shmemi_fatal(call, "no memory for %d signal slots", shmemi.npes * SIGNAL_SLOTS);
-    }
-    skf_atomic_op_t *a = &signal_ops[(size_t)pe * SIGNAL_SLOTS + signal_next[pe]++ % SIGNAL_SLOTS];
-    int rc = a->op.state == SKF_GET_OP_IDLE ? 1 : wait_op(&a->op);
-    if (rc >= 0)
-        rc = skf_atomic_start(shmemi.ch, key, off, SKF_AOP_ADD, 8, 1, 0, a);
-    if (rc >= 0)
-        push();
-    shmemi_chan_leave();
-    if (rc < 0)
-        shmemi_fatal(call, "signalling PE %d over the channel failed: %s", pe, skf_strerror(rc));
-}
-
 void shmemi_flight_finalize(void)
 {
     shmemi_quiet();
     free(pool);
     pool = NULL;
     pool_head = pool_tail = 0;
-    if (!signal_ops)
-        return;
-    /* The last barrier's signals have been executed (every PE saw its own):
-     * only their answers are waited for, whatever they say. */
-    for (size_t i = 0; i < (size_t)shmemi.npes * SIGNAL_SLOTS; i++)
-        if (signal_ops[i].op.state != SKF_GET_OP_IDLE)
-            (void)wait_op(&signal_ops[i].op);
-    free(signal_ops);
-    free(signal_next);
-    signal_ops = NULL;
-    signal_next = NULL;
 }

@@ -89,7 +89,8 @@ static void init(const char *call, int requested)
     shmemi.thread_level = requested;
     pthread_mutex_init(&shmemi.chan_lock, NULL);
     shmemi.sync_expect = calloc((size_t)shmemi.npes, sizeof *shmemi.sync_expect);
-    if (!shmemi.sync_expect)
+    shmemi.chan_sig = calloc((size_t)shmemi.npes, sizeof *shmemi.chan_sig);
+    if (!shmemi.sync_expect || !shmemi.chan_sig)
         shmemi_fatal(call, "out of memory for %d PEs", shmemi.npes);
     if (shmemi_symm_init() || shmemi_heap_init(shmemi.heap_user) || shmemi_teams_init())
         shmemi_fatal(call, "setting up symmetric memory failed");
@@ -136,6 +137,8 @@ void shmem_finalize(void)
     skf_finalize(shmemi.ctx);
     free(shmemi.sync_expect);
     shmemi.sync_expect = NULL;
+    free(shmemi.chan_sig);
+    shmemi.chan_sig = NULL;
     shmemi.ch = NULL;
     shmemi.ctx = NULL;
     shmemi.initialized = 0;

@@ -71,9 +71,11 @@ struct shmemi_state {
     uint64_t *coll_count, *coll_count_want;
     char *coll_scratch;
     uint64_t *sync_expect; /* [npes] private: signals from PE j waited for so far */
+    uint64_t *chan_sig;    /* [npes] private: signals PE j (another node) sent me over the channel */
     size_t heap_reserved;  /* bytes of the heap before the user's part */
     size_t heap_user;      /* SHMEM_SYMMETRIC_SIZE */
     int channel_peers;     /* PEs reached over the channel (not mapped) */
+    int map_by_node;       /* node mates are mapped (not SKIFF_TRANSPORTS=tcp) */
     int oversubscribed;    /* more mapped PEs (node mates and me) than online CPUs */
     pthread_mutex_t chan_lock; /* SHMEM_THREAD_MULTIPLE: one thread in the channel at a time */
 };
@@ -168,7 +170,6 @@ void shmemi_amo_flight(const char *call, const skf_mr_key_t *key, size_t off, in
                        uint64_t v, int pe);
 /* The barrier's signal (+1 on PE pe's word) over the channel: in flight,
  * outside the ring (quiet does not wait for it). */
-void shmemi_signal_flight(const char *call, uint64_t *word, int pe);
 /* Before the channel closes: everything in flight answered. */
 void shmemi_flight_finalize(void);
 /* Wait until every operation in flight has finished at its target. */
@@ -271,6 +272,11 @@ static inline void shmemi_amo_nf(const char *call, void *dest, int op, int size,
 /* One round of a polling wait: spin, then yield, then sleep briefly (PEs may
  * outnumber cores).  *round counts the rounds of this wait, from 0. */
 void shmemi_poll_pause(unsigned *round);
+/* A message taken from the SHMEM port (src: its sender's PE): a barrier
+ * signal is counted, anything else dropped. */
+void shmemi_chan_message(const struct iovec *cont, int ncont, int src);
+/* Take one message from the channel if there is one (chan_lock held): 1 if so. */
+int shmemi_chan_take(void);
 /* Barrier signals (sync.c): one signal to pe (a count in its heap, its
  * doorbell rung if it sleeps); wait for the next signal of PE from. */
 void shmemi_signal_pe(int pe);

@@ -84,9 +84,15 @@ static int data_into_shared(struct shmemi_seg *d, uintptr_t pstart, size_t plen)
 
 /* ---- the exchange --------------------------------------------------------- */
 
-/* Every PE's card to every PE, over the SHMEM port (the only messages
- * OpenSHMEM sends).  Cards may arrive cut in pieces; pieces from one PE come
- * in order. */
+static int src_done(const size_t *got, int src)
+{
+    return src >= 0 && src < shmemi.npes && got[src] == sizeof(struct card);
+}
+
+/* Every PE's card to every PE, over the SHMEM port.  Cards may arrive cut
+ * in pieces; pieces from one PE come in order.  The only other messages on
+ * the port are barrier signals to other nodes (sync.c), and one can come
+ * after a PE's card. */
 static int exchange_cards(const struct card *mine, struct card *all)
 {
     int n = shmemi.npes, me = shmemi.me;
@@ -118,7 +124,13 @@ static int exchange_cards(const struct card *mine, struct card *all)
         int ncont;
         skf_addr_t from;
         ssize_t r = skf_recv(shmemi.ch, cont, &ncont, &from);
-        if (r >= 0) {
+        if (r >= 0 && src_done(got, skf_addr_rank(from))) {
+            /* its card is complete: this is a barrier signal (a PE that has
+             * all cards may be in the first barrier already) */
+            shmemi_chan_message(cont, ncont, skf_addr_rank(from));
+            skf_recv_done(shmemi.ch);
+            moved = 1;
+        } else if (r >= 0) {
             int src = skf_addr_rank(from);
             for (int i = 0; i < ncont; i++) {
                 size_t c = cont[i].iov_len;
@@ -173,6 +185,7 @@ int shmemi_symm_init(void)
         remote += !mapped_pe[p];
     }
     shmemi.channel_peers = remote;
+    shmemi.map_by_node = !all_tcp;
 
     /* The heap: the library's words, then the user's bytes. */
     struct shmemi_seg *h = &shmemi.heap;

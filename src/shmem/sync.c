@@ -34,7 +34,9 @@
  * node mates ring; a counter raised over the channel is polled (waits there
  * also drive the channel).
  */
+#include <errno.h>
 #include <limits.h>
+#include <string.h>
 #include <linux/futex.h>
 #include <sched.h>
 #include <sys/syscall.h>
@@ -45,20 +47,50 @@
 #include "shmemi.h"
 
 
-/* Drive the channel while waiting: over tcp a message or a request can sit in
- * my send ring until progress runs (a fresh connection's first frames wait
- * for its handshake), and a peer may be waiting for exactly those bytes.
- * Nothing arrives on the SHMEM port after start-up; anything that does is
- * dropped. */
-static void channel_progress(void)
+/* A barrier signal to a PE on another node: this 4-byte message on the SHMEM
+ * port, one way (no answer to wait for or to read), counted by the receiver
+ * in chan_sig[sender] when its own thread takes it from the channel. */
+#define CHAN_SIGNAL 0x53474e4cu
+
+void shmemi_chan_message(const struct iovec *cont, int ncont, int src)
+{
+    uint32_t m = 0;
+    size_t at = 0;
+    for (int i = 0; i < ncont; i++) {
+        if (at + cont[i].iov_len > sizeof m)
+            return; /* not a signal: dropped (nothing else arrives after start-up) */
+        memcpy((char *)&m + at, cont[i].iov_base, cont[i].iov_len);
+        at += cont[i].iov_len;
+    }
+    if (at == sizeof m && m == CHAN_SIGNAL && src >= 0 && src < shmemi.npes)
+        __atomic_add_fetch(&shmemi.chan_sig[src], 1, __ATOMIC_RELEASE);
+}
+
+/* Take one message from the channel, if one is there (chan_lock held): 1 if
+ * one was. */
+int shmemi_chan_take(void)
 {
     struct iovec cont[SKF_CONT_SIZE];
     int ncont;
+    skf_addr_t from;
+    if (skf_recv(shmemi.ch, cont, &ncont, &from) < 0)
+        return 0;
+    shmemi_chan_message(cont, ncont, skf_addr_rank(from));
+    skf_recv_done(shmemi.ch);
+    return 1;
+}
+
+/* Drive the channel while waiting: over tcp a message or a request can sit in
+ * my send ring until progress runs (a fresh connection's first frames wait
+ * for its handshake), and a peer may be waiting for exactly those bytes;
+ * barrier signals from other nodes are taken (counted) here. */
+static void channel_progress(void)
+{
     if (shmemi.thread_level == SHMEM_THREAD_MULTIPLE &&
         pthread_mutex_trylock(&shmemi.chan_lock) != 0)
         return; /* another thread is in the channel: it drives it */
-    if (skf_recv(shmemi.ch, cont, &ncont, NULL) >= 0)
-        skf_recv_done(shmemi.ch);
+    while (shmemi_chan_take())
+        ;
     if (shmemi.thread_level == SHMEM_THREAD_MULTIPLE)
         pthread_mutex_unlock(&shmemi.chan_lock);
 }
@@ -80,7 +112,9 @@ void shmemi_poll_pause(unsigned *round)
 
 #define NODE_FLAT_MAX 8      /* node-shape barrier up to this many members when not oversubscribed */
 #define SPIN_POLLS 20000     /* polls before sleeping when every mapped PE has a CPU */
-#define SPIN_POLLS_OVER 64   /* ... when they outnumber the CPUs: give the CPU away soon */
+#define SPIN_POLLS_OVER 64   /* ... when they outnumber the CPUs, or some PE is on another node
+                                (the wait is then at least a network trip: spinning 20000 polls
+                                for it made 2 netns hosts x 2 PEs 2-6 ms a barrier, 64: 0.08-0.14) */
 #define WAIT_YIELDS 8        /* then sched_yields: on 2 cores with 8 PEs the one we wait for often
                                 is runnable; handing it the CPU is cheaper than a futex round */
 #define SLEEP_NS_MAX 20000000L /* a sleeper re-checks at least this often (ns) */
@@ -103,15 +137,77 @@ static void ring_bell(int pe, const uint64_t *count_want, uint64_t count, int32_
     }
 }
 
+/* Signal PE pe over the channel (a PE on another node). */
+static void signal_chan(int pe)
+{
+    uint32_t m = CHAN_SIGNAL;
+    struct iovec iov = {&m, sizeof m};
+    skf_addr_t to = skf_addr(shmemi.ctx, pe, SKF_PORT_SHMEM);
+    ssize_t r;
+    shmemi_chan_enter();
+    while ((r = skf_send(shmemi.ch, to, &iov, 1)) == -EAGAIN) {
+        /* its window is full of my earlier signals: take what came meanwhile
+         * (it may wait for a signal of mine in turn), then wait for room */
+        while (shmemi_chan_take())
+            ;
+        r = skf_wait(shmemi.ch, SKF_WRITABLE | SKF_READABLE, 100);
+        if (r < 0)
+            break;
+    }
+    shmemi_chan_leave();
+    if (r < 0)
+        shmemi_fatal("shmem barrier", "signalling PE %d over the channel failed: %s", pe,
+                     skf_strerror((int)r));
+}
+
 void shmemi_signal_pe(int pe)
 {
     uint64_t *w = &shmemi.sync_in[shmemi.me];
     char *p = shmemi_mapped(w, sizeof *w, pe);
-    if (p)
-        __atomic_fetch_add((uint64_t *)p, 1, __ATOMIC_SEQ_CST);
-    else
-        shmemi_signal_flight("shmem barrier", w, pe);
+    if (!p) {
+        signal_chan(pe);
+        return;
+    }
+    __atomic_fetch_add((uint64_t *)p, 1, __ATOMIC_SEQ_CST);
     ring_bell(pe, NULL, 0, 0);
+}
+
+/* Wait until PE from's channel signals reach want: take messages from the
+ * channel, CHAN_SPIN polls, then a sched_yield between polls (the PE I wait
+ * for may share my core: the transport's own spin of 100 us before it
+ * sleeps then costs each barrier about that -- 2 PEs pinned to one core on
+ * 2 netns hosts, load 18: 440-780 us a barrier, 43-61 us yielding), and
+ * CHAN_YIELDS polls later sleep in skf_wait, which a message ends at once.
+ * Each poll is a system call (recv), so CHAN_SPIN is small.  Requests to
+ * serve are answered by the polls too. */
+#define CHAN_SPIN 4
+#define CHAN_YIELDS 2000
+static void wait_chan(int from, uint64_t want)
+{
+    const uint64_t *w = &shmemi.chan_sig[from];
+    int multi = shmemi.thread_level == SHMEM_THREAD_MULTIPLE;
+    unsigned polls = 0;
+    while (__atomic_load_n(w, __ATOMIC_ACQUIRE) < want) {
+        if (multi && pthread_mutex_trylock(&shmemi.chan_lock) != 0) {
+            sched_yield(); /* another thread drives the channel */
+            continue;
+        }
+        int r = 0, took = shmemi_chan_take();
+        if (!took && polls >= CHAN_SPIN + CHAN_YIELDS &&
+            __atomic_load_n(w, __ATOMIC_ACQUIRE) < want)
+            r = skf_wait(shmemi.ch, SKF_READABLE, multi ? 1 : 100);
+        if (multi)
+            pthread_mutex_unlock(&shmemi.chan_lock);
+        if (r < 0)
+            shmemi_fatal("shmem barrier", "waiting for PE %d's signal failed: %s", from,
+                         skf_strerror(r));
+        if (took || polls >= CHAN_SPIN + CHAN_YIELDS)
+            continue;
+        if (polls++ < CHAN_SPIN)
+            skf_cpu_relax();
+        else
+            sched_yield();
+    }
 }
 
 /* Wait until my word w (raised by node mates only) reaches want: poll, a few
@@ -119,7 +215,7 @@ void shmemi_signal_pe(int pe)
  * or BELL_COUNT - half with want published in *count_want). */
 static void wait_mapped(const uint64_t *w, uint64_t want, int32_t waiting_for, uint64_t *count_want)
 {
-    unsigned spin = shmemi.oversubscribed ? SPIN_POLLS_OVER : SPIN_POLLS;
+    unsigned spin = shmemi.oversubscribed || shmemi.channel_peers ? SPIN_POLLS_OVER : SPIN_POLLS;
     int yields = WAIT_YIELDS;
     unsigned round = 0;
     struct shmemi_bell *b = shmemi.bell;
@@ -155,15 +251,10 @@ void shmemi_wait_signal(int from)
 {
     const uint64_t *w = &shmemi.sync_in[from];
     uint64_t want = ++shmemi.sync_expect[from];
-    if (__atomic_load_n(w, __ATOMIC_ACQUIRE) >= want)
-        return;
-    if (!shmemi.heap.peer[from] || from == shmemi.me) { /* raised over the channel: poll */
-        unsigned round = 0;
-        while (__atomic_load_n(w, __ATOMIC_ACQUIRE) < want)
-            shmemi_poll_pause(&round);
-        return;
-    }
-    wait_mapped(w, want, from, NULL);
+    if (!shmemi.heap.peer[from])
+        wait_chan(from, want); /* signalled over the channel */
+    else if (__atomic_load_n(w, __ATOMIC_ACQUIRE) < want)
+        wait_mapped(w, want, from, NULL);
 }
 
 void shmemi_count_add(int pe, int half)
@@ -192,6 +283,51 @@ int shmemi_node_shape(const struct shmemi_team *t)
     return 1;
 }
 
+/* The node-aware shape, for a team on several nodes with more than one member
+ * on some: each node's first member (its leader) waits for a signal from
+ * every other member there, the leaders run the dissemination among
+ * themselves over the channel, and each leader signals its node mates back.
+ * One message each way between two nodes per round, log2(nodes) rounds,
+ * where a dissemination over all members crosses nodes in nearly every
+ * round (2 hosts x 2 PEs: 2 rounds across).  0: the team is on one node, or
+ * has one member per node (the plain shapes serve it). */
+#define HIER_MAX 256 /* members at most (the leaders' list lives on the stack) */
+static int sync_by_node(const struct shmemi_team *t)
+{
+    int n = t->n, i = t->my, nl = 0, mine = -1;
+    int lead[HIER_MAX], node[HIER_MAX]; /* leaders (member indices) and their nodes */
+    int my_node = skf_node_id(shmemi.ctx, shmemi.me);
+    for (int j = 0; j < n; j++) {
+        int nd = skf_node_id(shmemi.ctx, shmemi_member(t, j)), l = 0;
+        while (l < nl && node[l] != nd)
+            l++;
+        if (l == nl) {
+            lead[nl] = j;
+            node[nl++] = nd;
+        }
+        if (nd == my_node)
+            mine = l;
+    }
+    if (nl == 1 || nl == n)
+        return 0;
+    if (lead[mine] != i) {
+        shmemi_signal_pe(shmemi_member(t, lead[mine]));
+        shmemi_wait_signal(shmemi_member(t, lead[mine]));
+        return 1;
+    }
+    for (int j = i + 1; j < n; j++)
+        if (shmemi.heap.peer[shmemi_member(t, j)])
+            shmemi_wait_signal(shmemi_member(t, j));
+    for (int d = 1; d < nl; d <<= 1) {
+        shmemi_signal_pe(shmemi_member(t, lead[(mine + d) % nl]));
+        shmemi_wait_signal(shmemi_member(t, lead[(mine - d + nl) % nl]));
+    }
+    for (int j = i + 1; j < n; j++)
+        if (shmemi.heap.peer[shmemi_member(t, j)])
+            shmemi_signal_pe(shmemi_member(t, j));
+    return 1;
+}
+
 void shmemi_team_sync(const struct shmemi_team *t)
 {
     int n = t->n, i = t->my;
@@ -212,6 +348,8 @@ void shmemi_team_sync(const struct shmemi_team *t)
             shmemi_signal_pe(shmemi_member(t, j));
         return;
     }
+    if (n <= HIER_MAX && shmemi.map_by_node && sync_by_node(t))
+        return;
     for (int d = 1; d < n; d <<= 1) {
         shmemi_signal_pe(shmemi_member(t, (i + d) % n));
         shmemi_wait_signal(shmemi_member(t, (i - d + n) % n));

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench_shmem_netns.sh BUILD_DIR [REPS] — OpenSHMEM between two namespaced
-# "hosts", one PE each (pinned: BENCH_PIN=1): bench/shmem_bench.c built with
+# "hosts", PPN PEs each (default 1; pinned: BENCH_PIN=1): bench/shmem_bench.c built with
 # Skiff's oshcc and each peer's, run interleaved REPS times (default 3), the
 # implementation order rotating each round.
 #   skiff:          skiffrun --hosts h1,h2 --launch-agent 'ip netns exec {host}'
@@ -20,6 +20,7 @@
 set -eu
 B=$(cd "$1" && pwd)
 REPS=${2:-3}
+PPN=${PPN:-1}
 SRC=$(cd "$(dirname "$0")/../../bench" && pwd)
 . "$(dirname "$0")/netns-lib.sh"
 netns_skip_unless_able
@@ -61,14 +62,14 @@ run() { # impl mode sizes
     local prog="$OUT/sb_$1" t=${TIMEOUT:-300}
     case $1 in
     skiff|base) local bd=$B; [ "$1" = skiff ] || bd=$BASE
-               timeout "$t" "$bd/bin/skiffrun" --hosts "$H1,$H2" --launch-agent 'ip netns exec {host}' \
+               timeout "$t" "$bd/bin/skiffrun" --hosts "$H1:$PPN,$H2:$PPN" -n $((2 * PPN)) --launch-agent 'ip netns exec {host}' \
                --launcher-addr "$(netns_launcher_addr)" -x BENCH_PIN=1 "$prog" "$2" --sizes "$3" ;;
     oshmpi-mpich5) timeout "$t" ip netns exec "$H1" "$MPICH5_BIN/mpiexec" -launcher ssh \
-               -launcher-exec "$OUT/agent" -hosts "$A1,$A2" -ppn 1 -n 2 -genv UCX_TLS tcp,self \
+               -launcher-exec "$OUT/agent" -hosts "$A1,$A2" -ppn "$PPN" -n $((2 * PPN)) -genv UCX_TLS tcp,self \
                -genv MPIR_CVAR_NOLOCAL 1 -genv BENCH_PIN 1 "$prog" "$2" --sizes "$3" ;;
     oshmpi-ompi5) timeout "$t" ip netns exec "$H1" env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-               "$OMPI5_BIN/mpirun" -H "$A1,$A2" --map-by node --bind-to none --mca plm_rsh_agent "$OUT/agent" \
-               --mca btl self,tcp --mca pml ob1 -x BENCH_PIN=1 -n 2 "$prog" "$2" --sizes "$3" ;;
+               "$OMPI5_BIN/mpirun" -H "$A1:$PPN,$A2:$PPN" --map-by slot --bind-to none --mca plm_rsh_agent "$OUT/agent" \
+               --mca btl self,tcp --mca pml ob1 -x BENCH_PIN=1 -n $((2 * PPN)) "$prog" "$2" --sizes "$3" ;;
     esac
 }
 : >"$OUT/raw"

@@ -49,7 +49,7 @@ case_mpi() {
     for prog in p2p_sizes p2p_flood p2p_probe p2p_requests coll_basic coll_ops coll_nbasic \
                 rma_ops rma_accops rma_locks rma_progress rma_shared \
                 shmem_rma shmem_amo shmem_wait shmem_coll shmem_coll_stage shmem_generic shmem_flight \
-                shmem_flight_pool shmem_stencil; do
+                shmem_flight_pool shmem_barrier shmem_stencil; do
         [[ -x $BIN/$prog ]] || continue
         skiffrun --hosts "$H1:2,$H2:2" "$BIN/$prog" || fail "$prog 2x2"
         skiffrun --hosts "$H1,$H2,$H3" "$BIN/$prog" || fail "$prog 3x1"
