@@ -80,6 +80,10 @@
  * that many passes longer. */
 #ifndef TCP_EPOLL_EVERY
 #define TCP_EPOLL_EVERY 4
+/* A waiter that answered a one-sided request polls at least this long after
+ * it (spin_ready), whatever SKIFF_TCP_SPIN_US says: the next request of a
+ * requester's loop then finds it polling, not asleep (docs/tcp.md). */
+#define TCP_SERVED_SPIN_NS 1000000LL
 #endif
 #define TCP_SMALL_SEND 256 /* frames up to this size go out by send() from a stack copy */
 
@@ -116,10 +120,12 @@ struct rma_state {
      * requests or answers costs one recv, not two each (header, payload). */
     uint8_t *ib;
     size_t ib_len, ib_pos;
+    int ib_short; /* the last read ahead took less than it asked: the socket was empty */
     /* owner: small answers collected while more requests are readable, sent
      * in one go (RMA_OBUF) when none is left or before a large answer */
     uint8_t *ob;
     size_t ob_len, ob_off;
+    unsigned long answered; /* owner: requests answered (svc_poll_hot sees whether it had work) */
     /* requester: head (answer being read) ... tail; wr: first request not
      * wholly written (its header is in hdr_out) */
     skf_get_op_t *q_head, *q_tail, *q_wr;
@@ -229,6 +235,13 @@ struct tcp_svc {
     unsigned long polls;      /* progress passes (svc_note_poll) */
     unsigned long polls_at_release; /* polls when the thread took epfd back */
     int sleepers;             /* threads asleep in progress's epoll_wait */
+    /* The connection whose request a polling thread answered last: while
+     * claimed, progress reads it directly on every pass (svc_poll_hot), as
+     * the hot receive connection, instead of at epoll's turn through the
+     * nested set; dropped after SVC_HOT_IDLE passes without a request.
+     * Under lock. */
+    struct tcp_conn *hot;
+    unsigned hot_idle;
     pthread_t thread;
     /* Held by the thread while it handles a batch of events, by a polling
      * thread while it does (svc_serve_here) or claims the service, and by
@@ -281,6 +294,7 @@ struct tcp_tp {
     int gets_done;          /* an skf_get_start get finished since ready() said so */
     unsigned epoll_skipped; /* passes since the last epoll_wait(0) */
     unsigned long served_here; /* one-sided requests this thread answered (svc_serve_here) */
+    long long served_ns;       /* when it last answered one (spin_ready) */
     struct stranger_log strangers;     /* my data listener's (the main thread's) */
     struct stranger_log rma_strangers; /* my RMA listener's (the service thread's) */
 };
@@ -685,6 +699,7 @@ static void send_control(struct tcp_conn *c, const void *frame, uint64_t n)
 static struct tcp_conn *connect_peer(struct tcp_tp *t, int rank, int kind);
 static int progress(struct tcp_tp *t, int timeout_ms);
 static int svc_serve_here(struct tcp_tp *t);
+static int svc_poll_hot(struct tcp_tp *t);
 static void svc_note_poll(struct tcp_svc *v);
 static void fill_rx(struct tcp_conn *c);
 
@@ -1420,6 +1435,7 @@ static ssize_t rma_recv(struct tcp_conn *c, void *to, size_t n)
         ssize_t r = recv(c->fd, s->ib, RMA_IBUF, 0);
         if (r <= 0)
             return r;
+        s->ib_short = r < RMA_IBUF;
         s->ib_len = (size_t)r;
         s->ib_pos = 0;
     }
@@ -1574,6 +1590,12 @@ static void rma_serve(struct tcp_conn *c)
             s->hdr_in_len = 0;
             s->hdr_in_need = sizeof(struct tcp_rma_req);
         }
+        /* Everything read ahead is answered and that read emptied the
+         * socket: the collected answers leave now, not after one more recv
+         * that most likely says EAGAIN (one system call less between a
+         * request's arrival and its answer). */
+        if (s->ob_len && s->ib_pos == s->ib_len && s->ib_short && ob_flush(c) < 0)
+            return;
         int r = rma_read(c);
         if (r == 0 && s->ob_len)
             ob_flush(c); /* nothing more to read now: what was collected leaves */
@@ -1636,6 +1658,7 @@ static void rma_serve(struct tcp_conn *c)
         s->out_left = resp.len;
         s->out_exposed = s->req.op == TCP_RMA_GET;
         s->busy = 2;
+        s->answered++;
     }
 }
 
@@ -1698,6 +1721,7 @@ static void rmaq_fail_all(struct tcp_conn *c, int status)
 }
 
 #define RMA_BATCH 32                /* requests per sendmsg */
+#define RMA_QUICKACK_MIN 4096       /* gets from this size on set TCP_QUICKACK when done */
 #define RMA_BATCH_BYTES (256 << 10) /* ... and bytes */
 
 /* Requester: the unwritten requests from q_wr on (none of the first written
@@ -1831,8 +1855,11 @@ static int rma_request_progress(struct tcp_conn *c)
         }
         s->hdr_in_len = 0;
         s->in = NULL;
-        if (!op->write && op->len) { /* acknowledge a get's data now, not on the delayed-ACK */
-            int one = 1;            /* timer (64 KiB gets: 49 -> 30 us with reno, docs/tcp.md) */
+        if (!op->write && op->len >= RMA_QUICKACK_MIN) {
+            /* acknowledge a large get's data now, not on the delayed-ACK timer
+             * (64 KiB gets: 49 -> 30 us with reno, docs/tcp.md); a small
+             * answer is one segment, acknowledged by my next request */
+            int one = 1;
             setsockopt(c->fd, IPPROTO_TCP, TCP_QUICKACK, &one, sizeof one);
         }
         rmaq_finish(c->tp, op, (int)s->status);
@@ -1958,6 +1985,15 @@ static int rma_blocking(struct tcp_tp *t, int peer, int write, const skf_mr_key_
     for (long polls = 0; op.state != SKF_GET_OP_DONE; polls++) {
         if (t->ctx->fb_serve)
             skf_fallback_progress(t->ctx);
+        if (polls < t->spin && (polls % TCP_EPOLL_EVERY) != TCP_EPOLL_EVERY - 1) {
+            /* the answer, and requests to me: one recv each, not the
+             * hot receive connection too (epoll's passes see it) */
+            svc_note_poll(t->eng->svc);
+            rmaq_progress_all(t);
+            svc_poll_hot(t);
+            t->epoll_skipped++;
+            continue;
+        }
         progress(t, polls < t->spin ? 0 : (t->ctx->fb_serve ? 1 : TCP_SLEEP_SLICE_MS));
     }
     return op.status;
@@ -2091,6 +2127,8 @@ static int progress(struct tcp_tp *t, int timeout_ms)
     struct tcp_svc *v = t->eng->svc;
     svc_note_poll(v);
     int moved = t->rmaq ? rmaq_progress_all(t) : 0;
+    if (timeout_ms == 0)
+        moved += svc_poll_hot(t);
     if (timeout_ms == 0 && h && h->state == C_OPEN && h->rx.tail - h->rx.head < h->rx.cap) {
         uint64_t had = h->rx.tail, rel = h->released;
         long frames = h->nframes;
@@ -2223,6 +2261,10 @@ static int spin_ready(struct tcp_tp *t, int events, long long end_ms)
             i = 0;
             until = 0;
         } else if (t->spin_ns > 0 && (i & 15) == 15 && skf_spin_over(&until, t->spin_ns)) {
+            if (t->served_ns + TCP_SERVED_SPIN_NS > until) { /* answered lately: poll on */
+                until = t->served_ns + TCP_SERVED_SPIN_NS;
+                continue;
+            }
             break;
         }
     }
@@ -2279,6 +2321,8 @@ static void svc_bury(struct tcp_conn *c)
     struct tcp_svc *v = c->svc;
     if (c->state == C_DEAD)
         return;
+    if (v->hot == c)
+        __atomic_store_n(&v->hot, NULL, __ATOMIC_RELAXED);
     close_fd(c);
     unlink_hs(c);
     if (c->state != C_LISTEN && c->peer >= 0 && c->tp->served[c->peer] == c)
@@ -2321,16 +2365,22 @@ static void svc_free_dead(struct tcp_svc *v)
  * handshakes; then the connections that ended are freed (no thread keeps an
  * event of epfd outside the lock, so none can name them).  Returns how many
  * sockets had something. */
-static int svc_handle(struct tcp_svc *v)
+static int svc_handle(struct tcp_svc *v, int here)
 {
     struct epoll_event ev[TCP_EVENTS];
     int n = epoll_wait(v->epfd, ev, TCP_EVENTS, 0);
     for (int i = 0; i < n; i++) {
         struct tcp_conn *c = ev[i].data.ptr;
-        if (c->state == C_LISTEN)
+        if (c->state == C_LISTEN) {
             on_accept(c->tp, v);
-        else if (c->state != C_DEAD) /* buried by an earlier event or a channel's close */
+        } else if (c->state != C_DEAD) { /* buried by an earlier event or a channel's close */
+            unsigned long answered = c->rma.answered;
             on_event(c, ev[i].events);
+            if (here && c->state == C_OPEN && c->rma.answered != answered) {
+                __atomic_store_n(&v->hot, c, __ATOMIC_RELAXED); /* read directly: svc_poll_hot */
+                v->hot_idle = 0;
+            }
+        }
     }
     if (v->hs_list)
         expire_handshakes(v->hs_list);
@@ -2407,7 +2457,7 @@ static void *svc_main(void *arg)
          * claimed too, at each lease check: the claimer may be off its CPU
          * on a loaded machine, and a request then waits at most one lease,
          * not the claimer's time slice */
-        busy = svc_handle(v);
+        busy = svc_handle(v, 0);
         int claimed = __atomic_load_n(&v->claimed, __ATOMIC_ACQUIRE);
         if (claimed && busy && made < SVC_BUSY_POLLS && !__atomic_load_n(&v->sleepers, __ATOMIC_SEQ_CST)) {
             /* requests waited while the claimer polled little: it is off its CPU */
@@ -2429,14 +2479,53 @@ static void *svc_main(void *arg)
  * thread serves next goes on where the other stopped; answers keep their
  * order.  A busy lock means the service thread is at it: nothing is lost
  * (level-triggered). */
+static void svc_count_served(struct tcp_tp *t, int served)
+{
+    if (served > 0) {
+        t->served_here += (unsigned long)served;
+        t->served_ns = skf_now_ns();
+    }
+}
+
 static int svc_serve_here(struct tcp_tp *t)
 {
     struct tcp_svc *v = t->eng->svc;
     if (pthread_mutex_trylock(&v->lock) != 0)
         return 0;
-    int served = v->stop ? 0 : svc_handle(v);
+    int served = v->stop ? 0 : svc_handle(v, 1);
     pthread_mutex_unlock(&v->lock);
-    t->served_here += (unsigned long)served;
+    svc_count_served(t, served);
+    return served;
+}
+
+#define SVC_HOT_IDLE 256 /* passes without a request before svc_poll_hot stops reading */
+
+/* Read the hot served connection directly (one recv; the answer leaves by
+ * the same pass): a request waits neither for epoll's turn (every
+ * TCP_EPOLL_EVERY-th pass) nor for two epoll_waits (the engine's set, then
+ * the service's).  Only while claimed: otherwise the service thread is
+ * woken by the request anyway and the two would meet on the lock.  An
+ * answer waiting for room in the socket is left to EPOLLOUT. */
+static int svc_poll_hot(struct tcp_tp *t)
+{
+    struct tcp_svc *v = t->eng->svc;
+    if (!__atomic_load_n(&v->hot, __ATOMIC_RELAXED) ||
+        !__atomic_load_n(&v->claimed, __ATOMIC_ACQUIRE) || pthread_mutex_trylock(&v->lock) != 0)
+        return 0;
+    struct tcp_conn *c = v->hot;
+    int served = 0;
+    if (c && !v->stop && c->state == C_OPEN && !(c->interest & EPOLLOUT)) {
+        unsigned long answered = c->rma.answered;
+        rma_serve(c);
+        served = c->rma.answered != answered;
+        if (served)
+            v->hot_idle = 0;
+        else if (++v->hot_idle >= SVC_HOT_IDLE && v->hot == c)
+            __atomic_store_n(&v->hot, NULL, __ATOMIC_RELAXED);
+        svc_free_dead(v); /* rma_serve may have ended it */
+    }
+    pthread_mutex_unlock(&v->lock);
+    svc_count_served(t, served);
     return served;
 }
 
