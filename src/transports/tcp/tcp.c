@@ -225,7 +225,7 @@ struct tcp_svc {
     int wake;                 /* eventfd: stop */
     /* Serving from polling threads (svc_serve_here): while claimed, epfd is
      * out of outer and threads polling inside Skiff answer (the engine's
-     * set holds epfd); the thread wakes every SVC_LEASE_MS and takes epfd
+     * set holds epfd); the thread wakes every SVC_LEASE_US and takes epfd
      * back when fewer than SVC_LEASE_POLLS passes were counted (the
      * claimer left Skiff, or polls between sleeps of its own) and nobody
      * sleeps in an epoll set holding it; a claim again needs
@@ -253,6 +253,7 @@ struct tcp_svc {
     struct tcp_conn *dead;    /* freed once no event of the batch can name them */
     char cc[16];              /* SKIFF_TCP_CC for its sockets (tcp_tp.cc is the main thread's) */
     long long spin_ns;        /* SKIFF_TCP_SERVE_SPIN: poll this long after a request */
+    int no_pwait2;            /* epoll_pwait2 said ENOSYS: leases of 1 ms */
 };
 static struct tcp_engine *engines;
 
@@ -2347,18 +2348,25 @@ static void svc_free_dead(struct tcp_svc *v)
 }
 
 
-#define SVC_LEASE_MS 1 /* a claimed service checks this often that its claimer still polls */
+/* A claimed service checks this often that its claimer still polls, and
+ * answers what waits: a claimer off its CPU (a loaded machine) delays a
+ * request at most about this long.  By epoll_pwait2 (Linux 5.11; without
+ * it, 1 ms, epoll_wait's unit), and only while the claimer polls: one
+ * asleep in progress's epoll_wait is woken by the request itself, and the
+ * thread then checks every 1 ms. */
+#define SVC_LEASE_US 250
+#define SVC_LEASE (-2) /* svc_wait's timeout: one lease */
 /* A claimer must poll at least this often per lease (one pass per 10 us on
  * average: a spinning waiter makes hundreds to thousands, one that sleeps
  * 20 us between passes -- SHMEM's long waits -- a few dozen, and a request
  * would wait for its sleeps), and this many passes after a release claim
  * again. */
-#define SVC_LEASE_POLLS 100
+#define SVC_LEASE_POLLS (100 * SVC_LEASE_US / 1000)
 #define SVC_CLAIM_POLLS 1000
 /* Requests waiting at a lease check while the claimer made fewer passes than
  * this (a spinning claimer makes 500-3000 per ms): it is mostly off its
  * CPU, and the thread takes the answering back. */
-#define SVC_BUSY_POLLS 300
+#define SVC_BUSY_POLLS (300 * SVC_LEASE_US / 1000)
 
 /* Handle what epoll_wait(epfd, 0) reports now, under v->lock: accepts and
  * handshakes on every channel's RMA listener, requests (rma_serve), expired
@@ -2425,6 +2433,14 @@ static int svc_wait(struct tcp_svc *v, struct epoll_event *ev, int timeout, int 
                 return n;
         } while (skf_now_ns() < until);
     }
+    if (timeout == SVC_LEASE) {
+        struct timespec ts = {0, SVC_LEASE_US * 1000L};
+        int n = v->no_pwait2 ? -1 : epoll_pwait2(v->outer, ev, 2, &ts, NULL);
+        if (n >= 0 || errno != ENOSYS)
+            return n;
+        v->no_pwait2 = 1;
+        timeout = 1;
+    }
     return epoll_wait(v->outer, ev, 2, timeout);
 }
 
@@ -2464,7 +2480,9 @@ static void *svc_main(void *arg)
             svc_unclaim(v, __atomic_load_n(&v->polls, __ATOMIC_RELAXED));
             claimed = 0;
         }
-        timeout = claimed ? SVC_LEASE_MS : v->hs_list ? TCP_SLEEP_SLICE_MS : -1;
+        timeout = !claimed ? (v->hs_list ? TCP_SLEEP_SLICE_MS : -1)
+                  : __atomic_load_n(&v->sleepers, __ATOMIC_SEQ_CST) ? 1
+                                                                     : SVC_LEASE;
         pthread_mutex_unlock(&v->lock);
     }
 }
