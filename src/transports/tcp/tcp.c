@@ -80,11 +80,11 @@
  * that many passes longer. */
 #ifndef TCP_EPOLL_EVERY
 #define TCP_EPOLL_EVERY 4
+#endif
 /* A waiter that answered a one-sided request polls at least this long after
  * it (spin_ready), whatever SKIFF_TCP_SPIN_US says: the next request of a
  * requester's loop then finds it polling, not asleep (docs/tcp.md). */
 #define TCP_SERVED_SPIN_NS 1000000LL
-#endif
 #define TCP_SMALL_SEND 256 /* frames up to this size go out by send() from a stack copy */
 
 enum conn_state { C_LISTEN = 0, C_CONNECTING = 1, C_WAIT_CHALLENGE, A_WAIT_HELLO, A_WAIT_PROOF, C_OPEN, C_DEAD };
@@ -2487,6 +2487,15 @@ static void *svc_main(void *arg)
     }
 }
 
+/* Requests this thread answered: counted, and when (spin_ready polls on). */
+static void svc_count_served(struct tcp_tp *t, int served)
+{
+    if (served > 0) {
+        t->served_here += (unsigned long)served;
+        t->served_ns = skf_now_ns();
+    }
+}
+
 /* Answer requests from a thread polling inside Skiff (progress): while it
  * polls, the thread claims the service (epfd out of the thread's sleep,
  * svc_note_poll), the engine's epoll set holds epfd, so a pass that finds
@@ -2497,14 +2506,6 @@ static void *svc_main(void *arg)
  * thread serves next goes on where the other stopped; answers keep their
  * order.  A busy lock means the service thread is at it: nothing is lost
  * (level-triggered). */
-static void svc_count_served(struct tcp_tp *t, int served)
-{
-    if (served > 0) {
-        t->served_here += (unsigned long)served;
-        t->served_ns = skf_now_ns();
-    }
-}
-
 static int svc_serve_here(struct tcp_tp *t)
 {
     struct tcp_svc *v = t->eng->svc;
