@@ -81,6 +81,10 @@
 #ifndef TCP_EPOLL_EVERY
 #define TCP_EPOLL_EVERY 4
 #endif
+/* A waiter that answered a one-sided request polls at least this long after
+ * it (spin_ready), whatever SKIFF_TCP_SPIN_US says: the next request of a
+ * requester's loop then finds it polling, not asleep (docs/tcp.md). */
+#define TCP_SERVED_SPIN_NS 1000000LL
 #define TCP_SMALL_SEND 256 /* frames up to this size go out by send() from a stack copy */
 
 enum conn_state { C_LISTEN = 0, C_CONNECTING = 1, C_WAIT_CHALLENGE, A_WAIT_HELLO, A_WAIT_PROOF, C_OPEN, C_DEAD };
@@ -116,10 +120,12 @@ struct rma_state {
      * requests or answers costs one recv, not two each (header, payload). */
     uint8_t *ib;
     size_t ib_len, ib_pos;
+    int ib_short; /* the last read ahead took less than it asked: the socket was empty */
     /* owner: small answers collected while more requests are readable, sent
      * in one go (RMA_OBUF) when none is left or before a large answer */
     uint8_t *ob;
     size_t ob_len, ob_off;
+    unsigned long answered; /* owner: requests answered (svc_poll_hot sees whether it had work) */
     /* requester: head (answer being read) ... tail; wr: first request not
      * wholly written (its header is in hdr_out) */
     skf_get_op_t *q_head, *q_tail, *q_wr;
@@ -219,7 +225,7 @@ struct tcp_svc {
     int wake;                 /* eventfd: stop */
     /* Serving from polling threads (svc_serve_here): while claimed, epfd is
      * out of outer and threads polling inside Skiff answer (the engine's
-     * set holds epfd); the thread wakes every SVC_LEASE_MS and takes epfd
+     * set holds epfd); the thread wakes every SVC_LEASE_US and takes epfd
      * back when fewer than SVC_LEASE_POLLS passes were counted (the
      * claimer left Skiff, or polls between sleeps of its own) and nobody
      * sleeps in an epoll set holding it; a claim again needs
@@ -229,6 +235,13 @@ struct tcp_svc {
     unsigned long polls;      /* progress passes (svc_note_poll) */
     unsigned long polls_at_release; /* polls when the thread took epfd back */
     int sleepers;             /* threads asleep in progress's epoll_wait */
+    /* The connection whose request a polling thread answered last: while
+     * claimed, progress reads it directly on every pass (svc_poll_hot), as
+     * the hot receive connection, instead of at epoll's turn through the
+     * nested set; dropped after SVC_HOT_IDLE passes without a request.
+     * Under lock. */
+    struct tcp_conn *hot;
+    unsigned hot_idle;
     pthread_t thread;
     /* Held by the thread while it handles a batch of events, by a polling
      * thread while it does (svc_serve_here) or claims the service, and by
@@ -240,6 +253,7 @@ struct tcp_svc {
     struct tcp_conn *dead;    /* freed once no event of the batch can name them */
     char cc[16];              /* SKIFF_TCP_CC for its sockets (tcp_tp.cc is the main thread's) */
     long long spin_ns;        /* SKIFF_TCP_SERVE_SPIN: poll this long after a request */
+    int no_pwait2;            /* epoll_pwait2 said ENOSYS: leases of 1 ms */
 };
 static struct tcp_engine *engines;
 
@@ -281,6 +295,7 @@ struct tcp_tp {
     int gets_done;          /* an skf_get_start get finished since ready() said so */
     unsigned epoll_skipped; /* passes since the last epoll_wait(0) */
     unsigned long served_here; /* one-sided requests this thread answered (svc_serve_here) */
+    long long served_ns;       /* when it last answered one (spin_ready) */
     struct stranger_log strangers;     /* my data listener's (the main thread's) */
     struct stranger_log rma_strangers; /* my RMA listener's (the service thread's) */
 };
@@ -685,6 +700,7 @@ static void send_control(struct tcp_conn *c, const void *frame, uint64_t n)
 static struct tcp_conn *connect_peer(struct tcp_tp *t, int rank, int kind);
 static int progress(struct tcp_tp *t, int timeout_ms);
 static int svc_serve_here(struct tcp_tp *t);
+static int svc_poll_hot(struct tcp_tp *t);
 static void svc_note_poll(struct tcp_svc *v);
 static void fill_rx(struct tcp_conn *c);
 
@@ -1420,6 +1436,7 @@ static ssize_t rma_recv(struct tcp_conn *c, void *to, size_t n)
         ssize_t r = recv(c->fd, s->ib, RMA_IBUF, 0);
         if (r <= 0)
             return r;
+        s->ib_short = r < RMA_IBUF;
         s->ib_len = (size_t)r;
         s->ib_pos = 0;
     }
@@ -1574,6 +1591,12 @@ static void rma_serve(struct tcp_conn *c)
             s->hdr_in_len = 0;
             s->hdr_in_need = sizeof(struct tcp_rma_req);
         }
+        /* Everything read ahead is answered and that read emptied the
+         * socket: the collected answers leave now, not after one more recv
+         * that most likely says EAGAIN (one system call less between a
+         * request's arrival and its answer). */
+        if (s->ob_len && s->ib_pos == s->ib_len && s->ib_short && ob_flush(c) < 0)
+            return;
         int r = rma_read(c);
         if (r == 0 && s->ob_len)
             ob_flush(c); /* nothing more to read now: what was collected leaves */
@@ -1636,6 +1659,7 @@ static void rma_serve(struct tcp_conn *c)
         s->out_left = resp.len;
         s->out_exposed = s->req.op == TCP_RMA_GET;
         s->busy = 2;
+        s->answered++;
     }
 }
 
@@ -1698,6 +1722,7 @@ static void rmaq_fail_all(struct tcp_conn *c, int status)
 }
 
 #define RMA_BATCH 32                /* requests per sendmsg */
+#define RMA_QUICKACK_MIN 4096       /* gets from this size on set TCP_QUICKACK when done */
 #define RMA_BATCH_BYTES (256 << 10) /* ... and bytes */
 
 /* Requester: the unwritten requests from q_wr on (none of the first written
@@ -1831,8 +1856,11 @@ static int rma_request_progress(struct tcp_conn *c)
         }
         s->hdr_in_len = 0;
         s->in = NULL;
-        if (!op->write && op->len) { /* acknowledge a get's data now, not on the delayed-ACK */
-            int one = 1;            /* timer (64 KiB gets: 49 -> 30 us with reno, docs/tcp.md) */
+        if (!op->write && op->len >= RMA_QUICKACK_MIN) {
+            /* acknowledge a large get's data now, not on the delayed-ACK timer
+             * (64 KiB gets: 49 -> 30 us with reno, docs/tcp.md); a small
+             * answer is one segment, acknowledged by my next request */
+            int one = 1;
             setsockopt(c->fd, IPPROTO_TCP, TCP_QUICKACK, &one, sizeof one);
         }
         rmaq_finish(c->tp, op, (int)s->status);
@@ -1958,6 +1986,15 @@ static int rma_blocking(struct tcp_tp *t, int peer, int write, const skf_mr_key_
     for (long polls = 0; op.state != SKF_GET_OP_DONE; polls++) {
         if (t->ctx->fb_serve)
             skf_fallback_progress(t->ctx);
+        if (polls < t->spin && (polls % TCP_EPOLL_EVERY) != TCP_EPOLL_EVERY - 1) {
+            /* the answer, and requests to me: one recv each, not the
+             * hot receive connection too (epoll's passes see it) */
+            svc_note_poll(t->eng->svc);
+            rmaq_progress_all(t);
+            svc_poll_hot(t);
+            t->epoll_skipped++;
+            continue;
+        }
         progress(t, polls < t->spin ? 0 : (t->ctx->fb_serve ? 1 : TCP_SLEEP_SLICE_MS));
     }
     return op.status;
@@ -2091,6 +2128,8 @@ static int progress(struct tcp_tp *t, int timeout_ms)
     struct tcp_svc *v = t->eng->svc;
     svc_note_poll(v);
     int moved = t->rmaq ? rmaq_progress_all(t) : 0;
+    if (timeout_ms == 0)
+        moved += svc_poll_hot(t);
     if (timeout_ms == 0 && h && h->state == C_OPEN && h->rx.tail - h->rx.head < h->rx.cap) {
         uint64_t had = h->rx.tail, rel = h->released;
         long frames = h->nframes;
@@ -2223,6 +2262,10 @@ static int spin_ready(struct tcp_tp *t, int events, long long end_ms)
             i = 0;
             until = 0;
         } else if (t->spin_ns > 0 && (i & 15) == 15 && skf_spin_over(&until, t->spin_ns)) {
+            if (t->served_ns + TCP_SERVED_SPIN_NS > until) { /* answered lately: poll on */
+                until = t->served_ns + TCP_SERVED_SPIN_NS;
+                continue;
+            }
             break;
         }
     }
@@ -2279,6 +2322,8 @@ static void svc_bury(struct tcp_conn *c)
     struct tcp_svc *v = c->svc;
     if (c->state == C_DEAD)
         return;
+    if (v->hot == c)
+        __atomic_store_n(&v->hot, NULL, __ATOMIC_RELAXED);
     close_fd(c);
     unlink_hs(c);
     if (c->state != C_LISTEN && c->peer >= 0 && c->tp->served[c->peer] == c)
@@ -2303,34 +2348,47 @@ static void svc_free_dead(struct tcp_svc *v)
 }
 
 
-#define SVC_LEASE_MS 1 /* a claimed service checks this often that its claimer still polls */
+/* A claimed service checks this often that its claimer still polls, and
+ * answers what waits: a claimer off its CPU (a loaded machine) delays a
+ * request at most about this long.  By epoll_pwait2 (Linux 5.11; without
+ * it, 1 ms, epoll_wait's unit), and only while the claimer polls: one
+ * asleep in progress's epoll_wait is woken by the request itself, and the
+ * thread then checks every 1 ms. */
+#define SVC_LEASE_US 250
+#define SVC_LEASE (-2) /* svc_wait's timeout: one lease */
 /* A claimer must poll at least this often per lease (one pass per 10 us on
  * average: a spinning waiter makes hundreds to thousands, one that sleeps
  * 20 us between passes -- SHMEM's long waits -- a few dozen, and a request
  * would wait for its sleeps), and this many passes after a release claim
  * again. */
-#define SVC_LEASE_POLLS 100
+#define SVC_LEASE_POLLS (100 * SVC_LEASE_US / 1000)
 #define SVC_CLAIM_POLLS 1000
 /* Requests waiting at a lease check while the claimer made fewer passes than
  * this (a spinning claimer makes 500-3000 per ms): it is mostly off its
  * CPU, and the thread takes the answering back. */
-#define SVC_BUSY_POLLS 300
+#define SVC_BUSY_POLLS (300 * SVC_LEASE_US / 1000)
 
 /* Handle what epoll_wait(epfd, 0) reports now, under v->lock: accepts and
  * handshakes on every channel's RMA listener, requests (rma_serve), expired
  * handshakes; then the connections that ended are freed (no thread keeps an
  * event of epfd outside the lock, so none can name them).  Returns how many
  * sockets had something. */
-static int svc_handle(struct tcp_svc *v)
+static int svc_handle(struct tcp_svc *v, int here)
 {
     struct epoll_event ev[TCP_EVENTS];
     int n = epoll_wait(v->epfd, ev, TCP_EVENTS, 0);
     for (int i = 0; i < n; i++) {
         struct tcp_conn *c = ev[i].data.ptr;
-        if (c->state == C_LISTEN)
+        if (c->state == C_LISTEN) {
             on_accept(c->tp, v);
-        else if (c->state != C_DEAD) /* buried by an earlier event or a channel's close */
+        } else if (c->state != C_DEAD) { /* buried by an earlier event or a channel's close */
+            unsigned long answered = c->rma.answered;
             on_event(c, ev[i].events);
+            if (here && c->state == C_OPEN && c->rma.answered != answered) {
+                __atomic_store_n(&v->hot, c, __ATOMIC_RELAXED); /* read directly: svc_poll_hot */
+                v->hot_idle = 0;
+            }
+        }
     }
     if (v->hs_list)
         expire_handshakes(v->hs_list);
@@ -2375,6 +2433,14 @@ static int svc_wait(struct tcp_svc *v, struct epoll_event *ev, int timeout, int 
                 return n;
         } while (skf_now_ns() < until);
     }
+    if (timeout == SVC_LEASE) {
+        struct timespec ts = {0, SVC_LEASE_US * 1000L};
+        int n = v->no_pwait2 ? -1 : epoll_pwait2(v->outer, ev, 2, &ts, NULL);
+        if (n >= 0 || errno != ENOSYS)
+            return n;
+        v->no_pwait2 = 1;
+        timeout = 1;
+    }
     return epoll_wait(v->outer, ev, 2, timeout);
 }
 
@@ -2407,15 +2473,26 @@ static void *svc_main(void *arg)
          * claimed too, at each lease check: the claimer may be off its CPU
          * on a loaded machine, and a request then waits at most one lease,
          * not the claimer's time slice */
-        busy = svc_handle(v);
+        busy = svc_handle(v, 0);
         int claimed = __atomic_load_n(&v->claimed, __ATOMIC_ACQUIRE);
         if (claimed && busy && made < SVC_BUSY_POLLS && !__atomic_load_n(&v->sleepers, __ATOMIC_SEQ_CST)) {
             /* requests waited while the claimer polled little: it is off its CPU */
             svc_unclaim(v, __atomic_load_n(&v->polls, __ATOMIC_RELAXED));
             claimed = 0;
         }
-        timeout = claimed ? SVC_LEASE_MS : v->hs_list ? TCP_SLEEP_SLICE_MS : -1;
+        timeout = !claimed ? (v->hs_list ? TCP_SLEEP_SLICE_MS : -1)
+                  : __atomic_load_n(&v->sleepers, __ATOMIC_SEQ_CST) ? 1
+                                                                     : SVC_LEASE;
         pthread_mutex_unlock(&v->lock);
+    }
+}
+
+/* Requests this thread answered: counted, and when (spin_ready polls on). */
+static void svc_count_served(struct tcp_tp *t, int served)
+{
+    if (served > 0) {
+        t->served_here += (unsigned long)served;
+        t->served_ns = skf_now_ns();
     }
 }
 
@@ -2434,9 +2511,40 @@ static int svc_serve_here(struct tcp_tp *t)
     struct tcp_svc *v = t->eng->svc;
     if (pthread_mutex_trylock(&v->lock) != 0)
         return 0;
-    int served = v->stop ? 0 : svc_handle(v);
+    int served = v->stop ? 0 : svc_handle(v, 1);
     pthread_mutex_unlock(&v->lock);
-    t->served_here += (unsigned long)served;
+    svc_count_served(t, served);
+    return served;
+}
+
+#define SVC_HOT_IDLE 256 /* passes without a request before svc_poll_hot stops reading */
+
+/* Read the hot served connection directly (one recv; the answer leaves by
+ * the same pass): a request waits neither for epoll's turn (every
+ * TCP_EPOLL_EVERY-th pass) nor for two epoll_waits (the engine's set, then
+ * the service's).  Only while claimed: otherwise the service thread is
+ * woken by the request anyway and the two would meet on the lock.  An
+ * answer waiting for room in the socket is left to EPOLLOUT. */
+static int svc_poll_hot(struct tcp_tp *t)
+{
+    struct tcp_svc *v = t->eng->svc;
+    if (!__atomic_load_n(&v->hot, __ATOMIC_RELAXED) ||
+        !__atomic_load_n(&v->claimed, __ATOMIC_ACQUIRE) || pthread_mutex_trylock(&v->lock) != 0)
+        return 0;
+    struct tcp_conn *c = v->hot;
+    int served = 0;
+    if (c && !v->stop && c->state == C_OPEN && !(c->interest & EPOLLOUT)) {
+        unsigned long answered = c->rma.answered;
+        rma_serve(c);
+        served = c->rma.answered != answered;
+        if (served)
+            v->hot_idle = 0;
+        else if (++v->hot_idle >= SVC_HOT_IDLE && v->hot == c)
+            __atomic_store_n(&v->hot, NULL, __ATOMIC_RELAXED);
+        svc_free_dead(v); /* rma_serve may have ended it */
+    }
+    pthread_mutex_unlock(&v->lock);
+    svc_count_served(t, served);
     return served;
 }
 
