@@ -50,6 +50,20 @@
 #include "boot/boot_pmi_tcp.h"
 #include "transports/ofi/ofi.h"
 
+/* Every libfabric call on the domain runs under fi_mu: the service thread
+ * and the application's threads drive one domain (rxm progresses all its
+ * endpoints from any CQ read), and two threads inside the provider at once
+ * were seen to send a rendezvous answer twice (docs/ofi.md, the use-after-free
+ * of 2026-11-25).  The domain is opened FI_THREAD_DOMAIN accordingly.  No
+ * thread sleeps with it held (poll(2) on a CQ descriptor is outside). */
+static pthread_mutex_t fi_mu = PTHREAD_MUTEX_INITIALIZER;
+#define LK(call)                                                                                   \
+    __extension__({                                                                                \
+        pthread_mutex_lock(&fi_mu);                                                                \
+        ssize_t lk_rc_ = (ssize_t)(call);                                                          \
+        pthread_mutex_unlock(&fi_mu);                                                              \
+        lk_rc_;                                                                                    \
+    })
 #define OFI_VERSION FI_VERSION(1, 9)
 #define OFI_NRX 32                        /* posted receive buffers per channel        */
 #define OFI_HDR 8                         /* sender rank + pad ahead of every payload   */
@@ -179,6 +193,7 @@ struct ofi_engine {
     uint8_t *svc_mem;
     struct ofi_rx *backlog[SVC_NRX]; /* requests read while an answer waited for room */
     int nbacklog;
+    int svc_tx_busy;     /* answers posted, their provider completion not yet read */
     pthread_t thread;
     volatile int stop;
     pthread_mutex_t lock; /* tps */
@@ -221,7 +236,7 @@ static struct fi_info *hints_new(void)
     h->caps = FI_MSG | FI_TAGGED;
     h->mode = FI_CONTEXT;
     h->ep_attr->type = FI_EP_RDM;
-    h->domain_attr->threading = FI_THREAD_SAFE;
+    h->domain_attr->threading = FI_THREAD_DOMAIN; /* calls serialized by fi_mu */
     /* no memory is registered (one-sided runs through messages): any
      * provider that does not need local descriptors serves */
     h->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
@@ -314,7 +329,7 @@ static int open_cq(struct fid_domain *d, struct fid_cq **cq, int *fd)
 static void cq_sleep(struct ofi_engine *e, struct fid_cq *cq, int fd, int ms)
 {
     struct fid *f = &cq->fid;
-    if (fd < 0 || fi_trywait(e->fabric, &f, 1) != FI_SUCCESS) {
+    if (fd < 0 || LK(fi_trywait(e->fabric, &f, 1)) != FI_SUCCESS) {
         if (fd < 0)
             nap();
         return;
@@ -323,7 +338,8 @@ static void cq_sleep(struct ofi_engine *e, struct fid_cq *cq, int fd, int ms)
     poll(&p, 1, ms);
 }
 
-static int open_ep(struct ofi_engine *e, struct fid_ep **ep, struct fid_cq **cq, int *waits)
+static int open_ep_locked(struct ofi_engine *e, struct fid_ep **ep, struct fid_cq **cq,
+                          int *waits)
 {
     int rc = open_cq(e->domain, cq, waits);
     if (rc)
@@ -336,14 +352,22 @@ static int open_ep(struct ofi_engine *e, struct fid_ep **ep, struct fid_cq **cq,
     return 0;
 }
 
+static int open_ep(struct ofi_engine *e, struct fid_ep **ep, struct fid_cq **cq, int *waits)
+{
+    pthread_mutex_lock(&fi_mu); /* the service thread may be inside the domain */
+    int rc = open_ep_locked(e, ep, cq, waits);
+    pthread_mutex_unlock(&fi_mu);
+    return rc;
+}
+
 
 /* ---- the owner's service endpoint ------------------------------------------------ */
 
 static void svc_post(struct ofi_engine *e, struct ofi_rx *r)
 {
     ssize_t rc;
-    while ((rc = fi_recv(e->svc_ep, r->buf, SVC_RXSZ, NULL, FI_ADDR_UNSPEC, &r->c.fc)) == -FI_EAGAIN)
-        fi_cq_read(e->svc_cq, NULL, 0);
+    while ((rc = LK(fi_recv(e->svc_ep, r->buf, SVC_RXSZ, NULL, FI_ADDR_UNSPEC, &r->c.fc))) == -FI_EAGAIN)
+        LK(fi_cq_read(e->svc_cq, NULL, 0));
     if (rc)
         fail("posting a service receive", (int)rc);
 }
@@ -353,17 +377,19 @@ static void svc_post(struct ofi_engine *e, struct ofi_rx *r)
 static int svc_reap(struct ofi_engine *e, int timeout_ms)
 {
     struct fi_cq_tagged_entry ent[8];
-    ssize_t n = fi_cq_read(e->svc_cq, ent, 8);
+    ssize_t n = LK(fi_cq_read(e->svc_cq, ent, 8));
     if (n == -FI_EAGAIN && timeout_ms > 0) {
         cq_sleep(e, e->svc_cq, e->svc_waits, timeout_ms);
-        n = fi_cq_read(e->svc_cq, ent, 8);
+        n = LK(fi_cq_read(e->svc_cq, ent, 8));
     }
     if (n == -FI_EAVAIL) {
         struct fi_cq_err_entry err = {0};
-        if (fi_cq_readerr(e->svc_cq, &err, 0) > 0 && err.op_context) {
+        if (LK(fi_cq_readerr(e->svc_cq, &err, 0)) > 0 && err.op_context) {
             struct octx *c = err.op_context;
-            if (c->kind == K_SVC_TX)
+            if (c->kind == K_SVC_TX) {
                 free(c);
+                e->svc_tx_busy--;
+            }
             else if (c->kind == K_SVC_RX && !e->stop)
                 svc_post(e, (struct ofi_rx *)c);
         }
@@ -373,9 +399,10 @@ static int svc_reap(struct ofi_engine *e, int timeout_ms)
         return 0;
     for (ssize_t i = 0; i < n; i++) {
         struct octx *c = ent[i].op_context;
-        if (c->kind == K_SVC_TX)
-            free(c);
-        else {
+        if (c->kind == K_SVC_TX) {
+            free(c); /* the provider is done with the answer's bytes */
+            e->svc_tx_busy--;
+        } else {
             struct ofi_rx *r = (struct ofi_rx *)c;
             r->len = (uint32_t)ent[i].len;
             e->backlog[e->nbacklog++] = r;
@@ -384,51 +411,76 @@ static int svc_reap(struct ofi_engine *e, int timeout_ms)
     return (int)n;
 }
 
-/* Send an answer (hdr then body) to a requester: injected when small, else
- * from a copy (or, for a get, straight from the exposure). */
-static void svc_answer(struct ofi_engine *e, fi_addr_t to, uint64_t tag, const void *hdr,
-                       size_t hlen, const void *body, size_t blen, int zero_copy)
+/* Send an answer of n bytes, already in job's buffer (job + 1), to a
+ * requester, and give job back only when the provider is done with it: an
+ * answer up to the provider's inject size is injected (libfabric copies it
+ * before fi_tinject returns), a larger one is sent with fi_tsend and job
+ * freed by svc_reap on its completion.  The bytes are always the service
+ * thread's own copy: a provider reads them after the call returns (rxm's
+ * rendezvous answers the requester's read from whatever thread progresses
+ * the domain next), so they must not be memory the owner may release. */
+static void svc_send(struct ofi_engine *e, fi_addr_t to, uint64_t tag, struct octx *job, size_t n)
 {
     ssize_t rc;
-    size_t inject = e->info->tx_attr->inject_size;
-    if (!zero_copy && hlen + blen <= inject) {
-        uint8_t b[256];
-        if (hlen + blen <= sizeof b) {
-            memcpy(b, hdr, hlen);
-            if (blen)
-                memcpy(b + hlen, body, blen);
-            while ((rc = fi_tinject(e->svc_ep, b, hlen + blen, to, tag)) == -FI_EAGAIN)
-                svc_reap(e, 0);
-            if (rc)
-                fail("answering a one-sided request", (int)rc);
-            return;
-        }
-    }
-    struct octx *job;
-    const void *from;
-    if (zero_copy) { /* a get: the exposure itself (the requester waits for it) */
-        job = malloc(sizeof *job);
-        from = body;
-    } else {
-        job = malloc(sizeof *job + hlen + blen);
-        if (job) {
-            memcpy(job + 1, hdr, hlen);
-            if (blen)
-                memcpy((uint8_t *)(job + 1) + hlen, body, blen);
-        }
-        from = job + 1;
-    }
-    if (!job) {
-        skf_error("ofi: no memory to answer a one-sided request");
+    if (n <= e->info->tx_attr->inject_size) {
+        while ((rc = LK(fi_tinject(e->svc_ep, job + 1, n, to, tag))) == -FI_EAGAIN)
+            svc_reap(e, 0);
+        if (rc)
+            fail("answering a one-sided request", (int)rc);
+        free(job);
         return;
     }
     job->kind = K_SVC_TX;
-    while ((rc = fi_tsend(e->svc_ep, from, zero_copy ? blen : hlen + blen, NULL, to, tag,
-                          &job->fc)) == -FI_EAGAIN)
+    while ((rc = LK(fi_tsend(e->svc_ep, job + 1, n, NULL, to, tag, &job->fc))) == -FI_EAGAIN)
         svc_reap(e, 0);
     if (rc) {
         fail("answering a one-sided request", (int)rc);
         free(job);
+        return;
+    }
+    e->svc_tx_busy++;
+}
+
+static struct octx *answer_new(size_t n)
+{
+    struct octx *job = malloc(sizeof *job + (n ? n : 1));
+    if (!job)
+        skf_error("ofi: no memory to answer a one-sided request (%zu bytes)", n);
+    return job;
+}
+
+/* An answer of hdr then body. */
+static void svc_answer(struct ofi_engine *e, fi_addr_t to, uint64_t tag, const void *hdr,
+                       size_t hlen, const void *body, size_t blen)
+{
+    struct octx *job = answer_new(hlen + blen);
+    if (!job)
+        return;
+    if (hlen)
+        memcpy(job + 1, hdr, hlen);
+    if (blen)
+        memcpy((uint8_t *)(job + 1) + hlen, body, blen);
+    svc_send(e, to, tag, job, hlen + blen);
+}
+
+/* A get's answer: the exposed bytes, copied while the exposure table is
+ * held and the range still exposed (the owner may release it and free the
+ * memory the moment the requester has its bytes, or a stale request may
+ * name a released region); else an empty answer with the error bit. */
+static void svc_get(struct ofi_engine *e, fi_addr_t to, const struct svc_req *q)
+{
+    skf_ctx_t *ctx = e->ctx;
+    struct octx *job = answer_new(q->len);
+    pthread_mutex_lock(&ctx->mr_lock);
+    int ok = job && skf_mr_range_ok_locked(ctx, q->cookie, q->addr, q->len);
+    if (ok)
+        memcpy(job + 1, (const void *)(uintptr_t)q->addr, q->len);
+    pthread_mutex_unlock(&ctx->mr_lock);
+    if (ok)
+        svc_send(e, to, q->tag, job, q->len);
+    else {
+        free(job);
+        svc_answer(e, to, q->tag | TAG_ERR, NULL, 0, NULL, 0);
     }
 }
 
@@ -447,14 +499,9 @@ static void svc_execute(struct ofi_engine *e, const struct svc_req *q, size_t le
     size_t plen = len - sizeof *q;
     struct svc_ans a = {0, 0};
     switch (q->type) {
-    case REQ_GET: {
-        int ok = skf_mr_range_ok(ctx, q->cookie, q->addr, q->len);
-        if (ok)
-            svc_answer(e, to, q->tag, NULL, 0, (const void *)(uintptr_t)q->addr, q->len, 1);
-        else
-            svc_answer(e, to, q->tag | TAG_ERR, NULL, 0, NULL, 0, 0);
+    case REQ_GET:
+        svc_get(e, to, q);
         return;
-    }
     case REQ_PUT:
         pthread_mutex_lock(&ctx->mr_lock); /* the exposure stays while the bytes land */
         if (plen == q->len && skf_mr_range_ok_locked(ctx, q->cookie, q->addr, q->len))
@@ -483,14 +530,14 @@ static void svc_execute(struct ofi_engine *e, const struct svc_req *q, size_t le
                                 q->has_operand ? payload : NULL,
                                 q->has_compare ? payload + ib : NULL, old,
                                 q->lock_cookie, q->lock_addr, q->lock_val);
-        svc_answer(e, to, q->tag, &a, sizeof a, old, old && !a.status ? ob : 0, 0);
+        svc_answer(e, to, q->tag, &a, sizeof a, old, old && !a.status ? ob : 0);
         free(old);
         return;
     }
     default:
         a.status = -EINVAL;
     }
-    svc_answer(e, to, q->tag, &a, sizeof a, NULL, 0, 0);
+    svc_answer(e, to, q->tag, &a, sizeof a, NULL, 0);
 }
 
 static void *svc_main(void *arg)
@@ -508,6 +555,13 @@ static void *svc_main(void *arg)
             svc_post(e, r);
         }
     }
+    /* Stopping (every channel closed, so every requester has its answers):
+     * the provider may still hold answers whose completion has not been
+     * read; their buffers are freed as it reports them. */
+    long long end = skf_now_ms() + 2000;
+    while (e->svc_tx_busy > 0 && skf_now_ms() < end)
+        svc_reap(e, 1);
+    e->nbacklog = 0;
     return NULL;
 }
 
@@ -518,12 +572,12 @@ static void engine_free(struct ofi_engine *e)
     if (e->thread) {
         e->stop = 1;
         if (e->svc_cq && e->svc_waits >= 0)
-            fi_cq_signal(e->svc_cq);
+            LK(fi_cq_signal(e->svc_cq));
         pthread_join(e->thread, NULL);
     }
     if (e->svc_ep)
         fi_close(&e->svc_ep->fid);
-    while (e->svc_cq && fi_cq_read(e->svc_cq, NULL, 0) != -FI_EAGAIN)
+    while (e->svc_cq && LK(fi_cq_read(e->svc_cq, NULL, 0)) != -FI_EAGAIN)
         ; /* cancelled receives, answers still counted */
     if (e->svc_cq)
         fi_close(&e->svc_cq->fid);
@@ -597,8 +651,8 @@ static void post_rx(struct ofi_tp *t, struct ofi_rx *r)
     ssize_t rc;
     r->complete = r->internal = 0;
     t->posted[(t->posted_head + t->posted_n++) % OFI_NRX] = (int)(r - t->rx);
-    while ((rc = fi_recv(t->ep, r->buf, OFI_RXSZ, NULL, FI_ADDR_UNSPEC, &r->c.fc)) == -FI_EAGAIN)
-        fi_cq_read(t->cq, NULL, 0);
+    while ((rc = LK(fi_recv(t->ep, r->buf, OFI_RXSZ, NULL, FI_ADDR_UNSPEC, &r->c.fc))) == -FI_EAGAIN)
+        LK(fi_cq_read(t->cq, NULL, 0));
     if (rc)
         fail("posting a receive", (int)rc);
 }
@@ -694,7 +748,7 @@ static int progress(struct ofi_tp *t)
     struct fi_cq_tagged_entry ent[16];
     if (t->owing)
         give_credits(t);
-    ssize_t n = fi_cq_read(t->cq, ent, 16);
+    ssize_t n = LK(fi_cq_read(t->cq, ent, 16));
     if (n > 0) {
         for (ssize_t i = 0; i < n; i++)
             handle(t, &ent[i], 0);
@@ -702,7 +756,7 @@ static int progress(struct ofi_tp *t)
     }
     if (n == -FI_EAVAIL) {
         struct fi_cq_err_entry err = {0};
-        if (fi_cq_readerr(t->cq, &err, 0) > 0) {
+        if (LK(fi_cq_readerr(t->cq, &err, 0)) > 0) {
             struct fi_cq_tagged_entry e = {.op_context = err.op_context, .len = err.len,
                                            .tag = err.tag};
             if (err.err != FI_ECANCELED)
@@ -750,7 +804,7 @@ static void give_credits(struct ofi_tp *t)
         if (t->owed[p] < OFI_CREDITS / 2 || t->lost[p])
             continue;
         uint32_t hdr[2] = {(uint32_t)t->me, CREDIT_ONLY | (uint32_t)t->owed[p]};
-        if (fi_inject(t->ep, hdr, sizeof hdr, t->addr[p]) == 0)
+        if (LK(fi_inject(t->ep, hdr, sizeof hdr, t->addr[p])) == 0)
             t->owed[p] = 0;
         else
             t->owing = 1;
@@ -777,10 +831,10 @@ static ssize_t ofi_send(void *tpv, int peer, const struct iovec *iov, int iovcnt
         uint8_t b[OFI_HDR + 512] __attribute__((aligned(8)));
         memcpy(b, hdr, OFI_HDR);
         gather(b + OFI_HDR, iov, iovcnt, take);
-        rc = fi_inject(t->ep, b, OFI_HDR + take, t->addr[peer]);
+        rc = LK(fi_inject(t->ep, b, OFI_HDR + take, t->addr[peer]));
         if (rc == -FI_EAGAIN) {
             progress(t);
-            rc = fi_inject(t->ep, b, OFI_HDR + take, t->addr[peer]);
+            rc = LK(fi_inject(t->ep, b, OFI_HDR + take, t->addr[peer]));
         }
         if (rc == 0)
             return sent(t, peer, hdr[1], take);
@@ -796,7 +850,7 @@ static ssize_t ofi_send(void *tpv, int peer, const struct iovec *iov, int iovcnt
         memcpy(x->buf, hdr, OFI_HDR);
         gather(x->buf + OFI_HDR, iov, iovcnt, take);
         x->peer = peer;
-        rc = fi_send(t->ep, x->buf, OFI_HDR + take, NULL, t->addr[peer], &x->c.fc);
+        rc = LK(fi_send(t->ep, x->buf, OFI_HDR + take, NULL, t->addr[peer], &x->c.fc));
         if (rc == 0) {
             t->tx_busy++;
             return sent(t, peer, hdr[1], take);
@@ -930,7 +984,7 @@ static void ofi_kick(void *tpv)
     struct ofi_tp *t = tpv;
     t->kicked = 1;
     if (t->cq_waits >= 0)
-        fi_cq_signal(t->cq);
+        LK(fi_cq_signal(t->cq));
 }
 
 static int ofi_lost_peer(void *tpv, char *desc, size_t cap)
@@ -955,23 +1009,27 @@ static int op_post(struct ofi_tp *t, int peer, struct ofi_op *o, void *ans, size
     o->req.seq = t->seq;
     o->req.tag = t->next_tag++ & (TAG_ERR - 1);
     ssize_t rc;
-    while ((rc = fi_trecv(t->ep, ans, ans_len, NULL, FI_ADDR_UNSPEC, o->req.tag, TAG_ERR,
-                          &o->reply_ctx.fc)) == -FI_EAGAIN)
+    while ((rc = LK(fi_trecv(t->ep, ans, ans_len, NULL, FI_ADDR_UNSPEC, o->req.tag, TAG_ERR,
+                          &o->reply_ctx.fc))) == -FI_EAGAIN)
         progress(t);
     if (rc)
         return fail("posting a one-sided answer's receive", (int)rc);
     struct iovec v[3] = {{&o->req, sizeof o->req}, {(void *)payload, plen}, {(void *)payload2, plen2}};
     int n = plen2 ? 3 : plen ? 2 : 1;
-    while ((rc = fi_sendv(t->ep, v, NULL, (size_t)n, t->e->svc_addr[peer], &o->req_ctx.fc)) ==
+    while ((rc = LK(fi_sendv(t->ep, v, NULL, (size_t)n, t->e->svc_addr[peer], &o->req_ctx.fc))) ==
            -FI_EAGAIN)
         progress(t);
+    t->ops_busy++;
     if (rc) {
-        /* the answer's receive stays posted until close; the op fails now */
+        /* The answer's receive is posted with o as its context: o stays
+         * until that receive is cancelled (its completion finishes the op
+         * with -EPIPE), never freed under the provider. */
         fail("sending a one-sided request", (int)rc);
         mark_lost(t, peer);
-        return -EPIPE;
+        o->status = -EPIPE;
+        o->pending = 1;
+        LK(fi_cancel(&t->ep->fid, &o->reply_ctx.fc));
     }
-    t->ops_busy++;
     return 0;
 }
 
@@ -1146,9 +1204,9 @@ static int exchange(struct ofi_tp *t)
         *sp = 0;
         if (!from_hex(val, name[0], sizeof name[0]) || !from_hex(sp + 1, name[1], sizeof name[1]))
             return -EPROTO;
-        if (fi_av_insert(e->av, name[1], 1, &t->addr[r], 0, NULL) != 1)
+        if (LK(fi_av_insert(e->av, name[1], 1, &t->addr[r], 0, NULL)) != 1)
             return fail("fi_av_insert", -FI_EINVAL);
-        if (!e->svc_known && fi_av_insert(e->av, name[0], 1, &e->svc_addr[r], 0, NULL) != 1)
+        if (!e->svc_known && LK(fi_av_insert(e->av, name[0], 1, &e->svc_addr[r], 0, NULL)) != 1)
             return fail("fi_av_insert", -FI_EINVAL);
     }
     e->svc_known = 1;
@@ -1157,10 +1215,12 @@ static int exchange(struct ofi_tp *t)
 
 static void tp_free(struct ofi_tp *t)
 {
+    pthread_mutex_lock(&fi_mu);
     if (t->ep)
         fi_close(&t->ep->fid);
     if (t->cq)
         fi_close(&t->cq->fid);
+    pthread_mutex_unlock(&fi_mu);
     free(t->addr);
     free(t->lost);
     free(t->credits);
@@ -1262,6 +1322,13 @@ static int ofi_chan_close(void *tpv)
             break;
         }
     pthread_mutex_unlock(&t->e->lock);
+    if (t->tx_busy || t->ops_busy) {
+        /* the provider still holds sends or answer receives in our buffers:
+         * close the endpoint but leave the buffers to it (never freed under it) */
+        skf_error("ofi: rank %d: closing with %d sends and %d one-sided operations unfinished "
+                  "after 10 s; their buffers are not freed", t->me, t->tx_busy, t->ops_busy);
+        t->rx_mem = t->tx_mem = NULL;
+    }
     tp_free(t);
     engine_put();
     return 0;
