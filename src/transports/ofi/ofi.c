@@ -43,6 +43,7 @@
 #include <rdma/fi_domain.h>
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
 #include <rdma/fi_tagged.h>
 
 #include "core/config.h"
@@ -77,7 +78,7 @@ static pthread_mutex_t fi_mu = PTHREAD_MUTEX_INITIALIZER;
 #define SVC_RXSZ (sizeof(struct svc_req) + 2 * SKF_ACC_MAX_BYTES + 64)
 #define TAG_ERR (1ull << 62)              /* a get's answer carries no bytes: it failed */
 
-enum ctx_kind { K_RX, K_TX, K_OP_REPLY, K_OP_REQ, K_SVC_RX, K_SVC_TX };
+enum ctx_kind { K_RX, K_TX, K_OP_REPLY, K_OP_REQ, K_SVC_RX, K_SVC_TX, K_OP_READ };
 
 /* Every libfabric context we pass starts with this (FI_CONTEXT mode). */
 struct octx {
@@ -121,6 +122,8 @@ struct ofi_op {
     int pending;           /* request send + answer */
     int status;
     int is_get;            /* the answer is the bytes (or an empty TAG_ERR message) */
+    int peer;
+    void *dst;             /* a get's destination (an fi_read that failed asks again) */
     struct svc_ans ans;
     void *ans_buf;         /* accumulate: answer + old values */
     struct svc_req req;    /* then inline payload when this op carries one */
@@ -167,6 +170,8 @@ struct ofi_tp {
     int blocked_peer;    /* ... to this peer */
     int get_done;        /* an operation finished since ready last said so */
     int ops_busy;
+    int *reqs_busy;      /* [size]: puts/atomics/accumulates in flight to each owner */
+    unsigned idle_polls;
     uint64_t next_tag;
     volatile int kicked;
     int lost_rank;
@@ -198,6 +203,12 @@ struct ofi_engine {
     volatile int stop;
     pthread_mutex_t lock; /* tps */
     struct ofi_tp *tps;
+    /* FI_RMA: gets are fi_read from the owner's exposures, registered with
+     * the cookie as their key (under fi_mu) */
+    int rma;
+    int virt_addr;       /* FI_MR_VIRT_ADDR: remote addresses are virtual, else offsets */
+    struct ofi_mr { uint64_t cookie, base; struct fid_mr *mr; } *mrs;
+    int nmrs, mrs_cap;
 };
 
 static struct ofi_engine *engine;
@@ -228,18 +239,20 @@ static size_t from_hex(const char *s, uint8_t *b, size_t cap)
 }
 
 /* The provider asked for: SKIFF_OFI_PROVIDER, else libfabric's first. */
-static struct fi_info *hints_new(void)
+static struct fi_info *hints_new(int rma)
 {
     struct fi_info *h = fi_allocinfo();
     if (!h)
         return NULL;
-    h->caps = FI_MSG | FI_TAGGED;
+    h->caps = FI_MSG | FI_TAGGED | (rma ? FI_RMA | FI_READ | FI_REMOTE_READ : 0);
     h->mode = FI_CONTEXT;
     h->ep_attr->type = FI_EP_RDM;
     h->domain_attr->threading = FI_THREAD_DOMAIN; /* calls serialized by fi_mu */
     /* no memory is registered (one-sided runs through messages): any
      * provider that does not need local descriptors serves */
     h->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
+    if (rma) /* keys are the exposures' cookies, which the requester has */
+        h->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED;
     h->tx_attr->msg_order = FI_ORDER_SAS;
     h->rx_attr->msg_order = FI_ORDER_SAS;
     const char *prov = skf_param_str("SKIFF_OFI_PROVIDER");
@@ -248,9 +261,9 @@ static struct fi_info *hints_new(void)
     return h;
 }
 
-static int getinfo(struct fi_info **info)
+static int getinfo(struct fi_info **info, int rma)
 {
-    struct fi_info *h = hints_new();
+    struct fi_info *h = hints_new(rma);
     if (!h)
         return -ENOMEM;
     int rc = fi_getinfo(OFI_VERSION, NULL, NULL, 0, h, info);
@@ -261,7 +274,7 @@ static int getinfo(struct fi_info **info)
 int skf_ofi_describe(char *out, size_t cap)
 {
     struct fi_info *info = NULL;
-    int rc = getinfo(&info);
+    int rc = getinfo(&info, 0);
     if (rc) {
         snprintf(out, cap, "no provider (SKIFF_OFI_PROVIDER=%s): %s",
                  skf_param_str("SKIFF_OFI_PROVIDER"), fi_strerror(-rc));
@@ -567,8 +580,55 @@ static void *svc_main(void *arg)
 
 /* ---- engine (once per process) -------------------------------------------------- */
 
+/* core/mr.c tells of each exposure: registered for remote reads with its
+ * cookie as key, closed before the release removes it (a read asked after
+ * that fails at the owner's provider and the requester asks the service
+ * thread instead, which refuses the released range). */
+static void mr_notify(void *arg, int release, uint64_t base, uint64_t len, uint64_t cookie)
+{
+    struct ofi_engine *e = arg;
+    pthread_mutex_lock(&fi_mu);
+    if (release) {
+        for (int i = 0; i < e->nmrs; i++)
+            if (e->mrs[i].cookie == cookie) {
+                fi_close(&e->mrs[i].mr->fid);
+                e->mrs[i] = e->mrs[--e->nmrs];
+                break;
+            }
+    } else if (len) {
+        if (e->nmrs == e->mrs_cap) {
+            int cap = e->mrs_cap ? 2 * e->mrs_cap : 64;
+            struct ofi_mr *m = realloc(e->mrs, (size_t)cap * sizeof *m);
+            if (m) {
+                e->mrs = m;
+                e->mrs_cap = cap;
+            }
+        }
+        struct fid_mr *mr = NULL;
+        int rc = e->nmrs < e->mrs_cap
+                     ? fi_mr_reg(e->domain, (void *)(uintptr_t)base, len, FI_REMOTE_READ, 0, cookie,
+                                 0, &mr, NULL)
+                     : -FI_ENOMEM;
+        if (rc == 0)
+            e->mrs[e->nmrs++] = (struct ofi_mr){cookie, base, mr};
+        else /* its gets go through the service thread */
+            skf_verbose(e->ctx, "ofi: rank %d: fi_mr_reg of %llu bytes: %s", e->ctx->rank,
+                        (unsigned long long)len, fi_strerror(-rc));
+    }
+    pthread_mutex_unlock(&fi_mu);
+}
+
 static void engine_free(struct ofi_engine *e)
 {
+    if (e->ctx->mr_notify_arg == e) {
+        e->ctx->mr_notify = NULL;
+        e->ctx->mr_notify_arg = NULL;
+    }
+    pthread_mutex_lock(&fi_mu);
+    for (int i = 0; i < e->nmrs; i++)
+        fi_close(&e->mrs[i].mr->fid);
+    pthread_mutex_unlock(&fi_mu);
+    free(e->mrs);
     if (e->thread) {
         e->stop = 1;
         if (e->svc_cq && e->svc_waits >= 0)
@@ -602,7 +662,12 @@ static int engine_new(skf_ctx_t *ctx, struct ofi_engine **out)
         return -ENOMEM;
     pthread_mutex_init(&e->lock, NULL);
     e->ctx = ctx;
-    int rc = getinfo(&e->info);
+    e->rma = skf_param_ll("SKIFF_OFI_RMA") > 0;
+    int rc = e->rma ? getinfo(&e->info, 1) : -FI_ENODATA;
+    if (rc) { /* no FI_RMA with our own keys: every get goes through the service thread */
+        e->rma = 0;
+        rc = getinfo(&e->info, 0);
+    }
     if (rc) {
         skf_error("ofi: rank %d: no libfabric provider with reliable datagrams, messages and tags "
                   "(SKIFF_OFI_PROVIDER=%s): %s", ctx->rank, skf_param_str("SKIFF_OFI_PROVIDER"),
@@ -638,8 +703,29 @@ static int engine_new(skf_ctx_t *ctx, struct ofi_engine **out)
         e->svc_rx[i] = (struct ofi_rx){.c.kind = K_SVC_RX, .buf = e->svc_mem + i * SVC_RXSZ};
         svc_post(e, &e->svc_rx[i]);
     }
-    skf_verbose(ctx, "rank %d: ofi %s, domain %s", ctx->rank, e->info->fabric_attr->prov_name,
-                e->info->domain_attr->name);
+    /* fi_read needs keys the requester knows (the cookies: no
+     * FI_MR_PROV_KEY), no local descriptors and no per-endpoint binding */
+    int mode = e->info->domain_attr->mr_mode;
+    if (e->rma && ((mode & (FI_MR_PROV_KEY | FI_MR_LOCAL | FI_MR_ENDPOINT | FI_MR_RAW)) ||
+                   e->info->domain_attr->mr_key_size < sizeof(uint64_t)))
+        e->rma = 0;
+    e->virt_addr = (mode & FI_MR_VIRT_ADDR) != 0;
+    if (e->rma) {
+        ctx->mr_notify_arg = e;
+        ctx->mr_notify = mr_notify;
+        pthread_mutex_lock(&ctx->mr_lock); /* the exposures made before this engine */
+        int n = ctx->nmrs;
+        struct skf_mr_entry *copy = n ? malloc((size_t)n * sizeof *copy) : NULL;
+        if (copy)
+            memcpy(copy, ctx->mrs, (size_t)n * sizeof *copy);
+        pthread_mutex_unlock(&ctx->mr_lock);
+        for (int i = 0; copy && i < n; i++)
+            mr_notify(e, 0, copy[i].base, copy[i].len, copy[i].cookie);
+        free(copy);
+    }
+    skf_verbose(ctx, "rank %d: ofi %s, domain %s, gets %s", ctx->rank,
+                e->info->fabric_attr->prov_name, e->info->domain_attr->name,
+                e->rma ? "by fi_read" : "answered by the owner");
     *out = e;
     return 0;
 }
@@ -671,12 +757,33 @@ static void op_finish(struct ofi_tp *t, struct ofi_op *o)
         t->get_done = 1;
     }
     t->ops_busy--;
+    if (!o->is_get && o->peer >= 0 && o->peer < t->size)
+        t->reqs_busy[o->peer]--;
     free(o->ans_buf);
     free(o);
 }
 
+static int op_post(struct ofi_tp *t, int peer, struct ofi_op *o, void *ans, size_t ans_len,
+                   const void *payload, size_t plen, const void *payload2, size_t plen2);
+
 static void op_event(struct ofi_tp *t, struct octx *c, const struct fi_cq_tagged_entry *ent, int err)
 {
+    if (c->kind == K_OP_READ) {
+        struct ofi_op *o = (struct ofi_op *)c;
+        if (err && !t->lost[o->peer]) {
+            /* refused by the owner's provider (not registered there, or the
+             * range was released): the owner's service thread answers
+             * instead, with the bytes or the error tag */
+            t->ops_busy--; /* op_post counts it in again */
+            if (op_post(t, o->peer, o, o->dst, o->req.len, NULL, 0, NULL, 0) == 0)
+                return;
+            t->ops_busy++;
+        }
+        if (err)
+            o->status = -EPIPE;
+        op_finish(t, o);
+        return;
+    }
     int reply = c->kind == K_OP_REPLY;
     struct ofi_op *o = reply ? (struct ofi_op *)c
                              : (struct ofi_op *)((char *)c - offsetof(struct ofi_op, req_ctx));
@@ -749,6 +856,11 @@ static int progress(struct ofi_tp *t)
     if (t->owing)
         give_credits(t);
     ssize_t n = LK(fi_cq_read(t->cq, ent, 16));
+    /* now and then the service endpoint too (its thread sleeps between
+     * slices): a peer's fi_read of my memory and a get's answer are sent by
+     * whoever progresses it */
+    if (n == -FI_EAGAIN && t->e->rma && (++t->idle_polls & 7) == 0)
+        LK(fi_cq_read(t->e->svc_cq, NULL, 0));
     if (n > 0) {
         for (ssize_t i = 0; i < n; i++)
             handle(t, &ent[i], 0);
@@ -1002,6 +1114,7 @@ static int op_post(struct ofi_tp *t, int peer, struct ofi_op *o, void *ans, size
                    const void *payload, size_t plen, const void *payload2, size_t plen2)
 {
     o->tp = t;
+    o->peer = peer;
     o->reply_ctx.kind = K_OP_REPLY;
     o->req_ctx.kind = K_OP_REQ;
     o->pending = 2;
@@ -1020,6 +1133,8 @@ static int op_post(struct ofi_tp *t, int peer, struct ofi_op *o, void *ans, size
            -FI_EAGAIN)
         progress(t);
     t->ops_busy++;
+    if (!o->is_get)
+        t->reqs_busy[peer]++;
     if (rc) {
         /* The answer's receive is posted with o as its context: o stays
          * until that receive is cancelled (its completion finishes the op
@@ -1036,6 +1151,32 @@ static int op_post(struct ofi_tp *t, int peer, struct ofi_op *o, void *ans, size
 static struct ofi_op *op_new(size_t extra)
 {
     return calloc(1, sizeof(struct ofi_op) + extra);
+}
+
+/* A get as an fi_read of the owner's registered exposure (its service
+ * endpoint's address; the owner's service thread progresses it while the
+ * owner computes).  Not while a put, atomic or accumulate to that owner is
+ * in flight: those run at the owner's service thread, and a get started
+ * after them must see them.  Returns 1 when started. */
+static int read_start(struct ofi_tp *t, int peer, struct ofi_op *o, const skf_mr_key_t *key,
+                      void *buf)
+{
+    struct ofi_engine *e = t->e;
+    if (!e->rma || !o->req.len || t->reqs_busy[peer])
+        return 0;
+    o->tp = t;
+    o->peer = peer;
+    o->dst = buf;
+    o->reply_ctx.kind = K_OP_READ;
+    uint64_t at = e->virt_addr ? o->req.addr : o->req.addr - key->base;
+    ssize_t rc;
+    while ((rc = LK(fi_read(t->ep, buf, o->req.len, NULL, e->svc_addr[peer], at, key->cookie,
+                            &o->reply_ctx.fc))) == -FI_EAGAIN)
+        progress(t);
+    if (rc)
+        return 0; /* the service thread answers it */
+    t->ops_busy++;
+    return 1;
 }
 
 static int ofi_rma_start(void *tpv, int peer, int write, const skf_mr_key_t *key, uint64_t addr,
@@ -1064,6 +1205,8 @@ static int ofi_rma_start(void *tpv, int peer, int write, const skf_mr_key_t *key
         size_t off = i * OFI_PUT_CHUNK, n = write ? (len - off < OFI_PUT_CHUNK ? len - off : OFI_PUT_CHUNK) : len;
         o->req = (struct svc_req){.type = write ? REQ_PUT : REQ_GET, .cookie = key->cookie,
                                   .addr = addr + off, .len = n};
+        if (!write && read_start(t, peer, o, key, buf))
+            return 0;
         int rc = write ? op_post(t, peer, o, &o->ans, sizeof o->ans, (uint8_t *)buf + off, n, NULL, 0)
                        : op_post(t, peer, o, buf, len, NULL, 0, NULL, 0);
         if (rc) {
@@ -1225,6 +1368,7 @@ static void tp_free(struct ofi_tp *t)
     free(t->lost);
     free(t->credits);
     free(t->owed);
+    free(t->reqs_busy);
     free(t->rx_mem);
     free(t->tx_mem);
     free(t);
@@ -1264,11 +1408,12 @@ static int ofi_chan_open(skf_chan_t *ch, int *peer_id, void **tpp)
     t->lost = calloc((size_t)t->size, 1);
     t->credits = malloc((size_t)t->size * sizeof *t->credits);
     t->owed = calloc((size_t)t->size, sizeof *t->owed);
+    t->reqs_busy = calloc((size_t)t->size, sizeof *t->reqs_busy);
     for (int r = 0; t->credits && r < t->size; r++)
         t->credits[r] = OFI_CREDITS;
     t->rx_mem = aligned_alloc(64, OFI_NRX * ((OFI_RXSZ + 63) & ~(size_t)63));
     t->tx_mem = aligned_alloc(64, OFI_NTX * ((OFI_RXSZ + 63) & ~(size_t)63));
-    if (!t->addr || !t->lost || !t->credits || !t->owed || !t->rx_mem || !t->tx_mem)
+    if (!t->addr || !t->lost || !t->credits || !t->owed || !t->reqs_busy || !t->rx_mem || !t->tx_mem)
         rc = -ENOMEM;
     else
         rc = open_ep(engine, &t->ep, &t->cq, &t->cq_waits);
