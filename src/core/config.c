@@ -60,6 +60,8 @@ const skf_param_t skf_params[] = {
      ONE_OF("auto", "shm,tcp", "shm,ofi", "tcp", "ofi", "shm")},
     {"SKIFF_OFI_PROVIDER", "auto", "ofi: the libfabric provider (e.g. tcp;ofi_rxm, udp;ofi_rxd, shm, verbs;ofi_rxm, efa, cxi; auto: libfabric's first with reliable datagrams, messages and tags)",
      TEXT(NULL)},
+    {"SKIFF_OFI_RMA", "1", "ofi: 1: gets are fi_read from the owner's registered exposure when the provider offers FI_RMA with user keys; 0: every get is answered by the owner's service thread",
+     NUM(0, 1)},
     {"SKIFF_TCP_IF", "auto", "tcp: interface name or IPv4 address to publish (auto: the one that reaches the launcher)",
      TEXT(check_tcp_if)},
     {"SKIFF_TCP_BUF", "1M", "tcp: bytes of each connection's receive and send ring (power of two, at least 16K; a message takes at most 1/4; 0: TCP only)",

@@ -79,6 +79,11 @@ struct skf_ctx {
     struct skf_mr_entry *mrs;
     int nmrs, mrs_cap;
     uint64_t mr_next_cookie;
+    /* a transport that registers exposures with its network (ofi: fi_mr_reg,
+     * so requesters fi_read them) hears of each one: called without mr_lock,
+     * after the exposure is in the table and before a release removes it */
+    void (*mr_notify)(void *arg, int release, uint64_t base, uint64_t len, uint64_t cookie);
+    void *mr_notify_arg;
     struct skf_fallback *fb;
     int fb_serve;           /* channels serve the fallback now: fallback_needed, or memory
                                exposed with node mates (they send atomics through it) */

@@ -119,6 +119,8 @@ int skf_mr_expose(skf_ctx_t *ctx, void *base, size_t len, skf_mr_key_t *key)
     ctx->fb_serve = ctx->fallback_needed || ctx->boot->local_size > 1;
     pthread_mutex_unlock(&ctx->mr_lock);
     *key = (skf_mr_key_t){(uint64_t)(uintptr_t)base, len, ctx->rank, (int32_t)getpid(), cookie};
+    if (ctx->mr_notify)
+        ctx->mr_notify(ctx->mr_notify_arg, 0, key->base, len, cookie);
     return 0;
 }
 
@@ -126,6 +128,8 @@ int skf_mr_release(skf_ctx_t *ctx, const skf_mr_key_t *key)
 {
     struct skf_mr_entry *m = NULL;
     if (ctx && key && key->owner == ctx->rank) {
+        if (ctx->mr_notify) /* no network read starts on it from now on */
+            ctx->mr_notify(ctx->mr_notify_arg, 1, key->base, key->len, key->cookie);
         pthread_mutex_lock(&ctx->mr_lock);
         m = find_mr(ctx, key->cookie);
         if (m) {

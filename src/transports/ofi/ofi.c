@@ -43,6 +43,7 @@
 #include <rdma/fi_domain.h>
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
 #include <rdma/fi_tagged.h>
 
 #include "core/config.h"
@@ -50,6 +51,20 @@
 #include "boot/boot_pmi_tcp.h"
 #include "transports/ofi/ofi.h"
 
+/* Every libfabric call on the domain runs under fi_mu: the service thread
+ * and the application's threads drive one domain (rxm progresses all its
+ * endpoints from any CQ read), and two threads inside the provider at once
+ * were seen to send a rendezvous answer twice (docs/ofi.md, the use-after-free
+ * of 2026-11-25).  The domain is opened FI_THREAD_DOMAIN accordingly.  No
+ * thread sleeps with it held (poll(2) on a CQ descriptor is outside). */
+static pthread_mutex_t fi_mu = PTHREAD_MUTEX_INITIALIZER;
+#define LK(call)                                                                                   \
+    __extension__({                                                                                \
+        pthread_mutex_lock(&fi_mu);                                                                \
+        ssize_t lk_rc_ = (ssize_t)(call);                                                          \
+        pthread_mutex_unlock(&fi_mu);                                                              \
+        lk_rc_;                                                                                    \
+    })
 #define OFI_VERSION FI_VERSION(1, 9)
 #define OFI_NRX 32                        /* posted receive buffers per channel        */
 #define OFI_HDR 8                         /* sender rank + pad ahead of every payload   */
@@ -63,7 +78,7 @@
 #define SVC_RXSZ (sizeof(struct svc_req) + 2 * SKF_ACC_MAX_BYTES + 64)
 #define TAG_ERR (1ull << 62)              /* a get's answer carries no bytes: it failed */
 
-enum ctx_kind { K_RX, K_TX, K_OP_REPLY, K_OP_REQ, K_SVC_RX, K_SVC_TX };
+enum ctx_kind { K_RX, K_TX, K_OP_REPLY, K_OP_REQ, K_SVC_RX, K_SVC_TX, K_OP_READ };
 
 /* Every libfabric context we pass starts with this (FI_CONTEXT mode). */
 struct octx {
@@ -107,6 +122,8 @@ struct ofi_op {
     int pending;           /* request send + answer */
     int status;
     int is_get;            /* the answer is the bytes (or an empty TAG_ERR message) */
+    int peer;
+    void *dst;             /* a get's destination (an fi_read that failed asks again) */
     struct svc_ans ans;
     void *ans_buf;         /* accumulate: answer + old values */
     struct svc_req req;    /* then inline payload when this op carries one */
@@ -153,6 +170,8 @@ struct ofi_tp {
     int blocked_peer;    /* ... to this peer */
     int get_done;        /* an operation finished since ready last said so */
     int ops_busy;
+    int *reqs_busy;      /* [size]: puts/atomics/accumulates in flight to each owner */
+    unsigned idle_polls;
     uint64_t next_tag;
     volatile int kicked;
     int lost_rank;
@@ -179,10 +198,17 @@ struct ofi_engine {
     uint8_t *svc_mem;
     struct ofi_rx *backlog[SVC_NRX]; /* requests read while an answer waited for room */
     int nbacklog;
+    int svc_tx_busy;     /* answers posted, their provider completion not yet read */
     pthread_t thread;
     volatile int stop;
     pthread_mutex_t lock; /* tps */
     struct ofi_tp *tps;
+    /* FI_RMA: gets are fi_read from the owner's exposures, registered with
+     * the cookie as their key (under fi_mu) */
+    int rma;
+    int virt_addr;       /* FI_MR_VIRT_ADDR: remote addresses are virtual, else offsets */
+    struct ofi_mr { uint64_t cookie, base; struct fid_mr *mr; } *mrs;
+    int nmrs, mrs_cap;
 };
 
 static struct ofi_engine *engine;
@@ -213,18 +239,20 @@ static size_t from_hex(const char *s, uint8_t *b, size_t cap)
 }
 
 /* The provider asked for: SKIFF_OFI_PROVIDER, else libfabric's first. */
-static struct fi_info *hints_new(void)
+static struct fi_info *hints_new(int rma)
 {
     struct fi_info *h = fi_allocinfo();
     if (!h)
         return NULL;
-    h->caps = FI_MSG | FI_TAGGED;
+    h->caps = FI_MSG | FI_TAGGED | (rma ? FI_RMA | FI_READ | FI_REMOTE_READ : 0);
     h->mode = FI_CONTEXT;
     h->ep_attr->type = FI_EP_RDM;
-    h->domain_attr->threading = FI_THREAD_SAFE;
+    h->domain_attr->threading = FI_THREAD_DOMAIN; /* calls serialized by fi_mu */
     /* no memory is registered (one-sided runs through messages): any
      * provider that does not need local descriptors serves */
     h->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
+    if (rma) /* keys are the exposures' cookies, which the requester has */
+        h->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED;
     h->tx_attr->msg_order = FI_ORDER_SAS;
     h->rx_attr->msg_order = FI_ORDER_SAS;
     const char *prov = skf_param_str("SKIFF_OFI_PROVIDER");
@@ -233,9 +261,9 @@ static struct fi_info *hints_new(void)
     return h;
 }
 
-static int getinfo(struct fi_info **info)
+static int getinfo(struct fi_info **info, int rma)
 {
-    struct fi_info *h = hints_new();
+    struct fi_info *h = hints_new(rma);
     if (!h)
         return -ENOMEM;
     int rc = fi_getinfo(OFI_VERSION, NULL, NULL, 0, h, info);
@@ -246,7 +274,7 @@ static int getinfo(struct fi_info **info)
 int skf_ofi_describe(char *out, size_t cap)
 {
     struct fi_info *info = NULL;
-    int rc = getinfo(&info);
+    int rc = getinfo(&info, 0);
     if (rc) {
         snprintf(out, cap, "no provider (SKIFF_OFI_PROVIDER=%s): %s",
                  skf_param_str("SKIFF_OFI_PROVIDER"), fi_strerror(-rc));
@@ -314,7 +342,7 @@ static int open_cq(struct fid_domain *d, struct fid_cq **cq, int *fd)
 static void cq_sleep(struct ofi_engine *e, struct fid_cq *cq, int fd, int ms)
 {
     struct fid *f = &cq->fid;
-    if (fd < 0 || fi_trywait(e->fabric, &f, 1) != FI_SUCCESS) {
+    if (fd < 0 || LK(fi_trywait(e->fabric, &f, 1)) != FI_SUCCESS) {
         if (fd < 0)
             nap();
         return;
@@ -323,7 +351,8 @@ static void cq_sleep(struct ofi_engine *e, struct fid_cq *cq, int fd, int ms)
     poll(&p, 1, ms);
 }
 
-static int open_ep(struct ofi_engine *e, struct fid_ep **ep, struct fid_cq **cq, int *waits)
+static int open_ep_locked(struct ofi_engine *e, struct fid_ep **ep, struct fid_cq **cq,
+                          int *waits)
 {
     int rc = open_cq(e->domain, cq, waits);
     if (rc)
@@ -336,14 +365,22 @@ static int open_ep(struct ofi_engine *e, struct fid_ep **ep, struct fid_cq **cq,
     return 0;
 }
 
+static int open_ep(struct ofi_engine *e, struct fid_ep **ep, struct fid_cq **cq, int *waits)
+{
+    pthread_mutex_lock(&fi_mu); /* the service thread may be inside the domain */
+    int rc = open_ep_locked(e, ep, cq, waits);
+    pthread_mutex_unlock(&fi_mu);
+    return rc;
+}
+
 
 /* ---- the owner's service endpoint ------------------------------------------------ */
 
 static void svc_post(struct ofi_engine *e, struct ofi_rx *r)
 {
     ssize_t rc;
-    while ((rc = fi_recv(e->svc_ep, r->buf, SVC_RXSZ, NULL, FI_ADDR_UNSPEC, &r->c.fc)) == -FI_EAGAIN)
-        fi_cq_read(e->svc_cq, NULL, 0);
+    while ((rc = LK(fi_recv(e->svc_ep, r->buf, SVC_RXSZ, NULL, FI_ADDR_UNSPEC, &r->c.fc))) == -FI_EAGAIN)
+        LK(fi_cq_read(e->svc_cq, NULL, 0));
     if (rc)
         fail("posting a service receive", (int)rc);
 }
@@ -353,17 +390,19 @@ static void svc_post(struct ofi_engine *e, struct ofi_rx *r)
 static int svc_reap(struct ofi_engine *e, int timeout_ms)
 {
     struct fi_cq_tagged_entry ent[8];
-    ssize_t n = fi_cq_read(e->svc_cq, ent, 8);
+    ssize_t n = LK(fi_cq_read(e->svc_cq, ent, 8));
     if (n == -FI_EAGAIN && timeout_ms > 0) {
         cq_sleep(e, e->svc_cq, e->svc_waits, timeout_ms);
-        n = fi_cq_read(e->svc_cq, ent, 8);
+        n = LK(fi_cq_read(e->svc_cq, ent, 8));
     }
     if (n == -FI_EAVAIL) {
         struct fi_cq_err_entry err = {0};
-        if (fi_cq_readerr(e->svc_cq, &err, 0) > 0 && err.op_context) {
+        if (LK(fi_cq_readerr(e->svc_cq, &err, 0)) > 0 && err.op_context) {
             struct octx *c = err.op_context;
-            if (c->kind == K_SVC_TX)
+            if (c->kind == K_SVC_TX) {
                 free(c);
+                e->svc_tx_busy--;
+            }
             else if (c->kind == K_SVC_RX && !e->stop)
                 svc_post(e, (struct ofi_rx *)c);
         }
@@ -373,9 +412,10 @@ static int svc_reap(struct ofi_engine *e, int timeout_ms)
         return 0;
     for (ssize_t i = 0; i < n; i++) {
         struct octx *c = ent[i].op_context;
-        if (c->kind == K_SVC_TX)
-            free(c);
-        else {
+        if (c->kind == K_SVC_TX) {
+            free(c); /* the provider is done with the answer's bytes */
+            e->svc_tx_busy--;
+        } else {
             struct ofi_rx *r = (struct ofi_rx *)c;
             r->len = (uint32_t)ent[i].len;
             e->backlog[e->nbacklog++] = r;
@@ -384,51 +424,76 @@ static int svc_reap(struct ofi_engine *e, int timeout_ms)
     return (int)n;
 }
 
-/* Send an answer (hdr then body) to a requester: injected when small, else
- * from a copy (or, for a get, straight from the exposure). */
-static void svc_answer(struct ofi_engine *e, fi_addr_t to, uint64_t tag, const void *hdr,
-                       size_t hlen, const void *body, size_t blen, int zero_copy)
+/* Send an answer of n bytes, already in job's buffer (job + 1), to a
+ * requester, and give job back only when the provider is done with it: an
+ * answer up to the provider's inject size is injected (libfabric copies it
+ * before fi_tinject returns), a larger one is sent with fi_tsend and job
+ * freed by svc_reap on its completion.  The bytes are always the service
+ * thread's own copy: a provider reads them after the call returns (rxm's
+ * rendezvous answers the requester's read from whatever thread progresses
+ * the domain next), so they must not be memory the owner may release. */
+static void svc_send(struct ofi_engine *e, fi_addr_t to, uint64_t tag, struct octx *job, size_t n)
 {
     ssize_t rc;
-    size_t inject = e->info->tx_attr->inject_size;
-    if (!zero_copy && hlen + blen <= inject) {
-        uint8_t b[256];
-        if (hlen + blen <= sizeof b) {
-            memcpy(b, hdr, hlen);
-            if (blen)
-                memcpy(b + hlen, body, blen);
-            while ((rc = fi_tinject(e->svc_ep, b, hlen + blen, to, tag)) == -FI_EAGAIN)
-                svc_reap(e, 0);
-            if (rc)
-                fail("answering a one-sided request", (int)rc);
-            return;
-        }
-    }
-    struct octx *job;
-    const void *from;
-    if (zero_copy) { /* a get: the exposure itself (the requester waits for it) */
-        job = malloc(sizeof *job);
-        from = body;
-    } else {
-        job = malloc(sizeof *job + hlen + blen);
-        if (job) {
-            memcpy(job + 1, hdr, hlen);
-            if (blen)
-                memcpy((uint8_t *)(job + 1) + hlen, body, blen);
-        }
-        from = job + 1;
-    }
-    if (!job) {
-        skf_error("ofi: no memory to answer a one-sided request");
+    if (n <= e->info->tx_attr->inject_size) {
+        while ((rc = LK(fi_tinject(e->svc_ep, job + 1, n, to, tag))) == -FI_EAGAIN)
+            svc_reap(e, 0);
+        if (rc)
+            fail("answering a one-sided request", (int)rc);
+        free(job);
         return;
     }
     job->kind = K_SVC_TX;
-    while ((rc = fi_tsend(e->svc_ep, from, zero_copy ? blen : hlen + blen, NULL, to, tag,
-                          &job->fc)) == -FI_EAGAIN)
+    while ((rc = LK(fi_tsend(e->svc_ep, job + 1, n, NULL, to, tag, &job->fc))) == -FI_EAGAIN)
         svc_reap(e, 0);
     if (rc) {
         fail("answering a one-sided request", (int)rc);
         free(job);
+        return;
+    }
+    e->svc_tx_busy++;
+}
+
+static struct octx *answer_new(size_t n)
+{
+    struct octx *job = malloc(sizeof *job + (n ? n : 1));
+    if (!job)
+        skf_error("ofi: no memory to answer a one-sided request (%zu bytes)", n);
+    return job;
+}
+
+/* An answer of hdr then body. */
+static void svc_answer(struct ofi_engine *e, fi_addr_t to, uint64_t tag, const void *hdr,
+                       size_t hlen, const void *body, size_t blen)
+{
+    struct octx *job = answer_new(hlen + blen);
+    if (!job)
+        return;
+    if (hlen)
+        memcpy(job + 1, hdr, hlen);
+    if (blen)
+        memcpy((uint8_t *)(job + 1) + hlen, body, blen);
+    svc_send(e, to, tag, job, hlen + blen);
+}
+
+/* A get's answer: the exposed bytes, copied while the exposure table is
+ * held and the range still exposed (the owner may release it and free the
+ * memory the moment the requester has its bytes, or a stale request may
+ * name a released region); else an empty answer with the error bit. */
+static void svc_get(struct ofi_engine *e, fi_addr_t to, const struct svc_req *q)
+{
+    skf_ctx_t *ctx = e->ctx;
+    struct octx *job = answer_new(q->len);
+    pthread_mutex_lock(&ctx->mr_lock);
+    int ok = job && skf_mr_range_ok_locked(ctx, q->cookie, q->addr, q->len);
+    if (ok)
+        memcpy(job + 1, (const void *)(uintptr_t)q->addr, q->len);
+    pthread_mutex_unlock(&ctx->mr_lock);
+    if (ok)
+        svc_send(e, to, q->tag, job, q->len);
+    else {
+        free(job);
+        svc_answer(e, to, q->tag | TAG_ERR, NULL, 0, NULL, 0);
     }
 }
 
@@ -447,14 +512,9 @@ static void svc_execute(struct ofi_engine *e, const struct svc_req *q, size_t le
     size_t plen = len - sizeof *q;
     struct svc_ans a = {0, 0};
     switch (q->type) {
-    case REQ_GET: {
-        int ok = skf_mr_range_ok(ctx, q->cookie, q->addr, q->len);
-        if (ok)
-            svc_answer(e, to, q->tag, NULL, 0, (const void *)(uintptr_t)q->addr, q->len, 1);
-        else
-            svc_answer(e, to, q->tag | TAG_ERR, NULL, 0, NULL, 0, 0);
+    case REQ_GET:
+        svc_get(e, to, q);
         return;
-    }
     case REQ_PUT:
         pthread_mutex_lock(&ctx->mr_lock); /* the exposure stays while the bytes land */
         if (plen == q->len && skf_mr_range_ok_locked(ctx, q->cookie, q->addr, q->len))
@@ -483,14 +543,14 @@ static void svc_execute(struct ofi_engine *e, const struct svc_req *q, size_t le
                                 q->has_operand ? payload : NULL,
                                 q->has_compare ? payload + ib : NULL, old,
                                 q->lock_cookie, q->lock_addr, q->lock_val);
-        svc_answer(e, to, q->tag, &a, sizeof a, old, old && !a.status ? ob : 0, 0);
+        svc_answer(e, to, q->tag, &a, sizeof a, old, old && !a.status ? ob : 0);
         free(old);
         return;
     }
     default:
         a.status = -EINVAL;
     }
-    svc_answer(e, to, q->tag, &a, sizeof a, NULL, 0, 0);
+    svc_answer(e, to, q->tag, &a, sizeof a, NULL, 0);
 }
 
 static void *svc_main(void *arg)
@@ -508,22 +568,76 @@ static void *svc_main(void *arg)
             svc_post(e, r);
         }
     }
+    /* Stopping (every channel closed, so every requester has its answers):
+     * the provider may still hold answers whose completion has not been
+     * read; their buffers are freed as it reports them. */
+    long long end = skf_now_ms() + 2000;
+    while (e->svc_tx_busy > 0 && skf_now_ms() < end)
+        svc_reap(e, 1);
+    e->nbacklog = 0;
     return NULL;
 }
 
 /* ---- engine (once per process) -------------------------------------------------- */
 
+/* core/mr.c tells of each exposure: registered for remote reads with its
+ * cookie as key, closed before the release removes it (a read asked after
+ * that fails at the owner's provider and the requester asks the service
+ * thread instead, which refuses the released range). */
+static void mr_notify(void *arg, int release, uint64_t base, uint64_t len, uint64_t cookie)
+{
+    struct ofi_engine *e = arg;
+    pthread_mutex_lock(&fi_mu);
+    if (release) {
+        for (int i = 0; i < e->nmrs; i++)
+            if (e->mrs[i].cookie == cookie) {
+                fi_close(&e->mrs[i].mr->fid);
+                e->mrs[i] = e->mrs[--e->nmrs];
+                break;
+            }
+    } else if (len) {
+        if (e->nmrs == e->mrs_cap) {
+            int cap = e->mrs_cap ? 2 * e->mrs_cap : 64;
+            struct ofi_mr *m = realloc(e->mrs, (size_t)cap * sizeof *m);
+            if (m) {
+                e->mrs = m;
+                e->mrs_cap = cap;
+            }
+        }
+        struct fid_mr *mr = NULL;
+        int rc = e->nmrs < e->mrs_cap
+                     ? fi_mr_reg(e->domain, (void *)(uintptr_t)base, len, FI_REMOTE_READ, 0, cookie,
+                                 0, &mr, NULL)
+                     : -FI_ENOMEM;
+        if (rc == 0)
+            e->mrs[e->nmrs++] = (struct ofi_mr){cookie, base, mr};
+        else /* its gets go through the service thread */
+            skf_verbose(e->ctx, "ofi: rank %d: fi_mr_reg of %llu bytes: %s", e->ctx->rank,
+                        (unsigned long long)len, fi_strerror(-rc));
+    }
+    pthread_mutex_unlock(&fi_mu);
+}
+
 static void engine_free(struct ofi_engine *e)
 {
+    if (e->ctx->mr_notify_arg == e) {
+        e->ctx->mr_notify = NULL;
+        e->ctx->mr_notify_arg = NULL;
+    }
+    pthread_mutex_lock(&fi_mu);
+    for (int i = 0; i < e->nmrs; i++)
+        fi_close(&e->mrs[i].mr->fid);
+    pthread_mutex_unlock(&fi_mu);
+    free(e->mrs);
     if (e->thread) {
         e->stop = 1;
         if (e->svc_cq && e->svc_waits >= 0)
-            fi_cq_signal(e->svc_cq);
+            LK(fi_cq_signal(e->svc_cq));
         pthread_join(e->thread, NULL);
     }
     if (e->svc_ep)
         fi_close(&e->svc_ep->fid);
-    while (e->svc_cq && fi_cq_read(e->svc_cq, NULL, 0) != -FI_EAGAIN)
+    while (e->svc_cq && LK(fi_cq_read(e->svc_cq, NULL, 0)) != -FI_EAGAIN)
         ; /* cancelled receives, answers still counted */
     if (e->svc_cq)
         fi_close(&e->svc_cq->fid);
@@ -548,7 +662,12 @@ static int engine_new(skf_ctx_t *ctx, struct ofi_engine **out)
         return -ENOMEM;
     pthread_mutex_init(&e->lock, NULL);
     e->ctx = ctx;
-    int rc = getinfo(&e->info);
+    e->rma = skf_param_ll("SKIFF_OFI_RMA") > 0;
+    int rc = e->rma ? getinfo(&e->info, 1) : -FI_ENODATA;
+    if (rc) { /* no FI_RMA with our own keys: every get goes through the service thread */
+        e->rma = 0;
+        rc = getinfo(&e->info, 0);
+    }
     if (rc) {
         skf_error("ofi: rank %d: no libfabric provider with reliable datagrams, messages and tags "
                   "(SKIFF_OFI_PROVIDER=%s): %s", ctx->rank, skf_param_str("SKIFF_OFI_PROVIDER"),
@@ -584,8 +703,29 @@ static int engine_new(skf_ctx_t *ctx, struct ofi_engine **out)
         e->svc_rx[i] = (struct ofi_rx){.c.kind = K_SVC_RX, .buf = e->svc_mem + i * SVC_RXSZ};
         svc_post(e, &e->svc_rx[i]);
     }
-    skf_verbose(ctx, "rank %d: ofi %s, domain %s", ctx->rank, e->info->fabric_attr->prov_name,
-                e->info->domain_attr->name);
+    /* fi_read needs keys the requester knows (the cookies: no
+     * FI_MR_PROV_KEY), no local descriptors and no per-endpoint binding */
+    int mode = e->info->domain_attr->mr_mode;
+    if (e->rma && ((mode & (FI_MR_PROV_KEY | FI_MR_LOCAL | FI_MR_ENDPOINT | FI_MR_RAW)) ||
+                   e->info->domain_attr->mr_key_size < sizeof(uint64_t)))
+        e->rma = 0;
+    e->virt_addr = (mode & FI_MR_VIRT_ADDR) != 0;
+    if (e->rma) {
+        ctx->mr_notify_arg = e;
+        ctx->mr_notify = mr_notify;
+        pthread_mutex_lock(&ctx->mr_lock); /* the exposures made before this engine */
+        int n = ctx->nmrs;
+        struct skf_mr_entry *copy = n ? malloc((size_t)n * sizeof *copy) : NULL;
+        if (copy)
+            memcpy(copy, ctx->mrs, (size_t)n * sizeof *copy);
+        pthread_mutex_unlock(&ctx->mr_lock);
+        for (int i = 0; copy && i < n; i++)
+            mr_notify(e, 0, copy[i].base, copy[i].len, copy[i].cookie);
+        free(copy);
+    }
+    skf_verbose(ctx, "rank %d: ofi %s, domain %s, gets %s", ctx->rank,
+                e->info->fabric_attr->prov_name, e->info->domain_attr->name,
+                e->rma ? "by fi_read" : "answered by the owner");
     *out = e;
     return 0;
 }
@@ -597,8 +737,8 @@ static void post_rx(struct ofi_tp *t, struct ofi_rx *r)
     ssize_t rc;
     r->complete = r->internal = 0;
     t->posted[(t->posted_head + t->posted_n++) % OFI_NRX] = (int)(r - t->rx);
-    while ((rc = fi_recv(t->ep, r->buf, OFI_RXSZ, NULL, FI_ADDR_UNSPEC, &r->c.fc)) == -FI_EAGAIN)
-        fi_cq_read(t->cq, NULL, 0);
+    while ((rc = LK(fi_recv(t->ep, r->buf, OFI_RXSZ, NULL, FI_ADDR_UNSPEC, &r->c.fc))) == -FI_EAGAIN)
+        LK(fi_cq_read(t->cq, NULL, 0));
     if (rc)
         fail("posting a receive", (int)rc);
 }
@@ -617,12 +757,33 @@ static void op_finish(struct ofi_tp *t, struct ofi_op *o)
         t->get_done = 1;
     }
     t->ops_busy--;
+    if (!o->is_get && o->peer >= 0 && o->peer < t->size)
+        t->reqs_busy[o->peer]--;
     free(o->ans_buf);
     free(o);
 }
 
+static int op_post(struct ofi_tp *t, int peer, struct ofi_op *o, void *ans, size_t ans_len,
+                   const void *payload, size_t plen, const void *payload2, size_t plen2);
+
 static void op_event(struct ofi_tp *t, struct octx *c, const struct fi_cq_tagged_entry *ent, int err)
 {
+    if (c->kind == K_OP_READ) {
+        struct ofi_op *o = (struct ofi_op *)c;
+        if (err && !t->lost[o->peer]) {
+            /* refused by the owner's provider (not registered there, or the
+             * range was released): the owner's service thread answers
+             * instead, with the bytes or the error tag */
+            t->ops_busy--; /* op_post counts it in again */
+            if (op_post(t, o->peer, o, o->dst, o->req.len, NULL, 0, NULL, 0) == 0)
+                return;
+            t->ops_busy++;
+        }
+        if (err)
+            o->status = -EPIPE;
+        op_finish(t, o);
+        return;
+    }
     int reply = c->kind == K_OP_REPLY;
     struct ofi_op *o = reply ? (struct ofi_op *)c
                              : (struct ofi_op *)((char *)c - offsetof(struct ofi_op, req_ctx));
@@ -694,7 +855,12 @@ static int progress(struct ofi_tp *t)
     struct fi_cq_tagged_entry ent[16];
     if (t->owing)
         give_credits(t);
-    ssize_t n = fi_cq_read(t->cq, ent, 16);
+    ssize_t n = LK(fi_cq_read(t->cq, ent, 16));
+    /* now and then the service endpoint too (its thread sleeps between
+     * slices): a peer's fi_read of my memory and a get's answer are sent by
+     * whoever progresses it */
+    if (n == -FI_EAGAIN && t->e->rma && (++t->idle_polls & 7) == 0)
+        LK(fi_cq_read(t->e->svc_cq, NULL, 0));
     if (n > 0) {
         for (ssize_t i = 0; i < n; i++)
             handle(t, &ent[i], 0);
@@ -702,7 +868,7 @@ static int progress(struct ofi_tp *t)
     }
     if (n == -FI_EAVAIL) {
         struct fi_cq_err_entry err = {0};
-        if (fi_cq_readerr(t->cq, &err, 0) > 0) {
+        if (LK(fi_cq_readerr(t->cq, &err, 0)) > 0) {
             struct fi_cq_tagged_entry e = {.op_context = err.op_context, .len = err.len,
                                            .tag = err.tag};
             if (err.err != FI_ECANCELED)
@@ -750,7 +916,7 @@ static void give_credits(struct ofi_tp *t)
         if (t->owed[p] < OFI_CREDITS / 2 || t->lost[p])
             continue;
         uint32_t hdr[2] = {(uint32_t)t->me, CREDIT_ONLY | (uint32_t)t->owed[p]};
-        if (fi_inject(t->ep, hdr, sizeof hdr, t->addr[p]) == 0)
+        if (LK(fi_inject(t->ep, hdr, sizeof hdr, t->addr[p])) == 0)
             t->owed[p] = 0;
         else
             t->owing = 1;
@@ -777,10 +943,10 @@ static ssize_t ofi_send(void *tpv, int peer, const struct iovec *iov, int iovcnt
         uint8_t b[OFI_HDR + 512] __attribute__((aligned(8)));
         memcpy(b, hdr, OFI_HDR);
         gather(b + OFI_HDR, iov, iovcnt, take);
-        rc = fi_inject(t->ep, b, OFI_HDR + take, t->addr[peer]);
+        rc = LK(fi_inject(t->ep, b, OFI_HDR + take, t->addr[peer]));
         if (rc == -FI_EAGAIN) {
             progress(t);
-            rc = fi_inject(t->ep, b, OFI_HDR + take, t->addr[peer]);
+            rc = LK(fi_inject(t->ep, b, OFI_HDR + take, t->addr[peer]));
         }
         if (rc == 0)
             return sent(t, peer, hdr[1], take);
@@ -796,7 +962,7 @@ static ssize_t ofi_send(void *tpv, int peer, const struct iovec *iov, int iovcnt
         memcpy(x->buf, hdr, OFI_HDR);
         gather(x->buf + OFI_HDR, iov, iovcnt, take);
         x->peer = peer;
-        rc = fi_send(t->ep, x->buf, OFI_HDR + take, NULL, t->addr[peer], &x->c.fc);
+        rc = LK(fi_send(t->ep, x->buf, OFI_HDR + take, NULL, t->addr[peer], &x->c.fc));
         if (rc == 0) {
             t->tx_busy++;
             return sent(t, peer, hdr[1], take);
@@ -930,7 +1096,7 @@ static void ofi_kick(void *tpv)
     struct ofi_tp *t = tpv;
     t->kicked = 1;
     if (t->cq_waits >= 0)
-        fi_cq_signal(t->cq);
+        LK(fi_cq_signal(t->cq));
 }
 
 static int ofi_lost_peer(void *tpv, char *desc, size_t cap)
@@ -948,6 +1114,7 @@ static int op_post(struct ofi_tp *t, int peer, struct ofi_op *o, void *ans, size
                    const void *payload, size_t plen, const void *payload2, size_t plen2)
 {
     o->tp = t;
+    o->peer = peer;
     o->reply_ctx.kind = K_OP_REPLY;
     o->req_ctx.kind = K_OP_REQ;
     o->pending = 2;
@@ -955,29 +1122,61 @@ static int op_post(struct ofi_tp *t, int peer, struct ofi_op *o, void *ans, size
     o->req.seq = t->seq;
     o->req.tag = t->next_tag++ & (TAG_ERR - 1);
     ssize_t rc;
-    while ((rc = fi_trecv(t->ep, ans, ans_len, NULL, FI_ADDR_UNSPEC, o->req.tag, TAG_ERR,
-                          &o->reply_ctx.fc)) == -FI_EAGAIN)
+    while ((rc = LK(fi_trecv(t->ep, ans, ans_len, NULL, FI_ADDR_UNSPEC, o->req.tag, TAG_ERR,
+                          &o->reply_ctx.fc))) == -FI_EAGAIN)
         progress(t);
     if (rc)
         return fail("posting a one-sided answer's receive", (int)rc);
     struct iovec v[3] = {{&o->req, sizeof o->req}, {(void *)payload, plen}, {(void *)payload2, plen2}};
     int n = plen2 ? 3 : plen ? 2 : 1;
-    while ((rc = fi_sendv(t->ep, v, NULL, (size_t)n, t->e->svc_addr[peer], &o->req_ctx.fc)) ==
+    while ((rc = LK(fi_sendv(t->ep, v, NULL, (size_t)n, t->e->svc_addr[peer], &o->req_ctx.fc))) ==
            -FI_EAGAIN)
         progress(t);
+    t->ops_busy++;
+    if (!o->is_get)
+        t->reqs_busy[peer]++;
     if (rc) {
-        /* the answer's receive stays posted until close; the op fails now */
+        /* The answer's receive is posted with o as its context: o stays
+         * until that receive is cancelled (its completion finishes the op
+         * with -EPIPE), never freed under the provider. */
         fail("sending a one-sided request", (int)rc);
         mark_lost(t, peer);
-        return -EPIPE;
+        o->status = -EPIPE;
+        o->pending = 1;
+        LK(fi_cancel(&t->ep->fid, &o->reply_ctx.fc));
     }
-    t->ops_busy++;
     return 0;
 }
 
 static struct ofi_op *op_new(size_t extra)
 {
     return calloc(1, sizeof(struct ofi_op) + extra);
+}
+
+/* A get as an fi_read of the owner's registered exposure (its service
+ * endpoint's address; the owner's service thread progresses it while the
+ * owner computes).  Not while a put, atomic or accumulate to that owner is
+ * in flight: those run at the owner's service thread, and a get started
+ * after them must see them.  Returns 1 when started. */
+static int read_start(struct ofi_tp *t, int peer, struct ofi_op *o, const skf_mr_key_t *key,
+                      void *buf)
+{
+    struct ofi_engine *e = t->e;
+    if (!e->rma || !o->req.len || t->reqs_busy[peer])
+        return 0;
+    o->tp = t;
+    o->peer = peer;
+    o->dst = buf;
+    o->reply_ctx.kind = K_OP_READ;
+    uint64_t at = e->virt_addr ? o->req.addr : o->req.addr - key->base;
+    ssize_t rc;
+    while ((rc = LK(fi_read(t->ep, buf, o->req.len, NULL, e->svc_addr[peer], at, key->cookie,
+                            &o->reply_ctx.fc))) == -FI_EAGAIN)
+        progress(t);
+    if (rc)
+        return 0; /* the service thread answers it */
+    t->ops_busy++;
+    return 1;
 }
 
 static int ofi_rma_start(void *tpv, int peer, int write, const skf_mr_key_t *key, uint64_t addr,
@@ -1006,6 +1205,8 @@ static int ofi_rma_start(void *tpv, int peer, int write, const skf_mr_key_t *key
         size_t off = i * OFI_PUT_CHUNK, n = write ? (len - off < OFI_PUT_CHUNK ? len - off : OFI_PUT_CHUNK) : len;
         o->req = (struct svc_req){.type = write ? REQ_PUT : REQ_GET, .cookie = key->cookie,
                                   .addr = addr + off, .len = n};
+        if (!write && read_start(t, peer, o, key, buf))
+            return 0;
         int rc = write ? op_post(t, peer, o, &o->ans, sizeof o->ans, (uint8_t *)buf + off, n, NULL, 0)
                        : op_post(t, peer, o, buf, len, NULL, 0, NULL, 0);
         if (rc) {
@@ -1146,9 +1347,9 @@ static int exchange(struct ofi_tp *t)
         *sp = 0;
         if (!from_hex(val, name[0], sizeof name[0]) || !from_hex(sp + 1, name[1], sizeof name[1]))
             return -EPROTO;
-        if (fi_av_insert(e->av, name[1], 1, &t->addr[r], 0, NULL) != 1)
+        if (LK(fi_av_insert(e->av, name[1], 1, &t->addr[r], 0, NULL)) != 1)
             return fail("fi_av_insert", -FI_EINVAL);
-        if (!e->svc_known && fi_av_insert(e->av, name[0], 1, &e->svc_addr[r], 0, NULL) != 1)
+        if (!e->svc_known && LK(fi_av_insert(e->av, name[0], 1, &e->svc_addr[r], 0, NULL)) != 1)
             return fail("fi_av_insert", -FI_EINVAL);
     }
     e->svc_known = 1;
@@ -1157,14 +1358,17 @@ static int exchange(struct ofi_tp *t)
 
 static void tp_free(struct ofi_tp *t)
 {
+    pthread_mutex_lock(&fi_mu);
     if (t->ep)
         fi_close(&t->ep->fid);
     if (t->cq)
         fi_close(&t->cq->fid);
+    pthread_mutex_unlock(&fi_mu);
     free(t->addr);
     free(t->lost);
     free(t->credits);
     free(t->owed);
+    free(t->reqs_busy);
     free(t->rx_mem);
     free(t->tx_mem);
     free(t);
@@ -1204,11 +1408,12 @@ static int ofi_chan_open(skf_chan_t *ch, int *peer_id, void **tpp)
     t->lost = calloc((size_t)t->size, 1);
     t->credits = malloc((size_t)t->size * sizeof *t->credits);
     t->owed = calloc((size_t)t->size, sizeof *t->owed);
+    t->reqs_busy = calloc((size_t)t->size, sizeof *t->reqs_busy);
     for (int r = 0; t->credits && r < t->size; r++)
         t->credits[r] = OFI_CREDITS;
     t->rx_mem = aligned_alloc(64, OFI_NRX * ((OFI_RXSZ + 63) & ~(size_t)63));
     t->tx_mem = aligned_alloc(64, OFI_NTX * ((OFI_RXSZ + 63) & ~(size_t)63));
-    if (!t->addr || !t->lost || !t->credits || !t->owed || !t->rx_mem || !t->tx_mem)
+    if (!t->addr || !t->lost || !t->credits || !t->owed || !t->reqs_busy || !t->rx_mem || !t->tx_mem)
         rc = -ENOMEM;
     else
         rc = open_ep(engine, &t->ep, &t->cq, &t->cq_waits);
@@ -1262,6 +1467,13 @@ static int ofi_chan_close(void *tpv)
             break;
         }
     pthread_mutex_unlock(&t->e->lock);
+    if (t->tx_busy || t->ops_busy) {
+        /* the provider still holds sends or answer receives in our buffers:
+         * close the endpoint but leave the buffers to it (never freed under it) */
+        skf_error("ofi: rank %d: closing with %d sends and %d one-sided operations unfinished "
+                  "after 10 s; their buffers are not freed", t->me, t->tx_busy, t->ops_busy);
+        t->rx_mem = t->tx_mem = NULL;
+    }
     tp_free(t);
     engine_put();
     return 0;
