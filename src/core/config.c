@@ -54,7 +54,7 @@ const skf_param_t skf_params[] = {
      NUM(0, 63)},
     {"SKIFF_SHM_BULK_SIZE", "1M", "bytes of each bulk ring: one per pair of ranks on a node, for large MPI messages streamed in SKIFF_MPI_BULK_CHUNK pieces (power of two; a message takes at most 1/4)",
      POW2(64 * KI, GI)},
-    {"SKIFF_SHM_BULK_RANKS", "8", "bulk rings (SKIFF_SHM_BULK_SIZE each, one per pair) only on nodes with at most this many ranks of the job (0: never)",
+    {"SKIFF_SHM_BULK_RANKS", "4", "bulk rings (SKIFF_SHM_BULK_SIZE each, one per pair) only on nodes with at most this many ranks of the job (0: never)",
      NUM(0, 63)},
     {"SKIFF_SHM_MEMBARRIER", "1", "0: shm senders fence every message instead of sleeping receivers issuing membarrier",
      FLAG},
