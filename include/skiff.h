@@ -103,6 +103,13 @@ typedef void (*skf_pack_fn)(void *arg, size_t off, void *dst, size_t n);
  * first, as much as one message can hold, and the transport may take less. */
 ssize_t skf_send_pack(skf_chan_t *ch, skf_addr_t dst, const struct iovec *iov, int iovcnt,
                       size_t len, skf_pack_fn pack, void *arg);
+/* skf_send onto the pair's bulk ring (shm between node mates with
+ * SKIFF_SHM_BULK_SIZE rings, MPI's port only): delivered by skf_recv like
+ * any message but in NO order with the sender's skf_send messages (only with
+ * its other bulk ones).  Where there is none it is skf_send.  skf_bulk_max:
+ * the largest payload one takes, 0 when dst has no bulk ring. */
+ssize_t skf_send_bulk(skf_chan_t *ch, skf_addr_t dst, const struct iovec *iov, int iovcnt);
+size_t skf_bulk_max(const skf_chan_t *ch, skf_addr_t dst);
 ssize_t skf_recv(skf_chan_t *ch, struct iovec cont[SKF_CONT_SIZE], int *ncont,
                  skf_addr_t *src);
 int skf_recv_done(skf_chan_t *ch);

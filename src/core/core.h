@@ -47,6 +47,9 @@ struct skf_shm_conf {
     long long tcp_spin_ns; /* SKIFF_TCP_SPIN_US: longest polling phase of a wait
                             * that polls tcp (each poll a system call)          */
     int yields;            /* sched_yield rounds before sleeping (oversubscribed) */
+    uint64_t bulk_bytes;   /* SKIFF_SHM_BULK_SIZE: each bulk ring (skf_send_bulk) */
+    int bulk_ranks;        /* SKIFF_SHM_BULK_RANKS: bulk rings on nodes of up to
+                              this many ranks (0: none)                        */
 };
 
 /* One exposed memory region (for the copy fallback's checks). */

@@ -54,6 +54,8 @@ static void read_config(skf_ctx_t *ctx)
     c->ring_bytes_set = getenv("SKIFF_SHM_RING_SIZE") && *getenv("SKIFF_SHM_RING_SIZE");
     c->dedicated_max = (int)skf_param_ll("SKIFF_SHM_DEDICATED_MAX");
     c->dedicated_after = (long)skf_param_ll("SKIFF_SHM_DEDICATED_AFTER");
+    c->bulk_bytes = (uint64_t)skf_param_ll("SKIFF_SHM_BULK_SIZE");
+    c->bulk_ranks = (int)skf_param_ll("SKIFF_SHM_BULK_RANKS");
     /* "auto" (0): spin long when every rank has a core; when ranks outnumber
      * cores, poll 4 times, yield once, then sleep on the doorbell (a
      * spinning or yield-looping waiter steals the core its sender needs:

@@ -41,6 +41,11 @@ struct skf_transport_ops {
      * (skf_send_pack).  NULL: the core stages them and calls send. */
     ssize_t (*send_pack)(void *tp, int peer, const struct iovec *iov, int iovcnt, size_t len,
                          skf_pack_fn pack, void *arg);
+    /* Optional (skf_send_bulk): send onto a separate large ring of the pair,
+     * in no order with the sender's other messages; and the largest payload
+     * one such send can take (0: none to that peer).  NULL: plain send. */
+    ssize_t (*send_bulk)(void *tp, int peer, const struct iovec *iov, int iovcnt);
+    size_t (*bulk_max)(void *tp, int peer);
     /* Hand out the oldest deliverable message as pieces in cont (at most
      * SKF_CONT_SIZE) and its sender's world rank.  Returns its length or
      * -EAGAIN.  The first piece of every message starts 8-byte aligned (the

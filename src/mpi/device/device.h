@@ -30,6 +30,7 @@ enum wire_kind {
     W_CANCEL,    /* sender cancels a send still waiting for its receiver (wire_cancel_t) */
     W_CANCEL_OK, /* receiver: the message was unmatched, it is gone (wire_ctl_t) */
     W_CANCEL_NO, /* receiver: too late, it is matched (its ACK/FIN went first) */
+    W_BDATA,     /* streamed rendezvous through the bulk ring: one piece (wire_bdata_t) */
 };
 #define W_FLAG_SYNC 1 /* sender waits for W_ACK; header is wire_sync_t */
 /* RTS of a streamed rendezvous (a derived-type send, datatype/p2p.c): no
@@ -77,6 +78,13 @@ typedef struct wire_cancel {
     int32_t src;   /* sender's rank in the communicator: the unexpected bin */
     uint64_t sreq; /* the send, as its SYNC/RTS header named it */
 } wire_cancel_t;
+/* Every piece of a stream through the pair's bulk ring names its receive and
+ * place: the bulk ring is in no order with the ordinary one (skf_send_bulk). */
+typedef struct wire_bdata {
+    uint8_t kind, pad[7];
+    uint64_t rreq; /* receiver's request, from its W_GO */
+    uint64_t off;  /* the piece's first byte in the message */
+} wire_bdata_t;
 typedef struct wire_cont {
     uint8_t kind, pad[7];
 } wire_cont_t;
@@ -88,6 +96,7 @@ typedef union wire_any {
     wire_cts_t cts;
     wire_go_t go;
     wire_cancel_t cancel;
+    wire_bdata_t bd;
 } wire_any_t;
 
 /* Short payload: the channel's 8-byte message word, a 16-byte header and this
@@ -122,6 +131,7 @@ struct MPI_ABI_Request {
     uint8_t sync;      /* receive: sender waits for our W_ACK            */
     uint8_t stream;    /* streamed rendezvous (W_FLAG_STREAM)            */
     uint8_t need;      /* send: enum send_need bits still outstanding    */
+    uint8_t bulk;      /* send: streams through the bulk ring (W_BDATA)  */
     struct MPI_ABI_Comm *comm;
     int peer, tag;     /* send: dest and tag; receive: filter            */
     int world;         /* world rank of the peer (receive: once matched) */
@@ -209,6 +219,10 @@ struct mpid_state {
     int node;                    /* my node (a split needs a same-node peer)   */
     size_t stream_remote_max;    /* rendezvous over tcp up to this: streamed (SKIFF_MPI_RNDV_STREAM) */
     int stream_local;            /* no CMA on my node: every rendezvous to a node mate streams */
+    size_t bulk_max;             /* contiguous sends to a node mate with a bulk ring up to this
+                                    stream through it (SKIFF_MPI_BULK_MAX; 0: never) */
+    size_t *bulk_piece;          /* [size] payload bytes per W_BDATA piece to that rank
+                                    (SKIFF_MPI_BULK_CHUNK, fitted); 0: it has no bulk ring */
     int *rndv_out;               /* [size] my rendezvous sends awaiting FIN    */
     req_list_t *sendq;           /* [size] send FIFO per destination          */
     int *active;                 /* destinations with a non-empty send FIFO   */

@@ -35,8 +35,9 @@ int mpid_init(void)
     mpid.rndv_out = calloc((size_t)n, sizeof *mpid.rndv_out);
     mpid.eager_to = calloc((size_t)n, sizeof *mpid.eager_to);
     mpid.remote = calloc((size_t)n, sizeof *mpid.remote);
+    mpid.bulk_piece = calloc((size_t)n, sizeof *mpid.bulk_piece);
     if (!mpid.addr || !mpid.sendq || !mpid.active || !mpid.inflight || !mpid.rndv_out ||
-        !mpid.eager_to || !mpid.remote)
+        !mpid.eager_to || !mpid.remote || !mpid.bulk_piece)
         mpir_fatal("out of memory for %d peers", n);
     for (int i = 0; i < n; i++)
         mpid.addr[i] = skf_addr(mpid.ctx, i, SKF_PORT_MPI);
@@ -78,6 +79,17 @@ int mpid_init(void)
     for (int i = 0; i < n; i++) {
         mpid.remote[i] = i != mpid.rank && (all_tcp || skf_node_id(mpid.ctx, i) != mpid.node);
         mpid.eager_to[i] = mpid.remote[i] ? (size_t)eager_tcp : mpid.eager_max;
+    }
+    /* Streams through the pair's bulk ring (shm, few ranks per node): pieces
+     * of SKIFF_MPI_BULK_CHUNK, at most what one bulk message takes. */
+    long long bmax = skf_param_ll("SKIFF_MPI_BULK_MAX");
+    size_t bchunk = (size_t)skf_param_ll("SKIFF_MPI_BULK_CHUNK");
+    mpid.bulk_max = bmax > 0 ? (size_t)bmax : 0;
+    for (int i = 0; i < n && mpid.bulk_max; i++) {
+        size_t most = i == mpid.rank || mpid.remote[i] ? 0 : skf_bulk_max(mpid.ch, mpid.addr[i]);
+        if (most > sizeof(wire_bdata_t))
+            mpid.bulk_piece[i] = bchunk < most - sizeof(wire_bdata_t) ? bchunk
+                                                                       : most - sizeof(wire_bdata_t);
     }
     return comm_init_predefined(mpid.rank, mpid.size);
 }
@@ -125,6 +137,7 @@ void mpid_finalize(void)
     free(mpid.rndv_out);
     free(mpid.eager_to);
     free(mpid.remote);
+    free(mpid.bulk_piece);
     mpid.ch = NULL;
     mpid.ctx = NULL;
 }

@@ -52,9 +52,32 @@ static void sendq_append(int world, mpid_req_t *r)
     q->tail = r;
 }
 
+/* A stream through the bulk ring (mpid_on_go): every piece with its own
+ * W_BDATA header naming the receive and the offset.  1: all taken. */
+static int push_bulk(mpid_req_t *r)
+{
+    while (r->sent < r->cap) {
+        size_t piece = mpid.bulk_piece[r->world], left = r->cap - r->sent;
+        r->hdr.bd.off = r->sent;
+        struct iovec iov[2] = {{&r->hdr.bd, sizeof r->hdr.bd},
+                               {(char *)r->buf + r->sent, left < piece ? left : piece}};
+        ssize_t k = skf_send_bulk(mpid.ch, mpid.addr[r->world], iov, 2);
+        if (k == -EAGAIN)
+            return 0;
+        if (k < 0)
+            mpir_fatal("sending to rank %d failed: %s", r->world, skf_strerror((int)k));
+        if ((size_t)k < sizeof r->hdr.bd)
+            mpir_fatal("channel split a %zu-byte header (took %zd)", sizeof r->hdr.bd, k);
+        r->sent += (size_t)k - sizeof r->hdr.bd;
+    }
+    return 1;
+}
+
 /* Move as much of r into the ring as fits.  1: everything taken, 0: blocked. */
 static int push(mpid_req_t *r)
 {
+    if (r->bulk)
+        return push_bulk(r);
     skf_addr_t dst = mpid.addr[r->world];
     size_t total = r->hdr_len + r->cap;
     while (r->sent < total) {
@@ -226,8 +249,13 @@ void mpid_on_go(const wire_go_t *m)
 {
     mpid_req_t *r = (mpid_req_t *)(uintptr_t)m->sreq;
     mpid.rndv_out[r->world]--;
-    r->hdr.c.kind = W_DATA;
-    r->hdr.c.sreq = m->rreq;
+    if (r->buf && !r->dtp && mpid.bulk_piece[r->world]) {
+        r->bulk = 1; /* through the pair's bulk ring */
+        r->hdr.bd = (wire_bdata_t){.kind = W_BDATA, .rreq = m->rreq};
+    } else {
+        r->hdr.c.kind = W_DATA;
+        r->hdr.c.sreq = m->rreq;
+    }
     r->hdr_len = sizeof(wire_ctl_t);
     r->cap = r->msg_len;
     r->sent = 0;
@@ -245,12 +273,15 @@ static mpid_req_t *isend(const void *buf, void *dtp, size_t len, int dest, int t
     /* Over tcp a mid-size rendezvous streams the data once the receiver has
      * matched (its W_GO): measured faster there than the get's request and
      * answer; large ones keep the get, which copies less (docs/tcp.md).  To
-     * a node mate without CMA every rendezvous streams (init.c).  The
+     * a node mate without CMA every rendezvous streams (init.c), and so does
+     * one up to SKIFF_MPI_BULK_MAX when the pair has a bulk ring: through it,
+     * in large pieces, both cores copying (docs/mpi.md, "Bulk rings").  The
      * envelope's length is 32 bits: larger ones keep the get. */
     if (how == SEND_AUTO && buf && !dtp && len > eager_max && len <= UINT32_MAX &&
         world != mpid.rank &&
         (world >= mpid.size || /* another job's process: no memory keys cross */
-         (mpid.remote[world] ? len <= mpid.stream_remote_max : mpid.stream_local)))
+         (mpid.remote[world] ? len <= mpid.stream_remote_max
+                             : mpid.stream_local || (len <= mpid.bulk_max && mpid.bulk_piece[world]))))
         how = SEND_STREAM;
     mpid_req_t *r = req_alloc(REQ_SEND);
     r->dtp = dtp; /* before the first push: it supplies the payload pieces */

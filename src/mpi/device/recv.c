@@ -212,6 +212,15 @@ static void on_data(int world, mpid_req_t *r, const struct iovec *cont, int ncon
         recv_complete(r);
 }
 
+/* A piece of a stream through the bulk ring: it names its receive and place. */
+static void on_bdata(const wire_bdata_t *m, const struct iovec *cont, int ncont, size_t total)
+{
+    mpid_req_t *r = (mpid_req_t *)(uintptr_t)m->rreq;
+    deliver(r, cont, ncont, sizeof *m, (size_t)m->off, total - sizeof *m);
+    if (r->got >= r->msg_len)
+        recv_complete(r);
+}
+
 static void on_cont(int world, const struct iovec *cont, int ncont, size_t total)
 {
     mpid_req_t *r = mpid.inflight[world];
@@ -328,6 +337,10 @@ void mpid_on_message(int world, struct iovec *cont, int ncont, size_t total)
         break;
     case W_DATA:
         on_data(world, (mpid_req_t *)(uintptr_t)m.c.sreq, cont, ncont, total);
+        mpid_recv_done();
+        break;
+    case W_BDATA:
+        on_bdata(&m.bd, cont, ncont, total);
         mpid_recv_done();
         break;
     case W_PUTDONE:

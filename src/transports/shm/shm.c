@@ -16,6 +16,13 @@
  * when that is empty, walk the ready bitmap.  In a ping-pong both sides touch
  * one ring line each way and nothing else.
  *
+ * Bulk rings (skf_send_bulk): on nodes of at most SKIFF_SHM_BULK_RANKS ranks
+ * every receive area also holds one larger single-producer ring per sender
+ * (SKIFF_SHM_BULK_SIZE), with its own ready bit, for large messages in large
+ * pieces (MPI's streamed rendezvous) without growing the ring every small
+ * message walks through.  Messages on it are not ordered with the sender's
+ * others: its user must not need that.
+ *
  * Dedicated rings: at open when the node has at most SKIFF_SHM_DEDICATED_MAX
  * peers, otherwise to the first senders whose shared-ring traffic reaches
  * SKIFF_SHM_DEDICATED_AFTER messages.  Order across the switch: the sender
@@ -52,6 +59,8 @@ struct shm_seg_hdr {
     uint64_t magic;
     uint32_t nlocal, ndedicated;
     uint64_t ring_lines, ring_stride, rx_stride, members_off, rx_off, total;
+    uint64_t bulk_lines, bulk_stride, bulk_off; /* bulk rings (0 lines: none), at
+                                                   bulk_off in a receive area */
 };
 
 /* One line per local rank. */
@@ -80,6 +89,7 @@ struct shm_tx {
     uint64_t shared_sent;   /* messages I put on its shared ring               */
     uint32_t full_streak;
     int dedicated;
+    int touched; /* bulk: its pages are mapped (prefault) */
 };
 
 /* Receiver side, per ring of mine. */
@@ -100,14 +110,17 @@ struct shm_tp {
     struct shm_member *members;
     struct shm_rx_ctl *rxc;
     _Atomic uint8_t *map;
-    struct shm_rxq *q; /* [1 + ndedicated], q[0] = shared */
-    int nq, next_free;
+    struct shm_rxq *q; /* [1 + ndedicated + nbulk], q[0] = shared, then the
+                          dedicated rings, then the bulk ring of each sender */
+    int nq, next_free, nbulk;
     struct shm_rxq *last;
     struct shm_rxq *out; /* handed out by recv, not yet done */
     uint64_t out_len;    /* its payload length */
     uint64_t *shared_count; /* [nlocal] messages handed out from the shared ring */
     struct shm_tx *tx;      /* [nlocal] */
+    struct shm_tx *txb;     /* [nlocal] bulk rings (nbulk), else NULL */
     int blocked;            /* destination of the last -EAGAIN, or -1 */
+    struct shm_tx *blocked_tx; /* the ring that said it (tx or txb)     */
     int fenced;             /* senders fence each publish (see notify)  */
     uint64_t batch;         /* publish head after this many lines */
     long dedicated_after, spin;
@@ -126,15 +139,19 @@ static uint64_t rings_off(uint64_t nlocal)
     return align_up(sizeof(struct shm_rx_ctl) + nlocal, 2 * SHM_LINE);
 }
 
-static void layout(struct shm_seg_hdr *h, int nlocal, int ndedicated, uint64_t ring_lines)
+static void layout(struct shm_seg_hdr *h, int nlocal, int ndedicated, uint64_t ring_lines,
+                   uint64_t bulk_lines)
 {
     h->magic = SHM_MAGIC;
     h->nlocal = (uint32_t)nlocal;
     h->ndedicated = (uint32_t)ndedicated;
     h->ring_lines = ring_lines;
     h->ring_stride = SHM_RING_CTL_SIZE + ring_lines * SHM_LINE;
-    h->rx_stride = align_up(rings_off((uint64_t)nlocal) + (uint64_t)(1 + ndedicated) * h->ring_stride,
-                            4096);
+    h->bulk_lines = bulk_lines;
+    h->bulk_stride = bulk_lines ? SHM_RING_CTL_SIZE + bulk_lines * SHM_LINE : 0;
+    h->bulk_off = align_up(rings_off((uint64_t)nlocal) + (uint64_t)(1 + ndedicated) * h->ring_stride,
+                           4096);
+    h->rx_stride = align_up(h->bulk_off + (bulk_lines ? (uint64_t)nlocal * h->bulk_stride : 0), 4096);
     h->members_off = align_up(sizeof *h, SHM_LINE);
     h->rx_off = align_up(h->members_off + (uint64_t)nlocal * sizeof(struct shm_member), 4096);
     h->total = h->rx_off + (uint64_t)nlocal * h->rx_stride;
@@ -156,6 +173,13 @@ static void ring_at(const struct shm_tp *t, uint8_t *area, int idx, struct shm_r
     /* A message may fill at most a quarter of a ring, so a big sender cannot
      * starve the others sharing it and a stream keeps 4 messages in flight. */
     shm_ring_view(r, p, t->hdr->ring_lines, (t->hdr->ring_lines * SHM_LINE) / 4);
+}
+
+/* The bulk ring in area that sender fills (same quarter rule). */
+static void bulk_at(const struct shm_tp *t, uint8_t *area, int sender, struct shm_ring *r)
+{
+    uint8_t *p = area + t->hdr->bulk_off + (uint64_t)sender * t->hdr->bulk_stride;
+    shm_ring_view(r, p, t->hdr->bulk_lines, (t->hdr->bulk_lines * SHM_LINE) / 4);
 }
 
 /* Map the pages of a ring (or a receive area) into this process now.  Left
@@ -183,14 +207,20 @@ static void copy_hdr(void *base, void *arg) { memcpy(base, arg, sizeof(struct sh
  * most 3/4 of the room there is (the rest for node-collective regions and
  * other jobs), down to 4 KiB; say so once.  64 MB of /dev/shm holds 29 ranks
  * of 256 KiB rings no more (9 rings per receiver).  Returns the ring lines. */
-static uint64_t fit_rings(const skf_ctx_t *ctx, int nlocal, int ndedicated, uint64_t lines)
+static uint64_t fit_rings(const skf_ctx_t *ctx, int nlocal, int ndedicated, uint64_t lines,
+                          uint64_t *bulk_lines)
 {
     static int told;
     uint64_t room = shm_seg_room(), want = lines;
     struct shm_seg_hdr h;
-    layout(&h, nlocal, ndedicated, lines);
+    layout(&h, nlocal, ndedicated, lines, *bulk_lines);
+    if (*bulk_lines && room != UINT64_MAX && h.total > room / 4 * 3) {
+        *bulk_lines = 0; /* the bulk rings go first: large messages keep CMA */
+        skf_verbose(ctx, "rank %d: too little shared memory for bulk rings: none", ctx->rank);
+        layout(&h, nlocal, ndedicated, lines, 0);
+    }
     while (lines > 64 && room != UINT64_MAX && h.total > room / 4 * 3)
-        layout(&h, nlocal, ndedicated, lines /= 2);
+        layout(&h, nlocal, ndedicated, lines /= 2, 0);
     if (lines != want && !told) {
         told = 1;
         skf_error("rank %d: %s has %llu MiB free: shm rings of %llu KiB instead of %llu KiB for "
@@ -243,7 +273,7 @@ static __attribute__((noinline)) void publish_head(struct shm_tp *t, struct shm_
 
 static void publish_all(struct shm_tp *t)
 {
-    for (int i = 0; i < t->nq; i++)
+    for (int i = 0; i < t->nq + t->nbulk; i++)
         if (t->q[i].head != t->q[i].head_pub && &t->q[i] != t->out)
             publish_head(t, &t->q[i]);
 }
@@ -324,10 +354,10 @@ static int ungate(const struct shm_tp *t, struct shm_rxq *q)
 
 /* ---- send ---------------------------------------------------------------------- */
 
-static __attribute__((noinline)) ssize_t send_full(struct shm_tp *t, int dst)
+static __attribute__((noinline)) ssize_t send_full(struct shm_tp *t, struct shm_tx *x, int dst)
 {
-    struct shm_tx *x = &t->tx[dst];
     t->blocked = dst;
+    t->blocked_tx = x;
     if ((++x->full_streak & SHM_DEAD_CHECK_EVERY) == 0 && peer_lost(t, dst))
         return -EPIPE;
     return -EAGAIN;
@@ -397,7 +427,7 @@ static __attribute__((noinline)) ssize_t send_general(struct shm_tp *t, struct s
         x->shared_sent += take >= 0;
     }
     if (take < 0)
-        return send_full(t, dst);
+        return send_full(t, x, dst);
     shm_fill(&x->ring, pos, iov, iovcnt, (uint64_t)take);
     if (extra)
         shm_fill_generated(&x->ring, pos, want - extra, (uint64_t)take, pack, arg);
@@ -410,10 +440,9 @@ static __attribute__((noinline)) ssize_t send_general(struct shm_tp *t, struct s
  * to a dedicated ring, room known from the cached head, no wrap: the copies
  * and the publish.  Measured (callgrind, MPI 8-byte stream): the general
  * path cost ~230 instructions per 2-piece message, this one ~60. */
-static ssize_t shm_send(void *tpv, int dst, const struct iovec *iov, int iovcnt)
+static inline ssize_t send_on(struct shm_tp *t, struct shm_tx *x, int dst,
+                              const struct iovec *iov, int iovcnt)
 {
-    struct shm_tp *t = tpv;
-    struct shm_tx *x = &t->tx[dst];
     if (__builtin_expect(x->dedicated && (unsigned)(iovcnt - 1) < 2, 1)) {
         uint64_t len0 = iov[0].iov_len, len1 = iovcnt == 2 ? iov[1].iov_len : 0;
         uint64_t len = len0 + len1, pos = x->tail, n = shm_lines_for(len);
@@ -433,6 +462,32 @@ static ssize_t shm_send(void *tpv, int dst, const struct iovec *iov, int iovcnt)
         }
     }
     return send_general(t, x, dst, iov, iovcnt, 0, NULL, NULL);
+}
+
+static ssize_t shm_send(void *tpv, int dst, const struct iovec *iov, int iovcnt)
+{
+    struct shm_tp *t = tpv;
+    return send_on(t, &t->tx[dst], dst, iov, iovcnt);
+}
+
+/* skf_send_bulk: onto the pair's bulk ring (the ordinary one without). */
+static ssize_t shm_send_bulk(void *tpv, int dst, const struct iovec *iov, int iovcnt)
+{
+    struct shm_tp *t = tpv;
+    if (!t->nbulk || dst == t->me)
+        return send_on(t, &t->tx[dst], dst, iov, iovcnt);
+    struct shm_tx *x = &t->txb[dst];
+    if (__builtin_expect(!x->touched, 0)) { /* map its pages once, as for a dedicated ring */
+        prefault(x->ring.data, x->ring.lines * SHM_LINE);
+        x->touched = 1;
+    }
+    return send_on(t, x, dst, iov, iovcnt);
+}
+
+static size_t shm_bulk_max(void *tpv, int peer)
+{
+    struct shm_tp *t = tpv;
+    return t->nbulk && peer != t->me ? t->txb[peer].ring.max_payload : 0;
 }
 
 static ssize_t shm_send_pack(void *tpv, int dst, const struct iovec *iov, int iovcnt, size_t len,
@@ -484,7 +539,7 @@ static void prepare_sleep(struct shm_tp *t, int *slice_ms)
         atomic_thread_fence(memory_order_seq_cst);
     else if (skf_membarrier() != 0)
         *slice_ms = 1; /* cannot be sure: do not sleep long */
-    for (int i = 0; i < t->next_free; i++)
+    for (int i = 0; i < t->nq + t->nbulk; i = i + 1 == t->next_free ? t->nq : i + 1)
         if (peek(&t->q[i], memory_order_acquire) &&
             !(atomic_load_explicit(&t->rxc->ready, memory_order_relaxed) & t->q[i].bit))
             atomic_fetch_or_explicit(&t->rxc->ready, t->q[i].bit, memory_order_relaxed);
@@ -564,7 +619,7 @@ static int shm_ready(void *tpv, int events)
     uint64_t meta;
     if ((events & SKF_READABLE) && (t->out || find(t, &meta)))
         r |= SKF_READABLE;
-    if ((events & SKF_WRITABLE) && (t->blocked < 0 || room(&t->tx[t->blocked])))
+    if ((events & SKF_WRITABLE) && (t->blocked < 0 || room(t->blocked_tx)))
         r |= SKF_WRITABLE;
     return r;
 }
@@ -656,16 +711,26 @@ static int setup_local(struct shm_tp *t)
     t->rxc = (struct shm_rx_ctl *)mine;
     t->map = rx_map(mine);
     t->nq = 1 + (int)h->ndedicated;
+    t->nbulk = h->bulk_lines ? t->nlocal : 0;
+    if (t->nq + t->nbulk > 64) {
+        skf_error("skf_chan_open(port %u): %d rings per receiver: more than the 64 of the ready bitmap",
+                  t->port, t->nq + t->nbulk);
+        return -EPROTO;
+    }
     t->next_free = 1;
-    t->q = calloc((size_t)t->nq, sizeof *t->q);
+    t->q = calloc((size_t)(t->nq + t->nbulk), sizeof *t->q);
     t->shared_count = calloc((size_t)t->nlocal, sizeof *t->shared_count);
     t->tx = calloc((size_t)t->nlocal, sizeof *t->tx);
-    if (!t->q || !t->shared_count || !t->tx)
+    t->txb = t->nbulk ? calloc((size_t)t->nlocal, sizeof *t->txb) : NULL;
+    if (!t->q || !t->shared_count || !t->tx || (t->nbulk && !t->txb))
         return -ENOMEM;
-    for (int i = 0; i < t->nq; i++) {
-        ring_at(t, mine, i, &t->q[i].ring);
+    for (int i = 0; i < t->nq + t->nbulk; i++) {
+        if (i < t->nq)
+            ring_at(t, mine, i, &t->q[i].ring);
+        else
+            bulk_at(t, mine, i - t->nq, &t->q[i].ring);
         t->q[i].bit = 1ull << i;
-        t->q[i].sender = -1;
+        t->q[i].sender = i < t->nq ? -1 : i - t->nq;
     }
     t->last = &t->q[0];
     t->batch = h->ring_lines / 8;
@@ -676,6 +741,12 @@ static int setup_local(struct shm_tp *t)
         x->map_slot = rx_map(x->rx_area) + t->me;
         ring_at(t, x->rx_area, 0, &x->ring);
         x->ready_bit = 1;
+        if (t->nbulk) { /* my bulk ring in s's area: single producer from the start */
+            struct shm_tx *b = &t->txb[s];
+            *b = (struct shm_tx){.rxc = x->rxc, .rx_area = x->rx_area, .dedicated = 1,
+                                 .ready_bit = 1ull << (t->nq + t->me)};
+            bulk_at(t, x->rx_area, t->me, &b->ring);
+        }
     }
     /* Few enough peers: everybody gets a dedicated ring now. */
     if (t->nlocal - 1 <= (int)h->ndedicated)
@@ -693,6 +764,7 @@ static void free_tp(struct shm_tp *t)
     free(t->q);
     free(t->shared_count);
     free(t->tx);
+    free(t->txb);
     free(t);
 }
 
@@ -717,12 +789,19 @@ static int shm_chan_open(skf_chan_t *ch, int *peer_id, void **tpp)
     t->yields = ctx->shm.yields;
     uint64_t lines = ctx->shm.ring_bytes / SHM_LINE;
     int ndedicated = ctx->shm.dedicated_max < t->nlocal - 1 ? ctx->shm.dedicated_max : t->nlocal - 1;
+    /* Bulk rings on the MPI port only (its streamed rendezvous is their one
+     * user), for few ranks (nlocal^2 rings; pages only for pairs that use
+     * them) and while the ready bitmap has a bit for each. */
+    uint64_t bulk = ch->port == SKF_PORT_MPI && t->nlocal > 1 &&
+                            t->nlocal <= ctx->shm.bulk_ranks && 1 + ndedicated + t->nlocal <= 64
+                        ? ctx->shm.bulk_bytes / SHM_LINE
+                        : 0;
     if (ch->port == SKF_PORT_INTERNAL) { /* control traffic: one small shared ring */
         lines = 1024;
         ndedicated = 0;
     } else if (t->me == 0 && !ctx->shm.ring_bytes_set) /* only the creator's layout counts */
-        lines = fit_rings(ctx, t->nlocal, ndedicated, lines);
-    layout(&want, t->nlocal, ndedicated, lines);
+        lines = fit_rings(ctx, t->nlocal, ndedicated, lines, &bulk);
+    layout(&want, t->nlocal, ndedicated, lines, bulk);
     rc = shm_seg_attach(ctx, ch->port, want.total, copy_hdr, &want, &t->seg);
     if (!rc) {
         t->hdr = t->seg.obj.base;
@@ -738,9 +817,10 @@ static int shm_chan_open(skf_chan_t *ch, int *peer_id, void **tpp)
     for (int r = 0; r < ch->size; r++)
         peer_id[r] = ctx->local_of_rank[r];
     skf_verbose(ctx, "rank %d: port %u: shm segment %zu bytes, %d local ranks, %d dedicated "
-                "rings of %llu bytes + 1 shared per receiver; in %s",
+                "rings of %llu bytes + 1 shared per receiver, %d bulk rings of %llu bytes; in %s",
                 ctx->rank, ch->port, t->seg.obj.size, t->nlocal, (int)t->hdr->ndedicated,
-                (unsigned long long)(t->hdr->ring_lines * SHM_LINE),
+                (unsigned long long)(t->hdr->ring_lines * SHM_LINE), t->nbulk,
+                (unsigned long long)(t->hdr->bulk_lines * SHM_LINE),
                 t->seg.obj.name[0] == '@' ? "a memfd" : "/dev/shm");
     *tpp = t;
     return 0;
@@ -757,7 +837,7 @@ static int shm_chan_close(void *tpv)
 size_t skf_shm_segment_bytes(int nlocal, int ndedicated, uint64_t ring_bytes)
 {
     struct shm_seg_hdr h;
-    layout(&h, nlocal, ndedicated, ring_bytes / SHM_LINE);
+    layout(&h, nlocal, ndedicated, ring_bytes / SHM_LINE, 0);
     return h.total;
 }
 
@@ -768,6 +848,8 @@ const struct skf_transport_ops skf_shm_ops = {
     .max_msg = shm_max_msg,
     .send = shm_send,
     .send_pack = shm_send_pack,
+    .send_bulk = shm_send_bulk,
+    .bulk_max = shm_bulk_max,
     .recv = shm_recv,
     .recv_done = shm_recv_done,
     .ready = shm_ready,
