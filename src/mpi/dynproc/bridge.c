@@ -342,6 +342,7 @@ static int device_grow(int n)
     GROW(rndv_out);
     GROW(eager_to);
     GROW(remote);
+    GROW(bulk_piece); /* 0: no bulk ring to another job's process */
 #undef GROW
     /* as over tcp: eager up to SKIFF_MPI_EAGER_MAX_TCP, larger ones stream
      * after the receiver matched (proto.c: no memory keys cross jobs) */
