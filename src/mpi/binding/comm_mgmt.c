@@ -587,7 +587,11 @@ static int by_key(const void *a, const void *b)
 
 /* Members of all[0..n) with colour color, ordered by key then index; world
  * ranks into w, my position (index me) into *pos.  Returns how many. */
-static int pick(const agree_msg_t *all, int n, int color, int me, int *w, int *pos)
+/* World indices come from c's own table (rank i of c), not from what each
+ * member says of itself: a process of another job (spawn, ports) has a world
+ * rank of its own job there, and this process numbers it otherwise. */
+static int pick(const struct MPI_ABI_Comm *c, const agree_msg_t *all, int n, int color, int me,
+                int *w, int *pos)
 {
     member_key_t *m = malloc((size_t)(n ? n : 1) * sizeof *m);
     if (!m)
@@ -595,7 +599,7 @@ static int pick(const agree_msg_t *all, int n, int color, int me, int *w, int *p
     int k = 0;
     for (int i = 0; i < n; i++)
         if (all[i].color == color)
-            m[k++] = (member_key_t){all[i].key, i, all[i].world};
+            m[k++] = (member_key_t){all[i].key, i, comm_world_rank(c, i)};
     qsort(m, (size_t)k, sizeof *m, by_key);
     for (int i = 0; i < k; i++) {
         w[i] = m[i].world;
@@ -641,8 +645,8 @@ static int split_inter_held(const char *fn, struct MPI_ABI_Comm *c, int color, i
         rc = no_ctx(fn, c);
     else if (!lw || !rw)
         rc = no_mem(fn, c);
-    else if (color != MPI_UNDEFINED && (nl = pick(all, ln, color, loc->rank, lw, &me)) > 0 &&
-             (nr = pick(remote, rn, color, -1, rw, NULL)) > 0) {
+    else if (color != MPI_UNDEFINED && (nl = pick(loc, all, ln, color, loc->rank, lw, &me)) > 0 &&
+             (nr = pick(c, remote, rn, color, -1, rw, NULL)) > 0) {
         int *lw2 = world_list(c, nl, lw);
         struct MPI_ABI_Group *g = group_new(nl, lw), *rg = group_new(nr, rw);
         if (!lw2 || !g || !rg)
@@ -717,7 +721,7 @@ static int split_intra(const char *fn, struct MPI_ABI_Comm *c, int color, int ke
         return MPI_SUCCESS;
     }
     int *w = malloc((size_t)c->size * sizeof *w), me = 0;
-    int n = w ? pick(all, c->size, color, c->rank, w, &me) : -1;
+    int n = w ? pick(c, all, c->size, color, c->rank, w, &me) : -1;
     free(all);
     if (n < 0) {
         free(w);
