@@ -70,6 +70,25 @@ static void exchange(MPI_Comm inter, int am_parent)
     int root_val = mr == 0 ? 4242 : 0;
     MPI_Bcast(&root_val, 1, MPI_INT, 0, merged);
     CHECK(root_val == 4242, "bcast %d", root_val);
+    /* a split of the merged communicator (reversed order) routes to the
+     * right processes of both jobs: a ring shift checked by value */
+    MPI_Comm rev;
+    MPI_Comm_split(merged, 0, ms - mr, &rev);
+    int rr, to_right = -1;
+    MPI_Comm_rank(rev, &rr);
+    CHECK(rr == ms - 1 - mr, "reversed rank %d", rr);
+    MPI_Sendrecv(&rr, 1, MPI_INT, (rr + 1) % ms, 31, &to_right, 1, MPI_INT, (rr + ms - 1) % ms, 31,
+                 rev, MPI_STATUS_IGNORE);
+    CHECK(to_right == (rr + ms - 1) % ms, "ring shift got %d", to_right);
+    MPI_Comm_free(&rev);
+    /* windows across jobs are not supported: every member gets the error */
+    MPI_Comm_set_errhandler(merged, MPI_ERRORS_RETURN);
+    void *wbase = NULL;
+    MPI_Win win = MPI_WIN_NULL;
+    int werr = MPI_Win_allocate(64, 1, MPI_INFO_NULL, merged, &wbase, &win), wcls = -1;
+    MPI_Error_class(werr, &wcls);
+    CHECK(wcls == MPI_ERR_UNSUPPORTED_OPERATION && win == MPI_WIN_NULL,
+          "MPI_Win_allocate across jobs: class %d", wcls);
     MPI_Barrier(merged);
     MPI_Comm_free(&merged);
 }

@@ -280,6 +280,18 @@ int win_make(const char *fn, int flavor, void *base, MPI_Aint size, int disp_uni
     w->comm = comm_of(wc);
     w->rank = w->comm->rank;
     w->size = w->comm->size;
+    /* Processes of another job (spawn, ports, join) are reached only by
+     * messages (dynproc/bridge.h), not by the channel's one-sided operations.
+     * Every member sees such a member, so all of them fail alike. */
+    for (int r = 0; r < w->size; r++)
+        if (comm_world_rank(w->comm, r) >= mpid.size) {
+            rc = mpir_error(c, MPI_ERR_UNSUPPORTED_OPERATION,
+                            "%s: rank %d of the communicator is a process of another job "
+                            "(spawned or connected); windows across jobs are not supported",
+                            fn, r);
+            release(w);
+            return rc;
+        }
     w->my_size = (uint64_t)size;
     w->my_disp_unit = disp_unit;
     w->t = calloc((size_t)w->size, sizeof *w->t);
