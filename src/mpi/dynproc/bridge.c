@@ -450,6 +450,19 @@ static void append(peer_t *p, const void *data, size_t n)
     p->len += n;
 }
 
+/* Its connection to me is still open: what it sent before it closed its end
+ * (its goodbye among them) may be unread there, so that connection's end, not
+ * a failed write to it, says whether it left or died.  (A process that stops
+ * reading and exits makes our writes fail at once: the reset of a close with
+ * unread data, e.g. our 'N' to a ring it offered just before leaving.) */
+static int reads_pending_from(const peer_t *p)
+{
+    for (int i = 0; i < nconns; i++)
+        if (conns[i].fd >= 0 && conns[i].peer == (int)(p - peers))
+            return 1;
+    return 0;
+}
+
 /* Write what the socket takes; 0 when all is out. */
 static int flush(peer_t *p)
 {
@@ -460,8 +473,9 @@ static int flush(peer_t *p)
         if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
             return 1;
         if (w < 0) {
-            if (p->bye || finalizing) { /* it has gone on purpose (its goodbye may be
-                                         * unread): what it would not read is dropped */
+            if (p->bye || finalizing || reads_pending_from(p)) {
+                /* it has gone on purpose, or its connection to me will say
+                 * (its goodbye may be unread): what it would not read is dropped */
                 p->off = p->len = 0;
                 return 0;
             }
