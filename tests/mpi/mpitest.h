@@ -64,6 +64,26 @@ static inline long verify(const unsigned char *b, size_t n, unsigned seed)
     return -1;
 }
 
+/* A verify() result: fails the test, naming the message, when a byte is wrong. */
+static inline void check_verified(const char *what, size_t n, int from, long bad)
+{
+    if (bad >= 0)
+        fprintf(stderr, "rank %d: %s of %zu bytes from %d: byte %ld wrong\n", T_rank, what, n,
+                from, bad);
+    CHECK(bad < 0);
+}
+
+/* A received message's status: source, tag and count of type t. */
+static inline void check_recv_status(const MPI_Status *st, int src, int tag, MPI_Datatype t,
+                                     int count)
+{
+    CHECK_EQ_INT(st->MPI_SOURCE, src);
+    CHECK_EQ_INT(st->MPI_TAG, tag);
+    int cnt;
+    MPI_Get_count(st, t, &cnt);
+    CHECK_EQ_INT(cnt, count);
+}
+
 static inline void test_done(const char *name)
 {
     test_barrier();

@@ -24,23 +24,6 @@ static const size_t sizes[] = {
 #define NSIZES (sizeof sizes / sizeof sizes[0])
 #define MAXN (8 * MI + 1)
 
-static void report(const char *what, size_t n, int from, long bad)
-{
-    if (bad >= 0)
-        fprintf(stderr, "rank %d: %s of %zu bytes from %d: byte %ld wrong\n", T_rank, what, n,
-                from, bad);
-    CHECK(bad < 0);
-}
-
-static void check_status(const MPI_Status *st, int src, int tag, MPI_Datatype t, int count)
-{
-    CHECK_EQ_INT(st->MPI_SOURCE, src);
-    CHECK_EQ_INT(st->MPI_TAG, tag);
-    int cnt;
-    MPI_Get_count(st, t, &cnt);
-    CHECK_EQ_INT(cnt, count);
-}
-
 /* Pairs exchange every size; posted first on even sizes, unexpected on odd;
  * a 100-byte message follows each large one on another tag. */
 static void pairs(unsigned char *sbase, unsigned char *rbase, int sa, int ra)
@@ -74,9 +57,9 @@ static void pairs(unsigned char *sbase, unsigned char *rbase, int sa, int ra)
             MPI_Wait(&rq[0], &st);
             MPI_Wait(&rq[1], MPI_STATUS_IGNORE);
         }
-        check_status(&st, peer, tag, MPI_BYTE, (int)n);
-        report("pair exchange", n, peer, verify(rb, n, peer_seed));
-        report("small message after a large one", sizeof rsmall, peer,
+        check_recv_status(&st, peer, tag, MPI_BYTE, (int)n);
+        check_verified("pair exchange", n, peer, verify(rb, n, peer_seed));
+        check_verified("small message after a large one", sizeof rsmall, peer,
                verify(rsmall, sizeof rsmall, peer_seed + 1));
         CHECK(rb[n] == 0xee); /* nothing written past the message */
     }
@@ -101,8 +84,8 @@ static void gather_any(unsigned char *sb, unsigned char *rb)
             CHECK(st.MPI_SOURCE > 0 && st.MPI_SOURCE < T_size);
             CHECK(!(seen & (1 << st.MPI_SOURCE)));
             seen |= 1 << st.MPI_SOURCE;
-            check_status(&st, st.MPI_SOURCE, tag, MPI_BYTE, (int)n);
-            report("ANY_SOURCE receive", n, st.MPI_SOURCE,
+            check_recv_status(&st, st.MPI_SOURCE, tag, MPI_BYTE, (int)n);
+            check_verified("ANY_SOURCE receive", n, st.MPI_SOURCE,
                    verify(rb, n, (unsigned)(k * 7) + (unsigned)st.MPI_SOURCE));
         }
     }
@@ -131,7 +114,7 @@ static void truncation(unsigned char *sb, unsigned char *rb)
             int cnt;
             MPI_Get_count(&st, MPI_BYTE, &cnt);
             CHECK_EQ_INT(cnt, (int)cap);
-            report("truncated receive", cap, peer, verify(rb, cap, (unsigned)k + 77));
+            check_verified("truncated receive", cap, peer, verify(rb, cap, (unsigned)k + 77));
             CHECK(rb[cap] == 0xee);
         }
     }
@@ -165,17 +148,17 @@ static void probes(unsigned char *sb, unsigned char *rb)
     } else {
         MPI_Status st;
         MPI_Probe(peer, 60, MPI_COMM_WORLD, &st);
-        check_status(&st, peer, 60, MPI_BYTE, (int)n);
+        check_recv_status(&st, peer, 60, MPI_BYTE, (int)n);
         memset(rb, 0, n);
         MPI_Recv(rb, (int)n, MPI_BYTE, peer, 60, MPI_COMM_WORLD, &st);
-        report("probed receive", n, peer, verify(rb, n, 5));
+        check_verified("probed receive", n, peer, verify(rb, n, 5));
         MPI_Message msg;
         MPI_Mprobe(MPI_ANY_SOURCE, 61, MPI_COMM_WORLD, &msg, &st);
-        check_status(&st, peer, 61, MPI_BYTE, (int)n);
+        check_recv_status(&st, peer, 61, MPI_BYTE, (int)n);
         memset(rb, 0, n);
         MPI_Mrecv(rb, (int)n, MPI_BYTE, &msg, &st);
-        check_status(&st, peer, 61, MPI_BYTE, (int)n);
-        report("matched-probe receive", n, peer, verify(rb, n, 5));
+        check_recv_status(&st, peer, 61, MPI_BYTE, (int)n);
+        check_verified("matched-probe receive", n, peer, verify(rb, n, 5));
         test_barrier();
         int flag;
         MPI_Iprobe(peer, 62, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
@@ -199,7 +182,7 @@ static void strided(void)
         rs[i] = -7;
     MPI_Status st;
     MPI_Sendrecv(sv, c, MPI_INT, peer, 8, rs, 1, v, peer, 8, MPI_COMM_WORLD, &st);
-    check_status(&st, peer, 8, MPI_INT, c);
+    check_recv_status(&st, peer, 8, MPI_INT, c);
     for (int i = 0; i < 2 * c; i++) {
         int want = (i & 1) ? -7 : peer * 1000003 + i / 2;
         if (rs[i] != want) {

@@ -19,23 +19,6 @@ static const size_t sizes[] = {
 #define NSIZES (sizeof sizes / sizeof sizes[0])
 #define MAXN (1024 * KI + 5)
 
-static void report(const char *what, size_t n, int from, long bad)
-{
-    if (bad >= 0)
-        fprintf(stderr, "rank %d: %s of %zu bytes from %d: byte %ld wrong\n", T_rank, what, n,
-                from, bad);
-    CHECK(bad < 0);
-}
-
-static void check_status(const MPI_Status *st, int src, int tag, MPI_Datatype t, int count)
-{
-    CHECK_EQ_INT(st->MPI_SOURCE, src);
-    CHECK_EQ_INT(st->MPI_TAG, tag);
-    int cnt;
-    MPI_Get_count(st, t, &cnt);
-    CHECK_EQ_INT(cnt, count);
-}
-
 /* Pairs exchange every size, buffers off by sa/ra bytes from alignment;
  * posted first on even sizes, unexpected (sent before the receive) on odd. */
 static void pairs(unsigned char *sbase, unsigned char *rbase, int sa, int ra)
@@ -63,8 +46,8 @@ static void pairs(unsigned char *sbase, unsigned char *rbase, int sa, int ra)
             MPI_Send(sb, (int)n, MPI_BYTE, peer, tag, MPI_COMM_WORLD);
             MPI_Wait(&r, &st);
         }
-        check_status(&st, peer, tag, MPI_BYTE, (int)n);
-        report("pair exchange", n, peer, verify(rb, n, peer_seed));
+        check_recv_status(&st, peer, tag, MPI_BYTE, (int)n);
+        check_verified("pair exchange", n, peer, verify(rb, n, peer_seed));
         CHECK(rb[n] == 0xee); /* nothing written past the message */
     }
 }
@@ -87,8 +70,8 @@ static void gather_any(unsigned char *sb, unsigned char *rb)
             CHECK(st.MPI_SOURCE > 0 && st.MPI_SOURCE < T_size);
             CHECK(!(seen & (1 << st.MPI_SOURCE)));
             seen |= 1 << st.MPI_SOURCE;
-            check_status(&st, st.MPI_SOURCE, tag, MPI_BYTE, (int)n);
-            report("ANY_SOURCE receive", n, st.MPI_SOURCE,
+            check_recv_status(&st, st.MPI_SOURCE, tag, MPI_BYTE, (int)n);
+            check_verified("ANY_SOURCE receive", n, st.MPI_SOURCE,
                    verify(rb, n, (unsigned)(k * 7) + (unsigned)st.MPI_SOURCE));
         }
     }
@@ -114,7 +97,7 @@ static void strided(void)
         MPI_Status st;
         /* strided out, contiguous in */
         MPI_Sendrecv(sv, 1, v, peer, 7, rv, c, MPI_INT, peer, 7, MPI_COMM_WORLD, &st);
-        check_status(&st, peer, 7, MPI_INT, c);
+        check_recv_status(&st, peer, 7, MPI_INT, c);
         for (int i = 0; i < c; i++)
             if (rv[i] != peer * 1000003 + i + c) {
                 fprintf(stderr, "rank %d: strided send of %d ints: int %d is %d\n", T_rank, c, i,
@@ -125,7 +108,7 @@ static void strided(void)
         for (int i = 0; i < 2 * c; i++)
             rs[i] = -7;
         MPI_Sendrecv(rv, c, MPI_INT, peer, 8, rs, 1, v, peer, 8, MPI_COMM_WORLD, &st);
-        check_status(&st, peer, 8, MPI_INT, c);
+        check_recv_status(&st, peer, 8, MPI_INT, c);
         for (int i = 0; i < 2 * c; i++) {
             int want = (i & 1) ? -7 : T_rank * 1000003 + i / 2 + c; /* my own ints came back */
             if (rs[i] != want) {
