@@ -38,13 +38,24 @@ int skf_node_shm_try_create(skf_ctx_t *ctx, size_t size, char name[SKF_NODE_SHM_
 
 const char *skf_node_shm_where(void) { return skf_shm_where(skf_shm_kind()); }
 
-int skf_node_shm_attach(const char *name, size_t size, void **base)
+static int attach(const char *name, size_t size, void **base, int quiet_gone)
 {
     struct skf_shm_obj o;
-    int rc = skf_shm_obj_attach(name, size, "node shared region", &o);
+    int rc = quiet_gone ? skf_shm_obj_try_attach(name, size, "node shared region", &o)
+                        : skf_shm_obj_attach(name, size, "node shared region", &o);
     if (!rc)
         *base = o.base;
     return rc;
+}
+
+int skf_node_shm_attach(const char *name, size_t size, void **base)
+{
+    return attach(name, size, base, 0);
+}
+
+int skf_node_shm_try_attach(const char *name, size_t size, void **base)
+{
+    return attach(name, size, base, 1);
 }
 
 int skf_node_shm_attach_at(const char *name, size_t size, void *at)

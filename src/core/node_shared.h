@@ -30,6 +30,9 @@ int skf_node_shm_try_create(skf_ctx_t *ctx, size_t size, char name[SKF_NODE_SHM_
                             void **base);
 /* Map a region another rank created; fails unless it has exactly size bytes. */
 int skf_node_shm_attach(const char *name, size_t size, void **base);
+/* The same, silent when the region is gone (its creator left or dropped it):
+ * for callers that fall back and say why themselves. */
+int skf_node_shm_try_attach(const char *name, size_t size, void **base);
 /* Map it over [at, at + size) (page-aligned), replacing what was there. */
 int skf_node_shm_attach_at(const char *name, size_t size, void *at);
 /* Creator only, once every peer attached: drop the name. */

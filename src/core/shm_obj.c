@@ -182,13 +182,29 @@ static int parse_memfd_name(const char *name, int *pid, int *fd, const char **la
     return 0;
 }
 
+static int attach(const char *name, size_t size, void *at, const char *who, int quiet_gone,
+                  struct skf_shm_obj *o);
+
 int skf_shm_obj_attach(const char *name, size_t size, const char *who, struct skf_shm_obj *o)
 {
-    return skf_shm_obj_attach_at(name, size, NULL, who, o);
+    return attach(name, size, NULL, who, 0, o);
+}
+
+int skf_shm_obj_try_attach(const char *name, size_t size, const char *who, struct skf_shm_obj *o)
+{
+    return attach(name, size, NULL, who, 1, o);
 }
 
 int skf_shm_obj_attach_at(const char *name, size_t size, void *at, const char *who,
                           struct skf_shm_obj *o)
+{
+    return attach(name, size, at, who, 0, o);
+}
+
+/* quiet_gone: say nothing when the object is gone (its creator closed it or
+ * left): the caller has a fallback and reports it its own way. */
+static int attach(const char *name, size_t size, void *at, const char *who, int quiet_gone,
+                  struct skf_shm_obj *o)
 {
     reset(o);
     int fd, rc = 0;
@@ -204,6 +220,8 @@ int skf_shm_obj_attach_at(const char *name, size_t size, void *at, const char *w
         fd = open(path, O_RDWR | O_CLOEXEC);
         if (fd < 0) {
             rc = -errno;
+            if (quiet_gone && rc == -ENOENT)
+                return rc;
             skf_error("%s: attach %s: open %s: %s (the creator's descriptors must be open to its "
                       "peers; SKIFF_SHM_OBJECTS=dev-shm uses /dev/shm instead)",
                       who, label, path, strerror(errno));
@@ -211,6 +229,8 @@ int skf_shm_obj_attach_at(const char *name, size_t size, void *at, const char *w
         }
         if (!is_memfd(fd, label)) { /* the creator closed it and reused the number */
             close(fd);
+            if (quiet_gone)
+                return -ESTALE;
             skf_error("%s: attach %s: %s is another file now", who, label, path);
             return -ESTALE;
         }
@@ -218,6 +238,8 @@ int skf_shm_obj_attach_at(const char *name, size_t size, void *at, const char *w
         fd = shm_open(name, O_RDWR | O_CLOEXEC, 0);
         if (fd < 0) {
             rc = -errno;
+            if (quiet_gone && rc == -ENOENT)
+                return rc;
             skf_error("%s: attach %s: %s", who, name, strerror(errno));
             return rc;
         }

@@ -59,6 +59,9 @@ int skf_shm_obj_create(const skf_ctx_t *ctx, const char *label, size_t size, int
 /* Map the object another process created and named; size 0 takes its size,
  * otherwise it must be exactly size bytes.  Errors are printed with who. */
 int skf_shm_obj_attach(const char *name, size_t size, const char *who, struct skf_shm_obj *o);
+/* The same, silent when the object no longer exists (-ENOENT, or -ESTALE
+ * for a memfd whose creator closed it): for callers with a fallback. */
+int skf_shm_obj_try_attach(const char *name, size_t size, const char *who, struct skf_shm_obj *o);
 /* The same at the fixed, page-aligned address at, replacing whatever was
  * mapped there (MAP_FIXED): OpenSHMEM moves its data segment into one. */
 int skf_shm_obj_attach_at(const char *name, size_t size, void *at, const char *who,

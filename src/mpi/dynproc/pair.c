@@ -66,7 +66,9 @@ int pair_accept(pair_t *p, const char *name, uint64_t lines, char *why, size_t c
         snprintf(why, cap, "the offered ring of %llu lines is malformed", (unsigned long long)lines);
         return -EPROTO;
     }
-    if ((rc = skf_node_shm_attach(name, region_size(lines), &base))) {
+    /* quiet: a creator that already left is normal; the caller stays on TCP
+     * and says why under SKIFF_VERBOSE */
+    if ((rc = skf_node_shm_try_attach(name, region_size(lines), &base))) {
         snprintf(why, cap, "cannot map the ring '%s': %s", name, strerror(-rc));
         return rc;
     }
