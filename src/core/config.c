@@ -22,6 +22,7 @@
 #define NUM(lo, hi) SKF_PARAM_NUM, NULL, (lo), (hi), 0, NULL
 #define NUM_OR_AUTO(lo, hi) SKF_PARAM_NUM, WORDS("auto"), (lo), (hi), 0, NULL
 #define POW2(lo, hi) SKF_PARAM_NUM, NULL, (lo), (hi), 1, NULL
+#define POW2_OR_AUTO(lo, hi) SKF_PARAM_NUM, WORDS("auto"), (lo), (hi), 1, NULL
 #define FLAG NUM(0, 1)
 #define ONE_OF(...) SKF_PARAM_WORD, WORDS(__VA_ARGS__), 0, 0, 0, NULL
 #define TEXT(check) SKF_PARAM_TEXT, NULL, 0, 0, 0, (check)
@@ -42,14 +43,16 @@ const skf_param_t skf_params[] = {
      NUM(0, 9)},
     {"SKIFF_CMA", "1", "0: never use CMA (process_vm_readv/writev) for skf_get/put; copy through the rings",
      FLAG},
+    {"SKIFF_COPY", "auto", "payload copies into and out of shared memory: auto (memcpy, or a vector loop when source and destination sit at different offsets in a cache line, where rep movsb can collapse: docs/shm-transport.md), libc (memcpy always)",
+     ONE_OF("auto", "libc")},
     {"SKIFF_SPIN", "auto", "polls before a waiter yields/sleeps (auto: 20000, or 4 when ranks > cores; -1: none)",
      NUM_OR_AUTO(-1, 1LL << 30)},
     {"SKIFF_YIELDS", "auto", "sched_yield rounds before a waiter sleeps (auto: 0, or 1 when ranks > cores; -1: none)",
      NUM_OR_AUTO(-1, 1000000)},
     {"SKIFF_SHM_OBJECTS", "auto", "shared memory: memfd (opened by peers through /proc/<pid>/fd; never in /dev/shm), dev-shm (named objects in /dev/shm), auto: memfd when peers can open it, else dev-shm",
      ONE_OF("auto", "memfd", "dev-shm")},
-    {"SKIFF_SHM_RING_SIZE", "256K", "bytes per shm receive ring (power of two; a message takes at most 1/4; unset: halved until the segment fits 3/4 of the free shared memory)",
-     POW2(4 * KI, GI)},
+    {"SKIFF_SHM_RING_SIZE", "auto", "bytes per shm receive ring (power of two; a message takes at most 1/4); auto: 2M for MPI traffic on a node of at most 4 ranks (larger than a core's L2, so a sender writes lines the receiver's cache no longer holds: docs/shm-transport.md), else 256K, halved until the segment fits 3/4 of the free shared memory",
+     POW2_OR_AUTO(4 * KI, GI)},
     {"SKIFF_SHM_DEDICATED_MAX", "8", "dedicated rings per receiver (0..63); all peers get one at open if fewer",
      NUM(0, 63)},
     {"SKIFF_SHM_BULK_SIZE", "1M", "bytes of each bulk ring: one per pair of ranks on a node, for large MPI messages streamed in SKIFF_MPI_BULK_CHUNK pieces (power of two; a message takes at most 1/4)",
@@ -81,7 +84,7 @@ const skf_param_t skf_params[] = {
     {"SKIFF_MPI_EAGER_MAX", "256K",
      "MPI: largest payload sent eagerly (copied through the ring, in SKIFF_MPI_PIPE_CHUNK pieces to a node mate); larger ones use rendezvous",
      NUM(0, GI)},
-    {"SKIFF_MPI_PIPE_CHUNK", "16K",
+    {"SKIFF_MPI_PIPE_CHUNK", "8K",
      "MPI: an eager or streamed payload to a rank on this node larger than this goes into the ring in pieces of this size, so the receiver copies one piece out while the sender copies the next in (0: as large as the ring takes)",
      NUM(0, GI)},
     {"SKIFF_MPI_BULK_MAX", "0",

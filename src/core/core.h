@@ -37,9 +37,17 @@ static inline int skf_spin_over(long long *until, long long ns)
 
 #define SKF_CMA_PROBE_MAGIC 0x736b69666670726full
 
+/* SKIFF_SHM_RING_SIZE=auto: rings of SKF_SHM_RING_DEFAULT bytes, but of
+ * SKF_SHM_RING_FEW bytes for the MPI port on a node of at most
+ * SKF_SHM_RING_FEW_RANKS ranks (skf_shm_ring_bytes, docs/shm-transport.md). */
+#define SKF_SHM_RING_DEFAULT (256u << 10)
+#define SKF_SHM_RING_FEW (2u << 20)
+#define SKF_SHM_RING_FEW_RANKS 4
+
 /* Tunables of the shm transport, read once at skf_init (see config.c). */
 struct skf_shm_conf {
-    uint64_t ring_bytes;   /* bytes per receive ring (power of two)              */
+    uint64_t ring_bytes;   /* bytes per receive ring (power of two; auto: the
+                              default, larger on few-rank nodes: skf_shm_ring_bytes) */
     int ring_bytes_set;    /* SKIFF_SHM_RING_SIZE given: never shrunk to fit     */
     int dedicated_max;     /* dedicated rings per receiver (<= 63)               */
     long dedicated_after;  /* shared-ring messages before a sender gets its own  */

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "core/config.h"
+#include "core/copy.h"
 #include "core/core.h"
 
 static void vsay(const char *fmt, va_list ap)
@@ -50,8 +51,10 @@ static void read_config(skf_ctx_t *ctx)
     struct skf_shm_conf *c = &ctx->shm;
     long long spin = skf_param_ll("SKIFF_SPIN");
     long long yields = skf_param_ll("SKIFF_YIELDS");
-    c->ring_bytes = (uint64_t)skf_param_ll("SKIFF_SHM_RING_SIZE");
-    c->ring_bytes_set = getenv("SKIFF_SHM_RING_SIZE") && *getenv("SKIFF_SHM_RING_SIZE");
+    c->ring_bytes = (uint64_t)skf_param_ll("SKIFF_SHM_RING_SIZE"); /* 0: auto */
+    c->ring_bytes_set = c->ring_bytes != 0;
+    if (!c->ring_bytes)
+        c->ring_bytes = SKF_SHM_RING_DEFAULT;
     c->dedicated_max = (int)skf_param_ll("SKIFF_SHM_DEDICATED_MAX");
     c->dedicated_after = (long)skf_param_ll("SKIFF_SHM_DEDICATED_AFTER");
     c->bulk_bytes = (uint64_t)skf_param_ll("SKIFF_SHM_BULK_SIZE");
@@ -231,6 +234,7 @@ int skf_init(skf_ctx_t **ctxp)
     prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
     ctx->cma_probe_word = SKF_CMA_PROBE_MAGIC; /* before exchange_pids publishes its address */
     read_config(ctx);
+    skf_copy_init();
     if ((rc = exchange_pids(ctx)) || (rc = skf_mr_init(ctx)) ||
         (rc = skf_chan_open_port(ctx, SKF_PORT_INTERNAL, &ctx->internal))) {
         free_ctx(ctx);

@@ -69,7 +69,7 @@ config-values) # every SKIFF_* value is checked: a clear line, no crash, no sile
     check_bad SKIFF_COLL_NODE_MAX=-1 'expected a number from 0 to 4M'
     check_bad SKIFF_TRANSPORTS=garbage 'expected auto, shm,tcp, shm,ofi, tcp, ofi or shm$'
     check_bad SKIFF_TCP_CC=garbage 'expected system or a congestion control of this kernel'
-    check_bad SKIFF_SHM_RING_SIZE=3K 'expected a power of two from 4K to 1G'
+    check_bad SKIFF_SHM_RING_SIZE=3K 'expected auto or a power of two from 4K to 1G'
     check_bad SKIFF_CMA=yes 'expected 0 or 1$'
     check_bad SKIFF_SPIN=12Q 'expected auto or a number from -1 to 1G'
     check_bad SKIFF_MPI_EAGER_MAX=99999999999G 'expected a number from 0 to 1G'

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "coll/coll.h"
+#include "core/copy.h"
 #include "datatype/dtype.h"
 #include "device/device.h"
 #include "dynproc/bridge.h"
@@ -29,7 +30,7 @@ void mpid_copy_out(void *dst, const struct iovec *cont, int ncont, size_t off, s
             continue;
         }
         size_t k = n - off < len ? n - off : len;
-        memcpy(d, (char *)cont[i].iov_base + off, k);
+        skf_copy(d, (char *)cont[i].iov_base + off, k);
         d += k;
         len -= k;
         off = 0;
@@ -435,7 +436,7 @@ recv_in_place(void *buf, size_t cap, int src, int tag, struct MPI_ABI_Comm *c, M
         if (mine && hp->kind != W_RTS && (size_t)total == hlen + hp->len) {
             size_t len = hp->len, n = len < cap ? len : cap;
             if (likely(cont[0].iov_len >= hlen + n))
-                memcpy(buf, (char *)cont[0].iov_base + hlen, n);
+                skf_copy(buf, (char *)cont[0].iov_base + hlen, n);
             else
                 mpid_copy_out(buf, cont, ncont, hlen, n);
             st->MPI_SOURCE = hp->src;

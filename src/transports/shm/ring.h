@@ -34,6 +34,7 @@
 #include <string.h>
 #include <sys/uio.h>
 
+#include "core/copy.h"
 #include "skiff.h" /* skf_pack_fn */
 
 #define SHM_LINE 64                      /* one slot = one cache line                */
@@ -159,7 +160,7 @@ static inline void shm_fill(const struct shm_ring *r, uint64_t pos, const struct
             if (off >= ring_bytes)
                 off -= ring_bytes;
             uint64_t chunk = ring_bytes - off < n ? ring_bytes - off : n;
-            memcpy(r->data + off, src, chunk);
+            skf_copy(r->data + off, src, chunk);
             off += chunk;
             src += chunk;
             n -= chunk;

@@ -5,7 +5,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "skiff.h" /* skf_ctx_t */
+
 /* Bytes of one channel's segment on a node (for docs, skiff-info and tests). */
 size_t skf_shm_segment_bytes(int nlocal, int ndedicated, uint64_t ring_bytes);
+uint64_t skf_shm_ring_bytes(const skf_ctx_t *ctx, unsigned port, int nlocal);
 
 #endif
