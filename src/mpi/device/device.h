@@ -102,6 +102,9 @@ typedef union wire_any {
 /* Short payload: the channel's 8-byte message word, a 16-byte header and this
  * many bytes fill exactly one 64-byte ring line. */
 #define MPID_SHORT_MAX (64 - 8 - (int)sizeof(wire_hdr_t))
+/* SKIFF_MPI_BULK_MAX=auto: the largest message streamed through a bulk ring
+ * (larger ones: the CMA rendezvous, equal to the stream at 16 MiB). */
+#define MPID_BULK_AUTO_MAX ((size_t)8 << 20)
 /* The channel takes at least one ring line (56 payload bytes) when it takes
  * anything, so headers up to this size are never split. */
 #define MPID_HDR_ATOMIC 56

@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "core/config.h"
 #include "core/info.h"
@@ -84,6 +86,14 @@ int mpid_init(void)
      * of SKIFF_MPI_BULK_CHUNK, at most what one bulk message takes. */
     long long bmax = skf_param_ll("SKIFF_MPI_BULK_MAX");
     size_t bchunk = (size_t)skf_param_ll("SKIFF_MPI_BULK_CHUNK");
+    const char *bset = getenv("SKIFF_MPI_BULK_MAX");
+    if (!bset || !*bset || strcasecmp(bset, "auto") == 0) {
+        /* auto: a stream needs sender and receiver on a CPU at once, so only
+         * while the job's ranks here do not outnumber the CPUs (measured:
+         * 1-4 MiB 1.3-1.5x the CMA rendezvous, docs/mpi.md "Bulk rings") */
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        bmax = cpus > 0 && skf_local_size(mpid.ctx) <= cpus ? MPID_BULK_AUTO_MAX : 0;
+    }
     mpid.bulk_max = bmax > 0 ? (size_t)bmax : 0;
     for (int i = 0; i < n && mpid.bulk_max; i++) {
         size_t most = i == mpid.rank || mpid.remote[i] ? 0 : skf_bulk_max(mpid.ch, mpid.addr[i]);
