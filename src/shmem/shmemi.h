@@ -25,6 +25,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/copy.h" /* skf_copy: memcpy without rep movsb's skewed-offset cliff */
 #include "shmem.h"
 #include "skiff.h"
 
@@ -188,7 +189,7 @@ static inline void shmemi_put(const char *call, void *dest, const void *src, siz
 {
     char *p = shmemi_mapped(dest, len, pe);
     if (SHMEMI_LIKELY(p != NULL))
-        memcpy(p, src, len);
+        skf_copy(p, src, len);
     else
         shmemi_put_slow(call, dest, src, len, pe);
 }
@@ -198,7 +199,7 @@ static inline void shmemi_put_nbi(const char *call, void *dest, const void *src,
 {
     char *p = shmemi_mapped(dest, len, pe);
     if (SHMEMI_LIKELY(p != NULL))
-        memcpy(p, src, len);
+        skf_copy(p, src, len);
     else
         shmemi_put_slow_nbi(call, dest, src, len, pe);
 }
@@ -206,7 +207,7 @@ static inline void shmemi_get(const char *call, void *dest, const void *src, siz
 {
     const char *p = shmemi_mapped(src, len, pe);
     if (SHMEMI_LIKELY(p != NULL))
-        memcpy(dest, p, len);
+        skf_copy(dest, p, len);
     else
         shmemi_get_slow(call, dest, src, len, pe);
 }

@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "coll/coll.h"
+#include "core/copy.h"
 #include "datatype/dtype.h"
 #include "rma/win.h"
 
@@ -490,7 +491,7 @@ static int put_get(struct MPI_ABI_Win *w, const rma_op_t *op, const tloc_t *loc,
         return rma_start(w, op, loc, n, write);
     if (loc->ptr && op->otype->contiguous && op->ttype->contiguous) {
         /* the common case: one copy, nothing else */
-        write ? memcpy(loc->ptr, op->origin, n) : memcpy(op->result, loc->ptr, n);
+        write ? skf_copy(loc->ptr, op->origin, n) : skf_copy(op->result, loc->ptr, n);
         return MPI_SUCCESS;
     }
     void *tmp = NULL, *buf;
