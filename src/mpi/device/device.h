@@ -105,6 +105,10 @@ typedef union wire_any {
 /* SKIFF_MPI_BULK_MAX=auto: the largest message streamed through a bulk ring
  * (larger ones: the CMA rendezvous, equal to the stream at 16 MiB). */
 #define MPID_BULK_AUTO_MAX ((size_t)8 << 20)
+/* auto: a stream slower than this (bytes per ns = GB/s) was starved of a CPU */
+#define MPID_BULK_STARVED 4
+#define MPID_BULK_BACKOFF_MIN 16u
+#define MPID_BULK_BACKOFF_MAX 4096u
 /* The channel takes at least one ring line (56 payload bytes) when it takes
  * anything, so headers up to this size are never split. */
 #define MPID_HDR_ATOMIC 56
@@ -135,6 +139,7 @@ struct MPI_ABI_Request {
     uint8_t stream;    /* streamed rendezvous (W_FLAG_STREAM)            */
     uint8_t need;      /* send: enum send_need bits still outstanding    */
     uint8_t bulk;      /* send: streams through the bulk ring (W_BDATA)  */
+    long long bulk_t0; /* send: when its stream began (the receiver's W_GO), ns */
     struct MPI_ABI_Comm *comm;
     int peer, tag;     /* send: dest and tag; receive: filter            */
     int world;         /* world rank of the peer (receive: once matched) */
@@ -226,6 +231,9 @@ struct mpid_state {
                                     stream through it (SKIFF_MPI_BULK_MAX; 0: never) */
     size_t *bulk_piece;          /* [size] payload bytes per W_BDATA piece to that rank
                                     (SKIFF_MPI_BULK_CHUNK, fitted); 0: it has no bulk ring */
+    int bulk_auto;               /* SKIFF_MPI_BULK_MAX=auto: back off to CMA after a starved stream */
+    unsigned bulk_skip;          /* eligible sends still to give to CMA (proto.c, bulk_judge) */
+    unsigned bulk_backoff;       /* the next such run's length: doubles while streams starve */
     int *rndv_out;               /* [size] my rendezvous sends awaiting FIN    */
     req_list_t *sendq;           /* [size] send FIFO per destination          */
     int *active;                 /* destinations with a non-empty send FIFO   */

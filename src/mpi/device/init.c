@@ -93,6 +93,8 @@ int mpid_init(void)
          * 1-4 MiB 1.3-1.5x the CMA rendezvous, docs/mpi.md "Bulk rings") */
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
         bmax = cpus > 0 && skf_local_size(mpid.ctx) <= cpus ? MPID_BULK_AUTO_MAX : 0;
+        mpid.bulk_auto = 1;
+        mpid.bulk_backoff = MPID_BULK_BACKOFF_MIN;
     }
     mpid.bulk_max = bmax > 0 ? (size_t)bmax : 0;
     for (int i = 0; i < n && mpid.bulk_max; i++) {

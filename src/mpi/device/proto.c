@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "core/core.h" /* skf_now_ns */
 #include "datatype/dtype.h"
 #include "device/device.h"
 
@@ -52,6 +53,32 @@ static void sendq_append(int world, mpid_req_t *r)
     q->tail = r;
 }
 
+/* SKIFF_MPI_BULK_MAX=auto, a stream fully in the ring: one that ran below
+ * MPID_BULK_STARVED GB/s since the W_GO had a rank without its CPU (a
+ * stream needs both running; measured with busy loops beside the ranks: a
+ * 1 MiB ping-pong 480 us streamed against 90 us by CMA, which needs only
+ * the receiver).  The next eligible sends then take CMA, twice as many each
+ * time it repeats; a stream at speed resets that (docs/mpi.md "Bulk rings"). */
+static void bulk_judge(const mpid_req_t *r)
+{
+    long long ns = skf_now_ns() - r->bulk_t0;
+    if (ns > 0 && (long long)r->cap < MPID_BULK_STARVED * ns) {
+        mpid.bulk_skip = mpid.bulk_backoff;
+        if (mpid.bulk_backoff < MPID_BULK_BACKOFF_MAX)
+            mpid.bulk_backoff *= 2;
+    } else
+        mpid.bulk_backoff = MPID_BULK_BACKOFF_MIN;
+}
+
+/* An eligible send may stream unless a starved stream asked for CMA (above). */
+static inline int bulk_allowed(void)
+{
+    if (likely(!mpid.bulk_skip))
+        return 1;
+    mpid.bulk_skip--;
+    return 0;
+}
+
 /* A stream through the bulk ring (mpid_on_go): every piece with its own
  * W_BDATA header naming the receive and the offset.  1: all taken. */
 static int push_bulk(mpid_req_t *r)
@@ -70,6 +97,8 @@ static int push_bulk(mpid_req_t *r)
             mpir_fatal("channel split a %zu-byte header (took %zd)", sizeof r->hdr.bd, k);
         r->sent += (size_t)k - sizeof r->hdr.bd;
     }
+    if (mpid.bulk_auto)
+        bulk_judge(r);
     return 1;
 }
 
@@ -251,6 +280,7 @@ void mpid_on_go(const wire_go_t *m)
     mpid.rndv_out[r->world]--;
     if (r->buf && !r->dtp && mpid.bulk_piece[r->world]) {
         r->bulk = 1; /* through the pair's bulk ring */
+        r->bulk_t0 = mpid.bulk_auto ? skf_now_ns() : 0;
         r->hdr.bd = (wire_bdata_t){.kind = W_BDATA, .rreq = m->rreq};
     } else {
         r->hdr.c.kind = W_DATA;
@@ -281,7 +311,7 @@ static mpid_req_t *isend(const void *buf, void *dtp, size_t len, int dest, int t
         world != mpid.rank &&
         (world >= mpid.size || /* another job's process: no memory keys cross */
          (mpid.remote[world] ? len <= mpid.stream_remote_max
-                             : mpid.stream_local || (len <= mpid.bulk_max && mpid.bulk_piece[world]))))
+                             : mpid.stream_local || (len <= mpid.bulk_max && mpid.bulk_piece[world] && bulk_allowed()))))
         how = SEND_STREAM;
     mpid_req_t *r = req_alloc(REQ_SEND);
     r->dtp = dtp; /* before the first push: it supplies the payload pieces */
