@@ -139,7 +139,7 @@ struct MPI_ABI_Request {
     uint8_t stream;    /* streamed rendezvous (W_FLAG_STREAM)            */
     uint8_t need;      /* send: enum send_need bits still outstanding    */
     uint8_t bulk;      /* send: streams through the bulk ring (W_BDATA)  */
-    long long bulk_t0; /* send: when its stream began (the receiver's W_GO), ns */
+    long long bulk_t0; /* send: when its stream's first piece went into the ring, ns */
     struct MPI_ABI_Comm *comm;
     int peer, tag;     /* send: dest and tag; receive: filter            */
     int world;         /* world rank of the peer (receive: once matched) */

@@ -54,11 +54,14 @@ static void sendq_append(int world, mpid_req_t *r)
 }
 
 /* SKIFF_MPI_BULK_MAX=auto, a stream fully in the ring: one that ran below
- * MPID_BULK_STARVED GB/s since the W_GO had a rank without its CPU (a
- * stream needs both running; measured with busy loops beside the ranks: a
- * 1 MiB ping-pong 480 us streamed against 90 us by CMA, which needs only
- * the receiver).  The next eligible sends then take CMA, twice as many each
- * time it repeats; a stream at speed resets that (docs/mpi.md "Bulk rings"). */
+ * MPID_BULK_STARVED GB/s from its first piece in the ring to its last had a
+ * rank without its CPU (a stream needs both running; measured with busy
+ * loops beside the ranks: a 1 MiB ping-pong 480 us streamed against 90 us by
+ * CMA, which needs only the receiver).  Not timed from the W_GO: in a window
+ * of sends that counted the streams queued before it, and bandwidth runs
+ * backed off for nothing.  The next eligible sends then take CMA, twice as
+ * many each time it repeats; a stream at speed resets that (docs/mpi.md
+ * "Bulk rings"). */
 static void bulk_judge(const mpid_req_t *r)
 {
     long long ns = skf_now_ns() - r->bulk_t0;
@@ -96,6 +99,8 @@ static int push_bulk(mpid_req_t *r)
         if ((size_t)k < sizeof r->hdr.bd)
             mpir_fatal("channel split a %zu-byte header (took %zd)", sizeof r->hdr.bd, k);
         r->sent += (size_t)k - sizeof r->hdr.bd;
+        if (!r->bulk_t0 && mpid.bulk_auto)
+            r->bulk_t0 = skf_now_ns();
     }
     if (mpid.bulk_auto)
         bulk_judge(r);
@@ -280,7 +285,7 @@ void mpid_on_go(const wire_go_t *m)
     mpid.rndv_out[r->world]--;
     if (r->buf && !r->dtp && mpid.bulk_piece[r->world]) {
         r->bulk = 1; /* through the pair's bulk ring */
-        r->bulk_t0 = mpid.bulk_auto ? skf_now_ns() : 0;
+        r->bulk_t0 = 0; /* set by its first piece in the ring (push_bulk) */
         r->hdr.bd = (wire_bdata_t){.kind = W_BDATA, .rreq = m->rreq};
     } else {
         r->hdr.c.kind = W_DATA;
