@@ -1789,6 +1789,37 @@ static int rmaq_write_batch(struct tcp_conn *c)
     return 0;
 }
 
+/* Requester: write the queued requests as far as the socket takes them (an
+ * open connection).  1 all written, 0 to wait (EPOLLOUT), -1 the connection
+ * died (its operations have failed). */
+static int rmaq_write(struct tcp_conn *c)
+{
+    struct rma_state *s = &c->rma;
+    while (s->q_wr) {
+        if (s->hdr_out_off == 0 && s->q_wr->next) { /* several waiting: together */
+            int b = rmaq_write_batch(c);
+            if (b < 0) {
+                rmaq_fail_all(c, -EPIPE);
+                return -1;
+            }
+            if (b == 0)
+                return 0;
+            continue;
+        }
+        int w = rma_write(c);
+        if (w < 0) {
+            rmaq_fail_all(c, -EPIPE);
+            return -1;
+        }
+        if (w == 0)
+            return 0;
+        s->q_wr = s->q_wr->next;
+        if (s->q_wr)
+            rmaq_load(c);
+    }
+    return 1;
+}
+
 /* Requester: push queued requests, take the answers in order.  Returns how
  * many operations finished. */
 static int rma_request_progress(struct tcp_conn *c)
@@ -1797,28 +1828,8 @@ static int rma_request_progress(struct tcp_conn *c)
     int finished = 0;
     if (!s->q_head || c->state != C_OPEN)
         return 0;
-    while (s->q_wr) {
-        if (s->hdr_out_off == 0 && s->q_wr->next) { /* several waiting: together */
-            int b = rmaq_write_batch(c);
-            if (b < 0) {
-                rmaq_fail_all(c, -EPIPE);
-                return 1;
-            }
-            if (b == 0)
-                break;
-            continue;
-        }
-        int w = rma_write(c);
-        if (w < 0) {
-            rmaq_fail_all(c, -EPIPE);
-            return 1;
-        }
-        if (w == 0)
-            break;
-        s->q_wr = s->q_wr->next;
-        if (s->q_wr)
-            rmaq_load(c);
-    }
+    if (rmaq_write(c) < 0)
+        return 1;
     while (s->q_head) {
         skf_get_op_t *op = s->q_head;
         int r = rma_read(c);
@@ -1961,16 +1972,26 @@ static int tcp_rma_start(void *tpv, int peer, int write, const skf_mr_key_t *key
     return rmaq_start(tpv, peer, op);
 }
 
-/* skf_rma_push: progress until no open requester has a request unwritten. */
+/* skf_rma_push: write every queued request, progress while some cannot be
+ * (a full socket, a connection in its handshake).  The answers are not read
+ * here: they wait in the socket for the next progress pass or wait (quiet's),
+ * which reads a run of them with one recv -- a stream of 64 KiB _nbi puts
+ * made 1-2 recv per put in each push, a fifth of the origin's CPU beside the
+ * copies into the socket (perf), and each took the socket's lock against the
+ * softirq delivering to it. */
 static int tcp_push(void *tpv)
 {
     struct tcp_tp *t = tpv;
     for (long polls = 0;; polls++) {
         int unwritten = 0;
-        for (struct tcp_conn *c = t->rmaq; c; c = c->next_rmaq)
-            if (c->rma.q_wr && c->state != C_DEAD)
+        for (struct tcp_conn *c = t->rmaq, *next; c; c = next) {
+            next = c->next_rmaq; /* a connection that dies leaves the list */
+            if (!c->rma.q_wr || c->state == C_DEAD)
+                continue; /* a dead connection's operations have failed (skf_get_test says) */
+            if (c->state != C_OPEN || rmaq_write(c) == 0)
                 unwritten = 1;
-        if (!unwritten) /* a dead connection's operations have failed (skf_get_test says) */
+        }
+        if (!unwritten)
             return 0;
         progress(t, polls < t->spin ? 0 : 1);
     }
