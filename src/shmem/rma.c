@@ -7,9 +7,9 @@
  * channel, and the errors.  Over the channel a put of up to PUT_FLIGHT_MAX
  * bytes returns before its answer (flight.c: the source is copied first), an
  * _nbi put of any size too (sent from the source, which the caller leaves
- * alone until quiet); a larger blocking one, and every get, waits for it.  quiet waits for what is in
- * flight; fence needs nothing more than a memory fence, as the channel
- * executes a PE's operations in the order started.
+ * alone until quiet); a larger blocking one, and every get, waits for it.
+ * quiet waits for what is in flight; fence needs nothing more than a memory
+ * fence, as the channel executes a PE's operations in the order started.
  */
 #include "shmemi.h"
 

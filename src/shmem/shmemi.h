@@ -159,8 +159,8 @@ static inline char *shmemi_mapped(const void *addr, size_t len, int pe)
 /* ---- channel operations in flight (flight.c) ---- */
 extern unsigned shmemi_in_flight __attribute__((visibility("hidden")));
 /* How a put in flight goes (shmemi_put_flight's how, or-ed). */
-#define SHMEMI_PUT_DEFER 1  /* its request may wait for the next push (a batch of deferred
-                               puts leaves in one write; flight.c says when they go at the latest) */
+#define SHMEMI_PUT_DEFER 1  /* its request may wait for the next push (a batch of deferred puts
+                               leaves in one write; flight.c says when they go at the latest) */
 #define SHMEMI_PUT_NOCOPY 2 /* an _nbi put: the caller leaves the source alone until quiet (the
                                standard's rule), so it is sent from there, not staged */
 /* Start a put of len bytes (source copied first, reusable at return, unless

@@ -89,7 +89,8 @@ int main(void)
     size_t big = POOL + 4096;
     for (int k = 0; k < 8; k++) {
         fill(nsrc + (size_t)k * 1000, 1000, me, 50 + k);
-        shmem_putmem_nbi(area + POOL + 8192 + (size_t)k * 1000, nsrc + (size_t)k * 1000, 1000, right);
+        shmem_putmem_nbi(area + POOL + 8192 + (size_t)k * 1000, nsrc + (size_t)k * 1000, 1000,
+                         right);
     }
     fill(src, big, me, 60);
     shmem_putmem(area, src, big, right);
