@@ -294,7 +294,8 @@ struct tcp_tp {
     struct tcp_conn *rmaq;  /* requesters with operations queued (polled every pass) */
     int gets_done;          /* an skf_get_start get finished since ready() said so */
     unsigned epoll_skipped; /* passes since the last epoll_wait(0) */
-    int svc_polled;         /* the last svc_poll_hot read the hot served connection */
+    int svc_polled;         /* the last svc_poll_hot read the hot served connection, which
+                               had a request in its last SVC_HOT_STREAM passes */
     unsigned long served_here; /* one-sided requests this thread answered (svc_serve_here) */
     long long served_ns;       /* when it last answered one (spin_ready) */
     struct stranger_log strangers;     /* my data listener's (the main thread's) */
@@ -2157,12 +2158,14 @@ static int progress(struct tcp_tp *t, int timeout_ms)
     int moved = t->rmaq ? rmaq_progress_all(t) : 0;
     if (timeout_ms == 0)
         moved += svc_poll_hot(t);
-    /* One-sided requests to me stream in (the served connection is hot):
-     * three passes of TCP_EPOLL_EVERY read only its connection, one system
-     * call a pass, so a request waits half a call for its answer, not one
-     * and a half; the hot receive connection and epoll get every
-     * TCP_EPOLL_EVERY-th pass, as epoll does anyway (a fetch_add's owner:
-     * 2.25 calls a pass before, 1.5 after). */
+    /* One-sided requests to me stream in (the served connection is hot and
+     * had a request in its last SVC_HOT_STREAM passes): three passes of
+     * TCP_EPOLL_EVERY read only its connection, one system call a pass, so
+     * a request waits half a call for its answer, not one and a half; the
+     * hot receive connection and epoll get every TCP_EPOLL_EVERY-th pass, as
+     * epoll does anyway (a fetch_add's owner: 2.25 calls a pass before, 1.5
+     * after).  Not once the stream has paused: a waiter that yields between
+     * passes (SHMEM's barrier) would wait three yields for a message. */
     if (timeout_ms == 0 && t->svc_polled && ++t->epoll_skipped < TCP_EPOLL_EVERY)
         return moved;
     if (timeout_ms == 0 && h && h->state == C_OPEN && h->rx.tail - h->rx.head < h->rx.cap) {
@@ -2553,6 +2556,8 @@ static int svc_serve_here(struct tcp_tp *t)
 }
 
 #define SVC_HOT_IDLE 256 /* passes without a request before svc_poll_hot stops reading */
+#define SVC_HOT_STREAM 64 /* ... and before progress reads the hot receive connection every
+                             pass again (a request in the last this many: a stream) */
 
 /* Read the hot served connection directly (one recv; the answer leaves by
  * the same pass): a request waits neither for epoll's turn (every
@@ -2571,13 +2576,13 @@ static int svc_poll_hot(struct tcp_tp *t)
     int served = 0;
     if (c && !v->stop && c->state == C_OPEN && !(c->interest & EPOLLOUT)) {
         unsigned long answered = c->rma.answered;
-        t->svc_polled = 1;
         rma_serve(c);
         served = c->rma.answered != answered;
         if (served)
             v->hot_idle = 0;
         else if (++v->hot_idle >= SVC_HOT_IDLE && v->hot == c)
             __atomic_store_n(&v->hot, NULL, __ATOMIC_RELAXED);
+        t->svc_polled = v->hot_idle < SVC_HOT_STREAM;
         svc_free_dead(v); /* rma_serve may have ended it */
     }
     pthread_mutex_unlock(&v->lock);
