@@ -4,8 +4,10 @@
  * "Pipelined channel operations").
  *
  * Each is started on the channel (skf_put_start with the source copied
- * here first, so the caller may reuse it at return as OpenSHMEM says;
- * skf_atomic_start) and kept in a ring until it has finished.  Sources up
+ * here first, so the caller may reuse it at return as OpenSHMEM says, except
+ * an _nbi put's above FLIGHT_INLINE bytes, sent from the caller's source,
+ * which the standard leaves untouched until quiet; skf_atomic_start) and
+ * kept in a ring until it has finished.  Sources up
  * to FLIGHT_INLINE bytes are copied into their slot, larger ones into the
  * staging pool: one buffer of POOL_BYTES, allocated at the first such put,
  * used as a byte ring in the slots' order (they retire oldest first, so the
@@ -151,17 +153,21 @@ static void started(struct flight *f, const char *call, int pe, int rc, int defe
 }
 
 void shmemi_put_flight(const char *call, const skf_mr_key_t *key, size_t off, const void *src,
-                       size_t len, int pe, int defer)
+                       size_t len, int pe, int how)
 {
     shmemi_chan_enter();
     struct flight *f = take_slot();
     uint64_t pool_before = pool_tail;
-    char *from = len > FLIGHT_INLINE ? pool_take(f, len, call, pe) : f->inline_src;
-    memcpy(from, src, len);
+    const char *from = src;
+    if (len <= FLIGHT_INLINE || !(how & SHMEMI_PUT_NOCOPY)) {
+        char *stage = len > FLIGHT_INLINE ? pool_take(f, len, call, pe) : f->inline_src;
+        memcpy(stage, src, len);
+        from = stage;
+    }
     int rc = skf_put_start(shmemi.ch, key, off, from, len, &f->a.op);
     if (rc == 1) /* done at once: its pool bytes (the newest) are free again */
         pool_tail = pool_before > pool_head ? pool_before : pool_head;
-    started(f, call, pe, rc, defer, len);
+    started(f, call, pe, rc, how & SHMEMI_PUT_DEFER, len);
     shmemi_chan_leave();
 }
 

@@ -5,16 +5,17 @@
  * Each typed function is its byte form: shmemi_put/shmemi_get (shmemi.h)
  * copy straight into a mapped heap, or come here for the data segment, the
  * channel, and the errors.  Over the channel a put of up to PUT_FLIGHT_MAX
- * bytes returns before its answer (flight.c: the source is copied first);
- * a larger one, and every get, waits for it.  quiet waits for what is in
- * flight; fence needs nothing more than a memory fence, as the channel
- * executes a PE's operations in the order started.
+ * bytes returns before its answer (flight.c: the source is copied first), an
+ * _nbi put of any size too (sent from the source, which the caller leaves
+ * alone until quiet); a larger blocking one, and every get, waits for it.
+ * quiet waits for what is in flight; fence needs nothing more than a memory
+ * fence, as the channel executes a PE's operations in the order started.
  */
 #include "shmemi.h"
 
-/* Puts up to this size are staged (flight.c's pool) and pipelined; larger
- * ones go from the caller's buffer (no copy) and wait for their answer, whose
- * round trip they amortise themselves. */
+/* Blocking puts up to this size are staged (flight.c's pool) and pipelined;
+ * larger ones go from the caller's buffer (no copy) and wait for their
+ * answer, whose round trip they amortise themselves. */
 #define PUT_FLIGHT_MAX ((size_t)128 << 10) /* an eighth of flight.c's pool */
 /* Strided gets over the channel: this many elements in flight at once. */
 #define IGET_BATCH 64
@@ -25,7 +26,7 @@ static void channel_fail(const char *call, int rc, int pe)
 }
 
 static void put_channel(const char *call, void *dest, const void *src, size_t len, int pe,
-                        int nbi)
+                        int how)
 {
     const skf_mr_key_t *key;
     size_t off;
@@ -38,8 +39,8 @@ static void put_channel(const char *call, void *dest, const void *src, size_t le
         memmove(p, src, len);
         return;
     }
-    if (len <= PUT_FLIGHT_MAX) {
-        shmemi_put_flight(call, key, off, src, len, pe, nbi);
+    if (len <= PUT_FLIGHT_MAX || (how & SHMEMI_PUT_NOCOPY)) {
+        shmemi_put_flight(call, key, off, src, len, pe, how);
         return;
     }
     shmemi_chan_enter();
@@ -56,7 +57,7 @@ void shmemi_put_slow(const char *call, void *dest, const void *src, size_t len, 
 
 void shmemi_put_slow_nbi(const char *call, void *dest, const void *src, size_t len, int pe)
 {
-    put_channel(call, dest, src, len, pe, 1);
+    put_channel(call, dest, src, len, pe, SHMEMI_PUT_DEFER | SHMEMI_PUT_NOCOPY);
 }
 
 void shmemi_get_slow(const char *call, void *dest, const void *src, size_t len, int pe)
@@ -107,7 +108,8 @@ void shmemi_iput(const char *call, void *dest, const void *src, ptrdiff_t dst, p
         if (p) /* else one request per element, pipelined: a round trip per ring of them */
             memcpy(p + i * (size_t)dst * size, s, size);
         else
-            shmemi_put_flight(call, key, off + i * (size_t)dst * size, s, size, pe, 1);
+            shmemi_put_flight(call, key, off + i * (size_t)dst * size, s, size, pe,
+                              SHMEMI_PUT_DEFER);
     }
     if (!p) /* the elements' requests leave together */
         shmemi_flight_push();
@@ -165,13 +167,19 @@ void shmemi_signal(const char *call, uint64_t *sig_addr, uint64_t signal, int si
                      sig_op, SHMEM_SIGNAL_SET, SHMEM_SIGNAL_ADD);
 }
 
-/* put-with-signal: the data, then (atomically, after it) the signal. */
+/* put-with-signal: the data, then (atomically, after it) the signal.  The
+ * data's request leaves with the signal's, just behind it; nbi: from the
+ * source itself (unchanged until quiet), else staged (reusable at return). */
 static void put_signal(const char *call, void *dest, const void *src, size_t len,
-                       uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+                       uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, int nbi)
 {
     if (sig_op != SHMEM_SIGNAL_SET && sig_op != SHMEM_SIGNAL_ADD)
         shmemi_signal(call, sig_addr, signal, sig_op, pe); /* reports it */
-    shmemi_put_nbi(call, dest, src, len, pe); /* leaves with the signal, just behind it */
+    char *p = shmemi_mapped(dest, len, pe);
+    if (SHMEMI_LIKELY(p != NULL))
+        memcpy(p, src, len);
+    else
+        put_channel(call, dest, src, len, pe, SHMEMI_PUT_DEFER | (nbi ? SHMEMI_PUT_NOCOPY : 0));
     shmemi_signal(call, sig_addr, signal, sig_op, pe);
 }
 
@@ -266,20 +274,20 @@ static void put_signal(const char *call, void *dest, const void *src, size_t len
                                 uint64_t signal, int sig_op, int pe)                           \
     {                                                                                          \
         put_signal("shmem_" #N "_put_signal", dest, source, nelems * sizeof(T), sig_addr,      \
-                   signal, sig_op, pe);                                                        \
+                   signal, sig_op, pe, 0);                                                     \
     }                                                                                          \
     void shmem_ctx_##N##_put_signal(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems,  \
                                     uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)   \
     {                                                                                          \
         CTX_CHECK(ctx, #N "_put_signal");                                                      \
         put_signal("shmem_ctx_" #N "_put_signal", dest, source, nelems * sizeof(T), sig_addr,  \
-                   signal, sig_op, pe);                                                        \
+                   signal, sig_op, pe, 0);                                                     \
     }                                                                                          \
     void shmem_##N##_put_signal_nbi(T *dest, const T *source, size_t nelems,                   \
                                     uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)   \
     {                                                                                          \
         put_signal("shmem_" #N "_put_signal_nbi", dest, source, nelems * sizeof(T), sig_addr,  \
-                   signal, sig_op, pe);                                                        \
+                   signal, sig_op, pe, 1);                                                     \
     }                                                                                          \
     void shmem_ctx_##N##_put_signal_nbi(shmem_ctx_t ctx, T *dest, const T *source,             \
                                         size_t nelems, uint64_t *sig_addr, uint64_t signal,    \
@@ -287,7 +295,7 @@ static void put_signal(const char *call, void *dest, const void *src, size_t len
     {                                                                                          \
         CTX_CHECK(ctx, #N "_put_signal_nbi");                                                  \
         put_signal("shmem_ctx_" #N "_put_signal_nbi", dest, source, nelems * sizeof(T),        \
-                   sig_addr, signal, sig_op, pe);                                              \
+                   sig_addr, signal, sig_op, pe, 1);                                           \
     }
 SHMEMI_RMA_TYPES(RMA_TYPED)
 
@@ -317,7 +325,7 @@ SHMEMI_RMA_TYPES(RMA_TYPED)
                                uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)        \
     {                                                                                          \
         put_signal("shmem_" #NAME "_signal", dest, source, nelems * BYTES, sig_addr, signal,   \
-                   sig_op, pe);                                                                \
+                   sig_op, pe, 0);                                                             \
     }                                                                                          \
     void shmem_ctx_##NAME##_signal(shmem_ctx_t ctx, void *dest, const void *source,            \
                                    size_t nelems, uint64_t *sig_addr, uint64_t signal,         \
@@ -325,13 +333,13 @@ SHMEMI_RMA_TYPES(RMA_TYPED)
     {                                                                                          \
         CTX_CHECK(ctx, #NAME "_signal");                                                       \
         put_signal("shmem_ctx_" #NAME "_signal", dest, source, nelems * BYTES, sig_addr,       \
-                   signal, sig_op, pe);                                                        \
+                   signal, sig_op, pe, 0);                                                     \
     }                                                                                          \
     void shmem_##NAME##_signal_nbi(void *dest, const void *source, size_t nelems,              \
                                    uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)    \
     {                                                                                          \
         put_signal("shmem_" #NAME "_signal_nbi", dest, source, nelems * BYTES, sig_addr,       \
-                   signal, sig_op, pe);                                                        \
+                   signal, sig_op, pe, 1);                                                     \
     }                                                                                          \
     void shmem_ctx_##NAME##_signal_nbi(shmem_ctx_t ctx, void *dest, const void *source,        \
                                        size_t nelems, uint64_t *sig_addr, uint64_t signal,     \
@@ -339,7 +347,7 @@ SHMEMI_RMA_TYPES(RMA_TYPED)
     {                                                                                          \
         CTX_CHECK(ctx, #NAME "_signal_nbi");                                                   \
         put_signal("shmem_ctx_" #NAME "_signal_nbi", dest, source, nelems * BYTES, sig_addr,   \
-                   signal, sig_op, pe);                                                        \
+                   signal, sig_op, pe, 1);                                                     \
     }
 #define GET_BYTES(NAME, BYTES)                                                                 \
     void shmem_##NAME(void *dest, const void *source, size_t nelems, int pe)                   \

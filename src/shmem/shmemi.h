@@ -159,12 +159,16 @@ static inline char *shmemi_mapped(const void *addr, size_t len, int pe)
 
 /* ---- channel operations in flight (flight.c) ---- */
 extern unsigned shmemi_in_flight __attribute__((visibility("hidden")));
-/* Start a put of len bytes (source copied first: reusable at return) or a
- * non-fetching AMO on PE pe's exposure key at off; errors stop the job.
- * defer: the put's request may wait for the next push (a batch of deferred
- * puts leaves in one write; flight.c says when they go at the latest). */
+/* How a put in flight goes (shmemi_put_flight's how, or-ed). */
+#define SHMEMI_PUT_DEFER 1  /* its request may wait for the next push (a batch of deferred puts
+                               leaves in one write; flight.c says when they go at the latest) */
+#define SHMEMI_PUT_NOCOPY 2 /* an _nbi put: the caller leaves the source alone until quiet (the
+                               standard's rule), so it is sent from there, not staged */
+/* Start a put of len bytes (source copied first, reusable at return, unless
+ * SHMEMI_PUT_NOCOPY) or a non-fetching AMO on PE pe's exposure key at off;
+ * errors stop the job. */
 void shmemi_put_flight(const char *call, const skf_mr_key_t *key, size_t off, const void *src,
-                       size_t len, int pe, int defer);
+                       size_t len, int pe, int how);
 /* Send every deferred request now. */
 void shmemi_flight_push(void);
 void shmemi_amo_flight(const char *call, const skf_mr_key_t *key, size_t off, int op, int size,
@@ -194,7 +198,8 @@ static inline void shmemi_put(const char *call, void *dest, const void *src, siz
         shmemi_put_slow(call, dest, src, len, pe);
 }
 /* The _nbi forms: over the channel the request may be batched with the next
- * ones (it leaves at quiet at the latest). */
+ * ones (it leaves at quiet at the latest), and is sent from the source itself,
+ * which the caller may not change before quiet. */
 static inline void shmemi_put_nbi(const char *call, void *dest, const void *src, size_t len, int pe)
 {
     char *p = shmemi_mapped(dest, len, pe);

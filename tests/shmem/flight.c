@@ -27,7 +27,7 @@ int main(void)
     test_init();
     int right = (me + 1) % npes, left = (me - 1 + npes) % npes;
     long *small = shmem_malloc(SMALL * sizeof(long));
-    unsigned char *mid = shmem_malloc(MID), *big = shmem_malloc(BIG);
+    unsigned char *mid = shmem_malloc(MID), *mid_nbi = shmem_malloc(MID), *big = shmem_malloc(BIG);
     long *flag = shmem_calloc(ROUNDS + 1, sizeof(long));
     long *same = shmem_calloc(1, sizeof(long));
     long *seq = shmem_calloc(2, sizeof(long)); /* [0] data, [1] its flag */
@@ -35,9 +35,9 @@ int main(void)
     unsigned int *bits = shmem_calloc(2, sizeof(unsigned int));
     uint64_t *sig = shmem_calloc(1, sizeof(uint64_t));
     long *strided = shmem_calloc(STRIDED * 3, sizeof(long));
-    unsigned char *src_mid = malloc(MID), *src_big = malloc(BIG);
-    CHECK(small && mid && big && flag && same && seq && cnt && bits && sig && strided && src_mid &&
-          src_big);
+    unsigned char *src_mid = malloc(MID), *src_nbi = malloc(MID), *src_big = malloc(BIG);
+    CHECK(small && mid && mid_nbi && big && flag && same && seq && cnt && bits && sig && strided &&
+          src_mid && src_nbi && src_big);
     shmem_barrier_all();
 
     /* 1. many puts, quiet, flag (no barrier between): all landed */
@@ -45,16 +45,20 @@ int main(void)
         for (long i = 0; i < SMALL; i++)
             shmem_long_p(&small[i], me * 1000000L + r * 10000L + i, right);
         fill(src_mid, MID, me, r);
-        shmem_putmem_nbi(mid, src_mid, MID, right);
+        shmem_putmem(mid, src_mid, MID, right);
         memset(src_mid, 0xEE, MID); /* the put copied it: reuse is allowed at return */
+        fill(src_nbi, MID, me, r + 100);
+        shmem_putmem_nbi(mid_nbi, src_nbi, MID, right); /* sent from src_nbi: kept until quiet */
         fill(src_big, BIG, me, r);
         shmem_putmem(big, src_big, BIG, right);
         shmem_quiet();
+        memset(src_nbi, 0xEE, MID); /* complete: reuse is allowed now */
         shmem_long_p(&flag[r], 1, right);
         shmem_long_wait_until(&flag[r], SHMEM_CMP_EQ, 1);
         for (long i = 0; i < SMALL; i++)
             CHECK_EQ_INT(small[i], left * 1000000L + r * 10000L + i);
         CHECK_PATTERN(mid, MID, left, r);
+        CHECK_PATTERN(mid_nbi, MID, left, r + 100);
         CHECK_PATTERN(big, BIG, left, r);
         shmem_barrier_all(); /* nobody overwrites before its target has looked */
     }
@@ -130,6 +134,7 @@ int main(void)
     free(src);
     free(back);
     free(src_mid);
+    free(src_nbi);
     free(src_big);
     shmem_free(strided);
     shmem_free(sig);
@@ -140,6 +145,7 @@ int main(void)
     shmem_free(flag);
     shmem_free(big);
     shmem_free(mid);
+    shmem_free(mid_nbi);
     shmem_free(small);
     if (me == 0)
         printf("flight: %d PEs: every check passed\n", npes);

@@ -3,11 +3,15 @@
  * puts of sizes from 1 byte to beyond the pipelined limit, whose staged bytes
  * add up to several times the pool (so it fills, wraps around with a gap at
  * its end, and retires its oldest puts to make room), and single puts larger
- * than the whole pool; every source is scribbled on as soon as the call
- * returns, as the standard allows.  After quiet every destination is checked
- * byte for byte (serial reference: the pattern of the putting PE and round).
- * Each PE puts to its right neighbour; mapped neighbours take memcpy, those
- * over tcp or on another host the pool. */
+ * than the whole pool.  A blocking put's source is scribbled on as soon as
+ * the call returns (it was staged); an _nbi put's source is its own, left
+ * alone until quiet as the standard says (it is sent from there), then
+ * scribbled on.  Also _nbi puts far above the staging limit in flight
+ * together, and put-with-signal, blocking (source scribbled at return) and
+ * _nbi.  After quiet every destination is checked byte for byte (serial
+ * reference: the pattern of the putting PE and round).  Each PE puts to its
+ * right neighbour; mapped neighbours take memcpy, those over tcp or on
+ * another host the channel. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -29,8 +33,9 @@ int main(void)
 {
     test_init();
     area = shmem_malloc(AREA);
-    unsigned char *src = malloc(POOL + 4096);
-    CHECK(area && src);
+    unsigned char *src = malloc(POOL + 4096), *nsrc = malloc(AREA); /* nsrc: the _nbi sources */
+    uint64_t *sig = shmem_calloc(1, sizeof(uint64_t));
+    CHECK(area && src && nsrc && sig);
     int right = (me + 1) % npes, left = (me + npes - 1) % npes;
     /* 1: many puts, back to back, each to its own place in the area, staged
      * bytes about three pool sizes; nbi and blocking forms alternate */
@@ -43,16 +48,19 @@ int main(void)
             size_t n = put_size(k + round);
             if (at + n > AREA)
                 at = 0; /* later puts overwrite earlier ones: same pattern, by put number */
-            fill(src, n, me, round * 4096 + k % 4096);
-            if (k % 2)
-                shmem_putmem_nbi(area + at, src, n, right);
-            else
+            if (k % 2) { /* its own source (the area never wraps within a round) */
+                fill(nsrc + at, n, me, round * 4096 + k % 4096);
+                shmem_putmem_nbi(area + at, nsrc + at, n, right);
+            } else {
+                fill(src, n, me, round * 4096 + k % 4096);
                 shmem_putmem(area + at, src, n, right);
-            memset(src, 0xa5, n);
+                memset(src, 0xa5, n);
+            }
             at += n;
             staged += n;
         }
         shmem_quiet();
+        memset(nsrc, 0xa5, at);
         shmem_barrier_all();
         /* replay what my left neighbour did: the last put to each byte wins */
         at = 0;
@@ -80,8 +88,9 @@ int main(void)
     shmem_barrier_all();
     size_t big = POOL + 4096;
     for (int k = 0; k < 8; k++) {
-        fill(src, 1000, me, 50 + k);
-        shmem_putmem_nbi(area + POOL + 8192 + (size_t)k * 1000, src, 1000, right);
+        fill(nsrc + (size_t)k * 1000, 1000, me, 50 + k);
+        shmem_putmem_nbi(area + POOL + 8192 + (size_t)k * 1000, nsrc + (size_t)k * 1000, 1000,
+                         right);
     }
     fill(src, big, me, 60);
     shmem_putmem(area, src, big, right);
@@ -92,7 +101,43 @@ int main(void)
     for (int k = 0; k < 8; k++)
         CHECK_PATTERN(area + POOL + 8192 + (size_t)k * 1000, 1000, left, 50 + k);
     shmem_barrier_all();
+    /* 3: _nbi puts far above the staging limit, in flight together (sent from
+     * their sources), between staged blocking ones; then put-with-signal */
+    static const size_t large[] = {131073, 262144, 3 * POOL / 2, 65536, POOL + 1};
+    size_t at = 0;
+    for (int k = 0; k < 5; k++) {
+        fill(nsrc + at, large[k], me, 70 + k);
+        shmem_putmem_nbi(area + at, nsrc + at, large[k], right);
+        at += large[k];
+        fill(src, 4096, me, 80 + k);
+        shmem_putmem(area + at, src, 4096, right);
+        memset(src, 0xa5, 4096);
+        at += 4096;
+    }
+    shmem_quiet();
+    memset(nsrc, 0xa5, at);
+    shmem_barrier_all();
+    at = 0;
+    for (int k = 0; k < 5; k++) {
+        CHECK_PATTERN(area + at, large[k], left, 70 + k);
+        at += large[k];
+        CHECK_PATTERN(area + at, 4096, left, 80 + k);
+        at += 4096;
+    }
+    shmem_barrier_all();
+    fill(src, 100000, me, 90); /* blocking: staged, the source reusable at return */
+    shmem_putmem_signal(area, src, 100000, sig, 1, SHMEM_SIGNAL_ADD, right);
+    memset(src, 0xa5, 100000);
+    fill(nsrc, 300000, me, 91); /* _nbi: sent from nsrc, untouched until the signal came */
+    shmem_putmem_signal_nbi(area + 100000, nsrc, 300000, sig, 1, SHMEM_SIGNAL_ADD, right);
+    shmem_signal_wait_until(sig, SHMEM_CMP_EQ, 2);
+    CHECK_PATTERN(area, 100000, left, 90);
+    CHECK_PATTERN(area + 100000, 300000, left, 91);
+    shmem_quiet();
+    shmem_barrier_all();
     free(src);
+    free(nsrc);
+    shmem_free(sig);
     shmem_free(area);
     if (me == 0)
         printf("flight_pool: %d PEs: every check passed\n", npes);
