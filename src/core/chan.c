@@ -384,6 +384,7 @@ void skf_kick(skf_chan_t *ch)
 {
     if (!ch)
         return;
+    __atomic_store_n(&ch->kicked, 1, __ATOMIC_RELEASE);
     for (int i = 0; i < ch->ntp; i++)
         if (ch->tops[i]->kick)
             ch->tops[i]->kick(ch->tp[i]);
@@ -424,6 +425,17 @@ int skf_wait(skf_chan_t *ch, int events, int timeout_ms)
     if ((events & SKF_WRITABLE) && ch->blocked_tp < 0)
         return SKF_WRITABLE;
     int turn = (events & SKF_WRITABLE) ? ch->blocked_tp : ch->last_tp;
+    /* A transport that moves data only while polled (ofi over a provider
+     * with manual progress): with a core of my own, poll every transport
+     * until something is ready instead of sleeping in one of them (a 1 ms
+     * sleep in shm's doorbell stalled a peer's fi_read of my memory, and
+     * the polled transport's own wait would leave shm unread for 1 ms).
+     * skf_kick ends it through ch->kicked. */
+    int keep_polling = -1;
+    for (int i = 0; i < ch->ntp && !ctx->oversubscribed; i++)
+        if (ch->tops[i]->polled)
+            keep_polling = i;
+    long long poll_start = 0;
     /* Several transports means tcp among them: its polls are system calls,
      * and SKIFF_SPIN of them would spin for milliseconds.  The polling phase
      * also ends after SKIFF_TCP_SPIN_US (clock read from the 16th poll on;
@@ -434,7 +446,7 @@ int skf_wait(skf_chan_t *ch, int events, int timeout_ms)
         if (polls < spin && (polls & 15) == 15 && ch->ntp > 1 && ctx->shm.tcp_spin_ns > 0 &&
             skf_spin_over(&spin_until, ctx->shm.tcp_spin_ns))
             spin = polls;
-        if (polls < spin ? serve_fb_now(ch) : SERVES_FB(ch)) /* each slice once asleep */
+        if (polls < spin || keep_polling >= 0 ? serve_fb_now(ch) : SERVES_FB(ch)) /* each slice once asleep */
             skf_fallback_progress(ctx);
         for (int i = 0; i < ch->ntp; i++) {
             int ev = events & (SKF_READABLE | SKF_GET_DONE | (i == ch->blocked_tp ? SKF_WRITABLE : 0));
@@ -449,6 +461,19 @@ int skf_wait(skf_chan_t *ch, int events, int timeout_ms)
             continue;
         if (timeout_ms >= 0 && waited >= timeout_ms)
             return 0;
+        if (keep_polling >= 0) {
+            if (__atomic_exchange_n(&ch->kicked, 0, __ATOMIC_ACQ_REL))
+                return 0;
+            if ((polls & 15) == 0) {
+                if (ch->tops[keep_polling]->lost_peer(ch->tp[keep_polling], NULL, 0) >= 0)
+                    return -EPIPE;
+                long long now = skf_now_ms();
+                if (!poll_start)
+                    poll_start = now;
+                waited = now - poll_start;
+            }
+            continue;
+        }
         int ev = events & (SKF_READABLE | SKF_GET_DONE | (turn == ch->blocked_tp ? SKF_WRITABLE : 0));
         int r = ev ? ch->tops[turn]->wait(ch->tp[turn], ev, 1) : 0;
         if (r != 0) {

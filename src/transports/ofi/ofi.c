@@ -1499,4 +1499,5 @@ const struct skf_transport_ops skf_ofi_ops = {
     .acc = ofi_acc,
     .lost_peer = ofi_lost_peer,
     .poll = ofi_poll,
+    .polled = 1, /* manual progress (tcp;ofi_rxm, verbs;ofi_rxm ...): ofi_wait polls too */
 };
