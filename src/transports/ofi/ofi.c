@@ -684,8 +684,19 @@ static void engine_free(struct ofi_engine *e)
     }
     if (e->svc_ep)
         fi_close(&e->svc_ep->fid);
-    while (e->svc_cq && LK(fi_cq_read(e->svc_cq, NULL, 0)) != -FI_EAGAIN)
-        ; /* cancelled receives, answers still counted */
+    /* cancelled receives, answers still counted: read them, errors too (a
+     * provider that reports the cancelled receives as errors, e.g. net,
+     * answered -FI_EAVAIL to every plain read, and this loop never ended) */
+    long long drain_end = skf_now_ms() + 2000;
+    while (e->svc_cq && skf_now_ms() < drain_end) {
+        struct fi_cq_tagged_entry ent[8];
+        ssize_t n = LK(fi_cq_read(e->svc_cq, ent, 8));
+        if (n == -FI_EAVAIL) {
+            struct fi_cq_err_entry err = {0};
+            LK(fi_cq_readerr(e->svc_cq, &err, 0));
+        } else if (n <= 0)
+            break;
+    }
     if (e->svc_cq)
         fi_close(&e->svc_cq->fid);
     if (e->av)
