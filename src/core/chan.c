@@ -46,6 +46,7 @@ static const struct skf_transport_ops *const transports[] = {&skf_shm_ops, &skf_
 };
 #define NTRANSPORTS ((int)(sizeof transports / sizeof transports[0]))
 #define FAIR_STREAK 64 /* with several transports, ask the other one first after this many */
+#define OTHERS_EVERY_MS 100 /* skf_wait polling a polled transport: the others' waits this often */
 
 int skf_tcp_for_all(void) { return strcmp(skf_param_str("SKIFF_TRANSPORTS"), "tcp") == 0; }
 
@@ -435,7 +436,7 @@ int skf_wait(skf_chan_t *ch, int events, int timeout_ms)
     for (int i = 0; i < ch->ntp && !ctx->oversubscribed; i++)
         if (ch->tops[i]->polled)
             keep_polling = i;
-    long long poll_start = 0;
+    long long poll_start = 0, others_at = OTHERS_EVERY_MS;
     /* Several transports means tcp among them: its polls are system calls,
      * and SKIFF_SPIN of them would spin for milliseconds.  The polling phase
      * also ends after SKIFF_TCP_SPIN_US (clock read from the 16th poll on;
@@ -471,6 +472,21 @@ int skf_wait(skf_chan_t *ch, int events, int timeout_ms)
                 if (!poll_start)
                     poll_start = now;
                 waited = now - poll_start;
+            }
+            if (waited < others_at)
+                continue;
+            /* now and then one slice in the other transports' own waits: shm
+             * notices a node mate that died only there */
+            others_at = waited + OTHERS_EVERY_MS;
+            for (int i = 0; i < ch->ntp; i++) {
+                int ev = i == keep_polling ? 0 : events & (SKF_READABLE | SKF_GET_DONE |
+                                                           (i == ch->blocked_tp ? SKF_WRITABLE : 0));
+                int r = ev ? ch->tops[i]->wait(ch->tp[i], ev, 1) : 0;
+                if (r != 0) {
+                    if (r > 0 && (r & SKF_WRITABLE))
+                        ch->blocked_tp = -1;
+                    return r;
+                }
             }
             continue;
         }
