@@ -46,6 +46,7 @@ static const struct skf_transport_ops *const transports[] = {&skf_shm_ops, &skf_
 };
 #define NTRANSPORTS ((int)(sizeof transports / sizeof transports[0]))
 #define FAIR_STREAK 64 /* with several transports, ask the other one first after this many */
+#define OTHERS_EVERY_MS 100 /* skf_wait polling a polled transport: the others' waits this often */
 
 int skf_tcp_for_all(void) { return strcmp(skf_param_str("SKIFF_TRANSPORTS"), "tcp") == 0; }
 
@@ -384,6 +385,7 @@ void skf_kick(skf_chan_t *ch)
 {
     if (!ch)
         return;
+    __atomic_store_n(&ch->kicked, 1, __ATOMIC_RELEASE);
     for (int i = 0; i < ch->ntp; i++)
         if (ch->tops[i]->kick)
             ch->tops[i]->kick(ch->tp[i]);
@@ -424,6 +426,17 @@ int skf_wait(skf_chan_t *ch, int events, int timeout_ms)
     if ((events & SKF_WRITABLE) && ch->blocked_tp < 0)
         return SKF_WRITABLE;
     int turn = (events & SKF_WRITABLE) ? ch->blocked_tp : ch->last_tp;
+    /* A transport that moves data only while polled (ofi over a provider
+     * with manual progress): with a core of my own, poll every transport
+     * until something is ready instead of sleeping in one of them (a 1 ms
+     * sleep in shm's doorbell stalled a peer's fi_read of my memory, and
+     * the polled transport's own wait would leave shm unread for 1 ms).
+     * skf_kick ends it through ch->kicked. */
+    int keep_polling = -1;
+    for (int i = 0; i < ch->ntp && !ctx->oversubscribed; i++)
+        if (ch->tops[i]->polled)
+            keep_polling = i;
+    long long poll_start = 0, others_at = OTHERS_EVERY_MS;
     /* Several transports means tcp among them: its polls are system calls,
      * and SKIFF_SPIN of them would spin for milliseconds.  The polling phase
      * also ends after SKIFF_TCP_SPIN_US (clock read from the 16th poll on;
@@ -434,7 +447,7 @@ int skf_wait(skf_chan_t *ch, int events, int timeout_ms)
         if (polls < spin && (polls & 15) == 15 && ch->ntp > 1 && ctx->shm.tcp_spin_ns > 0 &&
             skf_spin_over(&spin_until, ctx->shm.tcp_spin_ns))
             spin = polls;
-        if (polls < spin ? serve_fb_now(ch) : SERVES_FB(ch)) /* each slice once asleep */
+        if (polls < spin || keep_polling >= 0 ? serve_fb_now(ch) : SERVES_FB(ch)) /* each slice once asleep */
             skf_fallback_progress(ctx);
         for (int i = 0; i < ch->ntp; i++) {
             int ev = events & (SKF_READABLE | SKF_GET_DONE | (i == ch->blocked_tp ? SKF_WRITABLE : 0));
@@ -449,6 +462,34 @@ int skf_wait(skf_chan_t *ch, int events, int timeout_ms)
             continue;
         if (timeout_ms >= 0 && waited >= timeout_ms)
             return 0;
+        if (keep_polling >= 0) {
+            if (__atomic_exchange_n(&ch->kicked, 0, __ATOMIC_ACQ_REL))
+                return 0;
+            if ((polls & 15) == 0) {
+                if (ch->tops[keep_polling]->lost_peer(ch->tp[keep_polling], NULL, 0) >= 0)
+                    return -EPIPE;
+                long long now = skf_now_ms();
+                if (!poll_start)
+                    poll_start = now;
+                waited = now - poll_start;
+            }
+            if (waited < others_at)
+                continue;
+            /* now and then one slice in the other transports' own waits: shm
+             * notices a node mate that died only there */
+            others_at = waited + OTHERS_EVERY_MS;
+            for (int i = 0; i < ch->ntp; i++) {
+                int ev = i == keep_polling ? 0 : events & (SKF_READABLE | SKF_GET_DONE |
+                                                           (i == ch->blocked_tp ? SKF_WRITABLE : 0));
+                int r = ev ? ch->tops[i]->wait(ch->tp[i], ev, 1) : 0;
+                if (r != 0) {
+                    if (r > 0 && (r & SKF_WRITABLE))
+                        ch->blocked_tp = -1;
+                    return r;
+                }
+            }
+            continue;
+        }
         int ev = events & (SKF_READABLE | SKF_GET_DONE | (turn == ch->blocked_tp ? SKF_WRITABLE : 0));
         int r = ev ? ch->tops[turn]->wait(ch->tp[turn], ev, 1) : 0;
         if (r != 0) {

@@ -123,6 +123,7 @@ struct skf_chan {
     int src_rank; /* sender of the message handed out last */
     int blocked_tp; /* transport whose send said -EAGAIN last, or -1 (skf_wait WRITABLE) */
     int streak;     /* messages in a row from last_tp (several transports take turns) */
+    int kicked;     /* skf_kick: ends skf_wait's polling over a polled transport (ofi) */
     int serve_fb; /* the calls on this channel serve one-sided fallback requests while
                      ctx->fb_serve says so (0: the internal port, or no node mates) */
     void *stage;  /* skf_send_pack's staging buffer for transports without send_pack */

@@ -113,6 +113,12 @@ struct skf_transport_ops {
      * waited for.  0 (operations to a peer that is gone fail as usual).
      * NULL: requests always leave when started. */
     int (*push)(void *tp);
+    /* Non-zero: data moves only while this process polls the transport
+     * (libfabric's manual progress: a peer's fi_read of my memory, the
+     * rest of a large send).  A wait over several transports then never
+     * sleeps in another one's wait while the rank has a core of its own:
+     * it keeps polling them all (skf_wait). */
+    int polled;
 };
 
 extern const struct skf_transport_ops skf_shm_ops;

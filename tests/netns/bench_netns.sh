@@ -20,6 +20,7 @@
 # its own budget, 100000 round trips at 8 B, minutes on a loaded machine).
 #   skiffofi: Skiff with its libfabric transport between the hosts
 #             (SKIFF_TRANSPORTS=shm,ofi, SKIFF_OFI_PROVIDER=tcp;ofi_rxm by default)
+#   baseofi:  the same with the BASE build (before/after of the ofi transport in one run)
 #   mpich5ofi: PyPI mpich 5.0 wheel, MPICH_CH4_NETMOD=ofi (its default is ucx), FI_PROVIDER=tcp;
 #             mpiexec and each host's proxy in a UTS namespace with the host's own
 #             hostname (MPICH finds node mates by hostname: with the shared one it
@@ -46,6 +47,7 @@ if [ -n "${NS_CC:-}" ]; then
     ip netns exec "$H2" sysctl -qw net.ipv4.tcp_congestion_control="$NS_CC"
 fi
 OUT=${OUT:-$(mktemp -d /tmp/skiff-netns-bench.XXXXXX)}
+mkdir -p "$OUT"
 PROG=${PROG:-mpi_pt2pt}
 SRCS="$SRC/mpi_pt2pt.c"
 [ "$PROG" != mpi_rma ] || SRCS="-I$SRC/suite $SRC/mpi_rma.c $SRC/suite/suite.c"
@@ -86,6 +88,9 @@ run() { # impl mode sizes
          for kv in ${SKIFF_X:?skiffx needs SKIFF_X=\"VAR=VALUE ...\"}; do x="$x -x $kv"; done
          timeout ${TIMEOUT:-300} "$B/bin/skiffrun" --hosts "$H1,$H2" --launch-agent 'ip netns exec {host}' \
                --launcher-addr "$(netns_launcher_addr)" -x BENCH_PIN=1 $x "$OUT/pt_skiff" "$2" --sizes "$3" $ITERS_ARG ;;
+    baseofi) timeout ${TIMEOUT:-300} "$BASE/bin/skiffrun" --hosts "$H1,$H2" --launch-agent 'ip netns exec {host}' \
+               --launcher-addr "$(netns_launcher_addr)" -x BENCH_PIN=1 -x SKIFF_TRANSPORTS=shm,ofi \
+               -x "SKIFF_OFI_PROVIDER=${SKIFF_OFI_PROVIDER:-tcp;ofi_rxm}" "$OUT/pt_base" "$2" --sizes "$3" $ITERS_ARG ;;
     skiffofi) timeout ${TIMEOUT:-300} "$B/bin/skiffrun" --hosts "$H1,$H2" --launch-agent 'ip netns exec {host}' \
                --launcher-addr "$(netns_launcher_addr)" -x BENCH_PIN=1 -x SKIFF_TRANSPORTS=shm,ofi \
                -x "SKIFF_OFI_PROVIDER=${SKIFF_OFI_PROVIDER:-tcp;ofi_rxm}" "$OUT/pt_skiff" "$2" --sizes "$3" $ITERS_ARG ;;

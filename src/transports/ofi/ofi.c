@@ -199,6 +199,11 @@ struct ofi_engine {
     struct ofi_rx *backlog[SVC_NRX]; /* requests read while an answer waited for room */
     int nbacklog;
     int svc_tx_busy;     /* answers posted, their provider completion not yet read */
+    /* svc_mu: held by whichever thread runs a pass of the service endpoint
+     * (svc_pass: backlog, svc_tx_busy, the service receives) — its thread,
+     * or the main thread's progress while it polls anyway */
+    pthread_mutex_t svc_mu;
+    long long main_svc_ns; /* when the main thread last ran a pass (svc_main defers to it) */
     pthread_t thread;
     volatile int stop;
     pthread_mutex_t lock; /* tps */
@@ -553,28 +558,70 @@ static void svc_execute(struct ofi_engine *e, const struct svc_req *q, size_t le
     svc_answer(e, to, q->tag, &a, sizeof a, NULL, 0);
 }
 
+/* Read the service endpoint's completions and execute the requests they
+ * brought; the caller holds svc_mu.  Returns completions read + requests run. */
+static int svc_pass(struct ofi_engine *e)
+{
+    int n = e->nbacklog ? 0 : svc_reap(e, 0);
+    while (e->nbacklog) {
+        struct ofi_rx *r = e->backlog[0];
+        memmove(e->backlog, e->backlog + 1, (size_t)--e->nbacklog * sizeof *e->backlog);
+        if (r->len >= sizeof(struct svc_req))
+            svc_execute(e, (const struct svc_req *)r->buf, r->len);
+        svc_post(e, r);
+        n++;
+    }
+    return n;
+}
+
+/* The main thread's share (from progress, every 8th empty poll): a rank
+ * that polls anyway serves its own one-sided requests and peers' fi_reads
+ * of its memory (manual progress: its provider sends the read's data only
+ * while someone progresses the service endpoint), and its service thread
+ * stays out of the domain meanwhile — with both in it they handed fi_mu to
+ * each other on every poll, the thread on the other rank's core. */
+static void svc_poll_main(struct ofi_engine *e)
+{
+    if (pthread_mutex_trylock(&e->svc_mu) == 0) {
+        svc_pass(e);
+        __atomic_store_n(&e->main_svc_ns, skf_now_ns(), __ATOMIC_RELAXED);
+        pthread_mutex_unlock(&e->svc_mu);
+    } else /* the thread runs a pass: just progress */
+        LK(fi_cq_read(e->svc_cq, NULL, 0));
+}
+
+#define SVC_DEFER_NS 1000000 /* the main thread ran a pass this recently: the thread sleeps a slice */
+
 static void *svc_main(void *arg)
 {
     struct ofi_engine *e = arg;
     int idle = 0; /* sleeps since the last request: 1 ms slices while busy, 10 ms after 100 */
     while (!e->stop) {
-        if (!e->nbacklog)
-            idle = svc_reap(e, idle < 100 ? 1 : 10) ? 0 : idle + 1;
-        while (e->nbacklog) {
-            struct ofi_rx *r = e->backlog[0];
-            memmove(e->backlog, e->backlog + 1, (size_t)--e->nbacklog * sizeof *e->backlog);
-            if (r->len >= sizeof(struct svc_req))
-                svc_execute(e, (const struct svc_req *)r->buf, r->len);
-            svc_post(e, r);
+        if (skf_now_ns() - __atomic_load_n(&e->main_svc_ns, __ATOMIC_RELAXED) < SVC_DEFER_NS) {
+            struct timespec ts = {0, SVC_DEFER_NS};
+            nanosleep(&ts, NULL);
+            idle = 0;
+            continue;
+        }
+        pthread_mutex_lock(&e->svc_mu);
+        int n = svc_pass(e);
+        pthread_mutex_unlock(&e->svc_mu);
+        if (n)
+            idle = 0;
+        else {
+            cq_sleep(e, e->svc_cq, e->svc_waits, idle < 100 ? 1 : 10);
+            idle++;
         }
     }
     /* Stopping (every channel closed, so every requester has its answers):
      * the provider may still hold answers whose completion has not been
      * read; their buffers are freed as it reports them. */
     long long end = skf_now_ms() + 2000;
+    pthread_mutex_lock(&e->svc_mu);
     while (e->svc_tx_busy > 0 && skf_now_ms() < end)
         svc_reap(e, 1);
     e->nbacklog = 0;
+    pthread_mutex_unlock(&e->svc_mu);
     return NULL;
 }
 
@@ -637,8 +684,19 @@ static void engine_free(struct ofi_engine *e)
     }
     if (e->svc_ep)
         fi_close(&e->svc_ep->fid);
-    while (e->svc_cq && LK(fi_cq_read(e->svc_cq, NULL, 0)) != -FI_EAGAIN)
-        ; /* cancelled receives, answers still counted */
+    /* cancelled receives, answers still counted: read them, errors too (a
+     * provider that reports the cancelled receives as errors, e.g. net,
+     * answered -FI_EAVAIL to every plain read, and this loop never ended) */
+    long long drain_end = skf_now_ms() + 2000;
+    while (e->svc_cq && skf_now_ms() < drain_end) {
+        struct fi_cq_tagged_entry ent[8];
+        ssize_t n = LK(fi_cq_read(e->svc_cq, ent, 8));
+        if (n == -FI_EAVAIL) {
+            struct fi_cq_err_entry err = {0};
+            LK(fi_cq_readerr(e->svc_cq, &err, 0));
+        } else if (n <= 0)
+            break;
+    }
     if (e->svc_cq)
         fi_close(&e->svc_cq->fid);
     if (e->av)
@@ -650,6 +708,7 @@ static void engine_free(struct ofi_engine *e)
     if (e->info)
         fi_freeinfo(e->info);
     pthread_mutex_destroy(&e->lock);
+    pthread_mutex_destroy(&e->svc_mu);
     free(e->svc_addr);
     free(e->svc_mem);
     free(e);
@@ -661,6 +720,7 @@ static int engine_new(skf_ctx_t *ctx, struct ofi_engine **out)
     if (!e)
         return -ENOMEM;
     pthread_mutex_init(&e->lock, NULL);
+    pthread_mutex_init(&e->svc_mu, NULL);
     e->ctx = ctx;
     e->rma = skf_param_ll("SKIFF_OFI_RMA") > 0;
     int rc = e->rma ? getinfo(&e->info, 1) : -FI_ENODATA;
@@ -856,11 +916,11 @@ static int progress(struct ofi_tp *t)
     if (t->owing)
         give_credits(t);
     ssize_t n = LK(fi_cq_read(t->cq, ent, 16));
-    /* now and then the service endpoint too (its thread sleeps between
-     * slices): a peer's fi_read of my memory and a get's answer are sent by
-     * whoever progresses it */
-    if (n == -FI_EAGAIN && t->e->rma && (++t->idle_polls & 7) == 0)
-        LK(fi_cq_read(t->e->svc_cq, NULL, 0));
+    /* now and then the service endpoint too: a peer's fi_read of my memory
+     * and a get's answer are sent by whoever progresses it, and the
+     * requests it brings are served at once (svc_poll_main) */
+    if (n == -FI_EAGAIN && (++t->idle_polls & 7) == 0)
+        svc_poll_main(t->e);
     if (n > 0) {
         for (ssize_t i = 0; i < n; i++)
             handle(t, &ent[i], 0);
@@ -1499,4 +1559,5 @@ const struct skf_transport_ops skf_ofi_ops = {
     .acc = ofi_acc,
     .lost_peer = ofi_lost_peer,
     .poll = ofi_poll,
+    .polled = 1, /* manual progress (tcp;ofi_rxm, verbs;ofi_rxm ...): ofi_wait polls too */
 };
