@@ -68,9 +68,13 @@ typedef struct wire_cts {
     skf_mr_key_t key;   /* receiver's buffer from split to the end      */
 } wire_cts_t;
 typedef struct wire_go {
-    uint8_t kind, pad[7];
-    uint64_t sreq; /* sender's request, waiting since its RTS       */
-    uint64_t rreq; /* receiver's request, named by the W_DATA header */
+    uint8_t kind;
+    uint8_t direct; /* 1: send len bytes by skf_send_direct (id rreq): the
+                       receiver posted its buffer (tcp, docs/tcp.md) */
+    uint8_t pad[2];
+    uint32_t len;   /* direct: the bytes the receiver takes (truncation)  */
+    uint64_t sreq;  /* sender's request, waiting since its RTS       */
+    uint64_t rreq;  /* receiver's request, named by the W_DATA header */
 } wire_go_t;
 typedef struct wire_cancel {
     uint8_t kind, pad;
@@ -132,6 +136,7 @@ struct MPI_ABI_Request {
     uint8_t stream;    /* streamed rendezvous (W_FLAG_STREAM)            */
     uint8_t need;      /* send: enum send_need bits still outstanding    */
     uint8_t bulk;      /* send: streams through the bulk ring (W_BDATA)  */
+    uint8_t direct;    /* streamed rendezvous by skf_send_direct (pull: its op) */
     struct MPI_ABI_Comm *comm;
     int peer, tag;     /* send: dest and tag; receive: filter            */
     int world;         /* world rank of the peer (receive: once matched) */
@@ -158,7 +163,8 @@ struct MPI_ABI_Request {
     void *bsend_block;
     void *dtp;         /* typed receive to unpack at completion (datatype/p2p.c) */
     struct greq *greq; /* REQ_GREQ: the application's callbacks          */
-    skf_get_op_t pull; /* receive: rendezvous get in flight (over tcp)   */
+    skf_get_op_t pull; /* receive: rendezvous get or direct payload in flight
+                          (over tcp); send: its direct payload leaving */
     mpid_req_t *next_pull;
     /* MPI_Isendrecv (binding/isendrecv.c): the receive is the user's request
      * and counts as done only when its send half (pair) is done too; a
@@ -219,6 +225,8 @@ struct mpid_state {
     int node;                    /* my node (a split needs a same-node peer)   */
     size_t stream_remote_max;    /* rendezvous over tcp up to this: streamed (SKIFF_MPI_RNDV_STREAM) */
     int stream_local;            /* no CMA on my node: every rendezvous to a node mate streams */
+    uint8_t *direct_to;          /* [size] 1: rendezvous above stream_remote_max to that rank
+                                    go by direct payload (SKIFF_MPI_RNDV_DIRECT, tcp) */
     size_t bulk_max;             /* contiguous sends to a node mate with a bulk ring up to this
                                     stream through it (SKIFF_MPI_BULK_MAX; 0: never) */
     size_t *bulk_piece;          /* [size] payload bytes per W_BDATA piece to that rank
@@ -287,7 +295,8 @@ mpid_req_t *mpid_isend_stream(void *dtp, size_t len, int dest, int tag, struct M
 void mpid_on_go(const wire_go_t *m);
 void mpid_send_ctl(int world, int kind, uint64_t sreq);
 void mpid_send_cancel(int world, const wire_hdr_t *envelope, uint64_t sreq);
-void mpid_send_go(int world, uint64_t sreq, uint64_t rreq);
+/* direct: the sender pushes direct_len bytes by skf_send_direct (wire_go_t). */
+void mpid_send_go(int world, uint64_t sreq, uint64_t rreq, size_t direct_len, int direct);
 void mpid_send_cts(int world, uint64_t sreq, uint64_t rreq, size_t split, const skf_mr_key_t *key);
 int mpid_progress_sends(void);
 void mpid_send_pushed(mpid_req_t *r);
