@@ -37,6 +37,9 @@ enum wire_kind {
  * key; h.len is the length; on W_GO the sender packs the data chunk by chunk
  * into the ring (W_DATA + W_CONTs) while the receiver unpacks it. */
 #define W_FLAG_STREAM 2
+/* with STREAM: the sender's data is one contiguous buffer it can push as a
+ * direct payload (skf_send_direct) if the receiver's W_GO asks for one */
+#define W_FLAG_DIRECT 4
 
 typedef struct wire_hdr { /* 16 bytes: envelope of SHORT/EAGER */
     uint8_t kind, flags;
@@ -133,7 +136,7 @@ struct MPI_ABI_Request {
     uint8_t posted;    /* receive sits in a posted queue                 */
     uint8_t attached;  /* receive: user buffer known (else unexpected)   */
     uint8_t sync;      /* receive: sender waits for our W_ACK            */
-    uint8_t stream;    /* streamed rendezvous (W_FLAG_STREAM)            */
+    uint8_t stream;    /* streamed rendezvous (W_FLAG_STREAM); 2: W_FLAG_DIRECT too */
     uint8_t need;      /* send: enum send_need bits still outstanding    */
     uint8_t bulk;      /* send: streams through the bulk ring (W_BDATA)  */
     uint8_t direct;    /* streamed rendezvous by skf_send_direct (pull: its op) */

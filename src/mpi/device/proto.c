@@ -340,6 +340,10 @@ static mpid_req_t *isend(const void *buf, void *dtp, size_t len, int dest, int t
         r->wire = W_RTS;
         fill_envelope(&r->hdr.h, W_RTS, c, tag, len);
         r->hdr.h.flags = W_FLAG_STREAM;
+        /* a contiguous buffer larger than what streams through the ring,
+         * to a tcp peer: the receiver may ask for it as a direct payload */
+        if (buf && !dtp && world < mpid.size && mpid.direct_to[world] && len > mpid.stream_remote_max)
+            r->hdr.h.flags |= W_FLAG_DIRECT;
         r->hdr.r.sreq = (uint64_t)(uintptr_t)r;
         r->hdr_len = sizeof(wire_rts_t);
         r->msg_len = len;

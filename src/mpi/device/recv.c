@@ -94,11 +94,10 @@ static void rndv_pull(mpid_req_t *r)
     if (r->stream) {
         /* A large contiguous one from a tcp peer: my buffer is posted for
          * its direct payload, which the sender pushes on my W_GO (the
-         * sender chose the streamed RTS for that reason: init.c); else the
+         * sender's RTS offered one: W_FLAG_DIRECT, proto.c); else the
          * data follows my W_GO through the ring (on_data). */
         size_t n = r->msg_len < r->cap ? r->msg_len : r->cap;
-        if (r->msg_len > mpid.stream_remote_max && n && !r->dtp && r->world < mpid.size &&
-            mpid.direct_to[r->world] &&
+        if (r->stream == 2 && n && !r->dtp && r->world < mpid.size && mpid.direct_to[r->world] &&
             skf_recv_direct(mpid.ch, mpid.addr[r->world], (uint64_t)(uintptr_t)r, r->buf, n,
                             &r->pull) == 0) {
             r->direct = 1;
@@ -178,7 +177,7 @@ static void on_rts(int world, const wire_rts_t *m)
         r->comm = c;
     }
     take_envelope(r, world, &m->h);
-    r->stream = (m->h.flags & W_FLAG_STREAM) != 0;
+    r->stream = (m->h.flags & W_FLAG_STREAM) ? 1 + ((m->h.flags & W_FLAG_DIRECT) != 0) : 0;
     r->msg_len = r->stream ? m->h.len : m->key.len;
     r->sreq = m->sreq;
     r->key = m->key;
