@@ -364,7 +364,7 @@ static COLD ssize_t recv_others(skf_chan_t *ch, struct iovec *cont, int *ncont, 
         ssize_t n = ch->tops[i]->recv(ch->tp[i], cont, ncont, &ch->src_rank);
         if (n != -EAGAIN) {
             if (n >= 0) {
-                ch->out_tp = ch->last_tp = i;
+                ch->out_tp = ch->last_tp = ch->woke_tp = i;
                 ch->streak = 0;
                 if (src)
                     *src = ((skf_addr_t)(uint32_t)ch->src_rank << 16) | ch->port;
@@ -385,7 +385,7 @@ ssize_t skf_recv(skf_chan_t *ch, struct iovec cont[SKF_CONT_SIZE], int *ncont, s
     ssize_t n = ch->tops[i]->recv(ch->tp[i], cont, ncont, &ch->src_rank);
     if (unlikely(n < 0))
         return n == -EAGAIN && ch->ntp > 1 ? recv_others(ch, cont, ncont, src) : n;
-    ch->out_tp = i;
+    ch->out_tp = ch->woke_tp = i;
     if (src)
         *src = ((skf_addr_t)(uint32_t)ch->src_rank << 16) | ch->port;
     if (unlikely(ch->ntp > 1) && ++ch->streak >= FAIR_STREAK) { /* let the other one go first */
@@ -463,12 +463,24 @@ int skf_wait(skf_chan_t *ch, int events, int timeout_ms)
      * only of the transport whose send said -EAGAIN.  Poll them all
      * (SKIFF_SPIN rounds), then sleep in 1 ms slices in the own sleep of one
      * transport (shm's futex doorbell, tcp's epoll): the one a blocked send
-     * waits for, else the one that delivered last (it keeps serving its
-     * traffic, e.g. tcp answering gets, at full speed); the others are
-     * looked at between slices, so their messages wait at most one slice. */
+     * waits for, else the one whose started gets (or direct payloads) are
+     * awaited (GET_DONE: only a transport with rma_start reports it), else
+     * the one that delivered last (it keeps serving its traffic, e.g. tcp
+     * answering gets, at full speed); the others are looked at between
+     * slices, so their messages wait at most one slice.  Not last_tp: after
+     * a streak of 64 tcp messages (a window of RTSs) it names shm, and the
+     * payloads that followed were read only between 1 ms futex slices. */
     if ((events & SKF_WRITABLE) && ch->blocked_tp < 0)
         return SKF_WRITABLE;
-    int turn = (events & SKF_WRITABLE) ? ch->blocked_tp : ch->last_tp;
+    int turn = ch->woke_tp;
+    if (events & SKF_WRITABLE)
+        turn = ch->blocked_tp;
+    else if (events & SKF_GET_DONE)
+        for (int i = 0; i < ch->ntp; i++)
+            if (ch->tops[i]->rma_start) {
+                turn = i;
+                break;
+            }
     /* Several transports means tcp among them: its polls are system calls,
      * and SKIFF_SPIN of them would spin for milliseconds.  The polling phase
      * also ends after SKIFF_TCP_SPIN_US (clock read from the 16th poll on;

@@ -111,7 +111,9 @@ struct skf_chan {
     const struct skf_transport_ops *tops[SKF_MAX_TRANSPORTS];
     void *tp[SKF_MAX_TRANSPORTS];
     int out_tp;  /* transport holding the message skf_recv handed out, or -1 */
-    int last_tp; /* transport that delivered last: asked first */
+    int last_tp; /* transport asked first: the one that delivered last, but after a
+                    streak of FAIR_STREAK messages the other one */
+    int woke_tp; /* transport that delivered last (skf_wait sleeps there) */
     int src_rank; /* sender of the message handed out last */
     int blocked_tp; /* transport whose send said -EAGAIN last, or -1 (skf_wait WRITABLE) */
     int streak;     /* messages in a row from last_tp (several transports take turns) */
