@@ -487,7 +487,13 @@ int skf_wait(skf_chan_t *ch, int events, int timeout_ms)
      * why: tcp.c, spin_ready). */
     long spin = ctx->shm.spin;
     long long spin_until = 0;
+    unsigned long moved = ctx->io_moved;
     for (long polls = 0, waited = 0;; polls++) {
+        if (ctx->io_moved != moved) { /* a transfer is streaming in: poll on */
+            moved = ctx->io_moved;
+            spin_until = 0;
+            spin = polls + ctx->shm.spin;
+        }
         if (polls < spin && (polls & 15) == 15 && ch->ntp > 1 && ctx->shm.tcp_spin_ns > 0 &&
             skf_spin_over(&spin_until, ctx->shm.tcp_spin_ns))
             spin = polls;

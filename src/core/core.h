@@ -73,6 +73,11 @@ struct skf_ctx {
     int asym_fence;         /* every local rank registered for membarrier: senders
                                publish without a fence (see shm.c, doorbells) */
     struct skf_shm_conf shm;
+    /* Bumped (by the thread driving the channels) whenever bytes of a started
+     * get's answer or of a direct payload arrived: a wait's polling phase
+     * starts over, so a transfer under way is read as it streams in, not
+     * between sleeps once SKIFF_TCP_SPIN_US of it has passed. */
+    unsigned long io_moved;
     skf_chan_t *internal;   /* SKF_PORT_INTERNAL, opened by skf_init     */
     unsigned chan_opens;    /* collective opens so far (names segments)  */
     skf_chan_t *open_chans; /* list, to refuse a port opened twice       */

@@ -1079,6 +1079,7 @@ static void fill_rx(struct tcp_conn *c)
         }
         if (c->din) {
             c->tp->hot = c; /* no ACK owed: a stream is acknowledged by the kernel */
+            c->tp->ctx->io_moved++;
             c->din_p += r;
             c->din_left -= (uint64_t)r;
             if (c->din_left)
@@ -1618,6 +1619,8 @@ static int rma_read(struct tcp_conn *c)
             if (s->in)
                 s->in += r;
             s->in_left -= (uint64_t)r;
+            if (c->role == ROLE_CONNECTOR) /* my get's answer is streaming in */
+                c->tp->ctx->io_moved++;
             continue;
         }
         if (r < 0 && errno == EINTR)
@@ -2473,14 +2476,15 @@ static int local_peer_died(struct tcp_tp *t)
  * requester is active.  > 0: ready; 0: spun out; -1: end_ms has passed. */
 static int spin_ready(struct tcp_tp *t, int events, long long end_ms)
 {
-    unsigned long served = t->served_here;
+    unsigned long served = t->served_here, moved = t->ctx->io_moved;
     long long until = 0;
     int r;
     for (long i = 0; i < t->spin; i++) {
         if ((r = tcp_ready(t, events)))
             return r;
-        if (t->served_here != served) {
+        if (t->served_here != served || t->ctx->io_moved != moved) {
             served = t->served_here;
+            moved = t->ctx->io_moved;
             if (end_ms >= 0 && skf_now_ms() >= end_ms)
                 return -1;
             i = 0;
@@ -2520,11 +2524,11 @@ static int tcp_wait(void *tpv, int events, int timeout_ms)
             long long left = end < 0 ? TCP_SLEEP_SLICE_MS : end - skf_now_ms();
             if (left <= 0)
                 return 0;
-            unsigned long served = t->served_here;
+            unsigned long served = t->served_here, moved = t->ctx->io_moved;
             if (!progress(t, left < TCP_SLEEP_SLICE_MS ? (int)left : TCP_SLEEP_SLICE_MS))
                 local_peer_died(t);
-            if (t->served_here != served)
-                break; /* woken by a request: poll again */
+            if (t->served_here != served || t->ctx->io_moved != moved)
+                break; /* woken by a request, or a transfer streaming in: poll again */
         }
     }
 }
