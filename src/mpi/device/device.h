@@ -241,6 +241,8 @@ struct mpid_state {
     mpid_req_t **inflight;       /* [size] eager message whose W_CONTs arrive */
     long n_posted;               /* posted receives in all communicators      */
     mpid_req_t *pulls;           /* receives whose rendezvous get is in flight */
+    int direct_out;              /* direct payloads leaving (each the head of its send FIFO):
+                                    a wait for them sleeps for GET_DONE, not WRITABLE */
     int npeers;                  /* world indices: size, plus processes of other jobs
                                     met through dynamic processes (dynproc/bridge.h) */
     int dyn_cur;                 /* the message handed out came from the bridge */

@@ -90,10 +90,13 @@ static int push_direct(mpid_req_t *r)
         r->sent = 1; /* started */
         if (rc == 1)
             return 1;
+        mpid.direct_out++;
     }
     rc = skf_get_test(mpid.ch, &r->pull);
     if (rc < 0)
         mpir_fatal("sending %zu bytes to rank %d failed: %s", r->cap, r->world, skf_strerror(rc));
+    if (rc)
+        mpid.direct_out--;
     return rc;
 }
 
