@@ -1078,7 +1078,9 @@ static void fill_rx(struct tcp_conn *c)
             return;
         }
         if (c->din) {
-            c->tp->hot = c; /* no ACK owed: a stream is acknowledged by the kernel */
+            if (c->tp->hot != c && c->tp->hot && c->tp->hot->ack_owed)
+                ack_flush(c->tp->hot); /* another sender: settle what it is owed */
+            c->tp->hot = c; /* no ACK owed here: a stream is acknowledged by the kernel */
             c->tp->ctx->io_moved++;
             c->din_p += r;
             c->din_left -= (uint64_t)r;
@@ -1120,7 +1122,8 @@ static ssize_t deliver(struct tcp_tp *t, struct iovec *cont, int *ncont, int *sr
 static ssize_t tcp_recv(void *tpv, struct iovec *cont, int *ncont, int *src_rank)
 {
     struct tcp_tp *t = tpv;
-    if (t->douts) /* a direct payload leaving moves on with every receive too */
+    if (t->douts && t->ready_head) /* a direct payload leaving moves on with every
+                                      receive too (progress below pushes it otherwise) */
         douts_progress(t);
     /* A pass that moved bytes (e.g. flushed my own send ring to myself) may
      * have made frames readable that the next pass finds: up to three. */
