@@ -38,9 +38,11 @@ static void frames(const uint8_t *d, size_t n)
         if (tcp_frame_check(&h, PORT, MAX_LEN))
             return; /* the connection would be dropped here */
         must(h.len <= MAX_LEN && h.port == PORT);
-        must(h.kind >= TCP_FRAME_DATA && h.kind <= TCP_FRAME_MOVED);
-        must(h.kind == TCP_FRAME_DATA || h.kind == TCP_FRAME_CREDIT || h.len == 0);
+        must(h.kind >= TCP_FRAME_DATA && h.kind <= TCP_FRAME_DIRECT);
+        must(h.kind == TCP_FRAME_DATA || h.kind == TCP_FRAME_CREDIT || h.kind == TCP_FRAME_DIRECT ||
+             h.len == 0);
         must(h.kind != TCP_FRAME_CREDIT || h.len == TCP_CREDIT_LEN);
+        must(h.kind != TCP_FRAME_DIRECT || h.len == TCP_DIRECT_LEN);
         size_t frame = sizeof h + ((h.len + 7) & ~(size_t)7); /* padded to 8 */
         if (n - pos < frame)
             return; /* incomplete: wait for more */

@@ -203,6 +203,27 @@ int skf_rma_push(skf_chan_t *ch);
  * Only looks: progress comes from skf_recv and skf_wait. */
 int skf_get_test(skf_chan_t *ch, skf_get_op_t *op);
 
+/* Direct payloads: a large message body sent from the sender's memory
+ * straight into a buffer the receiver posted, through the pair's stream
+ * with no ring, window or copy in between (tcp: one plain send and recv a
+ * side, as a raw TCP stream).  The receiver posts first (skf_recv_direct,
+ * naming the buffer by an id of its choice) and then tells the sender (its
+ * own message); the sender's skf_send_direct then takes the bytes into the
+ * stream after its messages sent before, and they fill the posted buffer in
+ * place of any message.  Both ops finish as skf_get_start's: skf_get_test
+ * (1 done: the sender's buffer is free again, the receiver's full), and
+ * skf_wait with SKF_GET_DONE wakes on the receiver's.  skf_send_direct
+ * returns 1 (all out already), 0 (under way), -EAGAIN (one to dst is still
+ * leaving: call again later), -EOPNOTSUPP, -EPIPE; skf_recv_direct 0,
+ * -EOPNOTSUPP, -EPIPE.  A payload for which nothing was posted under its id
+ * with that length breaks the connection (the peer counts as gone).
+ * skf_direct_ok: 1 when the transport to dst offers them (tcp), else 0. */
+int skf_direct_ok(const skf_chan_t *ch, skf_addr_t dst);
+int skf_send_direct(skf_chan_t *ch, skf_addr_t dst, uint64_t id, const void *buf, size_t len,
+                    skf_get_op_t *op);
+int skf_recv_direct(skf_chan_t *ch, skf_addr_t src, uint64_t id, void *buf, size_t len,
+                    skf_get_op_t *op);
+
 /* ---- one-sided atomics on exposed memory ---- */
 enum skf_aop {
     SKF_AOP_FETCH,  /* read the value atomically (operand unused) */

@@ -81,6 +81,11 @@ struct skf_ctx {
     int asym_fence;         /* every local rank registered for membarrier: senders
                                publish without a fence (see shm.c, doorbells) */
     struct skf_shm_conf shm;
+    /* Bumped (by the thread driving the channels) whenever bytes of a started
+     * get's answer or of a direct payload arrived: a wait's polling phase
+     * starts over, so a transfer under way is read as it streams in, not
+     * between sleeps once SKIFF_TCP_SPIN_US of it has passed. */
+    unsigned long io_moved;
     skf_chan_t *internal;   /* SKF_PORT_INTERNAL, opened by skf_init     */
     unsigned chan_opens;    /* collective opens so far (names segments)  */
     skf_chan_t *open_chans; /* list, to refuse a port opened twice       */
@@ -119,7 +124,9 @@ struct skf_chan {
     const struct skf_transport_ops *tops[SKF_MAX_TRANSPORTS];
     void *tp[SKF_MAX_TRANSPORTS];
     int out_tp;  /* transport holding the message skf_recv handed out, or -1 */
-    int last_tp; /* transport that delivered last: asked first */
+    int last_tp; /* transport asked first: the one that delivered last, but after a
+                    streak of FAIR_STREAK messages the other one */
+    int woke_tp; /* transport that delivered last (skf_wait sleeps there) */
     int src_rank; /* sender of the message handed out last */
     int blocked_tp; /* transport whose send said -EAGAIN last, or -1 (skf_wait WRITABLE) */
     int streak;     /* messages in a row from last_tp (several transports take turns) */

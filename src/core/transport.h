@@ -83,6 +83,20 @@ struct skf_transport_ops {
      * NULL. */
     int (*rma_start)(void *tp, int peer, int write, const skf_mr_key_t *key, uint64_t addr,
                      void *buf, size_t len, skf_get_op_t *op);
+    /* Optional (skf_send_direct / skf_recv_direct): a payload of len bytes
+     * sent straight from buf into the buffer the receiver posted under id,
+     * in its place in the stream of the sender's messages (after those sent
+     * before it) but never through the receiver's ring or window.  send:
+     * 1 when all of it is out (buf free again), 0 when under way (op finishes
+     * as rma_start's: buf stays untouched until then), -EAGAIN when another
+     * one to peer is still leaving, -EPIPE.  recv: 0 posted (op finishes
+     * when the bytes are in buf), -EPIPE.  A payload arriving with no
+     * receive posted under its id, or of another length, breaks the
+     * connection: the receiver posts before it tells the sender to go.
+     * NULL: not offered (the caller uses another protocol). */
+    int (*send_direct)(void *tp, int peer, uint64_t id, const void *buf, size_t len,
+                       skf_get_op_t *op);
+    int (*recv_direct)(void *tp, int peer, uint64_t id, void *buf, size_t len, skf_get_op_t *op);
     /* After -EPIPE: the world rank of a peer this transport has lost, with a
      * few words about it in desc ("pid 4242"); -1 when it lost none. */
     int (*lost_peer)(void *tp, char *desc, size_t cap);

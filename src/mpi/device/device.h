@@ -37,6 +37,9 @@ enum wire_kind {
  * key; h.len is the length; on W_GO the sender packs the data chunk by chunk
  * into the ring (W_DATA + W_CONTs) while the receiver unpacks it. */
 #define W_FLAG_STREAM 2
+/* with STREAM: the sender's data is one contiguous buffer it can push as a
+ * direct payload (skf_send_direct) if the receiver's W_GO asks for one */
+#define W_FLAG_DIRECT 4
 
 typedef struct wire_hdr { /* 16 bytes: envelope of SHORT/EAGER */
     uint8_t kind, flags;
@@ -68,9 +71,13 @@ typedef struct wire_cts {
     skf_mr_key_t key;   /* receiver's buffer from split to the end      */
 } wire_cts_t;
 typedef struct wire_go {
-    uint8_t kind, pad[7];
-    uint64_t sreq; /* sender's request, waiting since its RTS       */
-    uint64_t rreq; /* receiver's request, named by the W_DATA header */
+    uint8_t kind;
+    uint8_t direct; /* 1: send len bytes by skf_send_direct (id rreq): the
+                       receiver posted its buffer (tcp, docs/tcp.md) */
+    uint8_t pad[2];
+    uint32_t len;   /* direct: the bytes the receiver takes (truncation)  */
+    uint64_t sreq;  /* sender's request, waiting since its RTS       */
+    uint64_t rreq;  /* receiver's request, named by the W_DATA header */
 } wire_go_t;
 typedef struct wire_cancel {
     uint8_t kind, pad;
@@ -136,9 +143,10 @@ struct MPI_ABI_Request {
     uint8_t posted;    /* receive sits in a posted queue                 */
     uint8_t attached;  /* receive: user buffer known (else unexpected)   */
     uint8_t sync;      /* receive: sender waits for our W_ACK            */
-    uint8_t stream;    /* streamed rendezvous (W_FLAG_STREAM)            */
+    uint8_t stream;    /* streamed rendezvous (W_FLAG_STREAM); 2: W_FLAG_DIRECT too */
     uint8_t need;      /* send: enum send_need bits still outstanding    */
     uint8_t bulk;      /* send: streams through the bulk ring (W_BDATA)  */
+    uint8_t direct;    /* streamed rendezvous by skf_send_direct (pull: its op) */
     long long bulk_t0; /* send: when its stream's first piece went into the ring, ns */
     struct MPI_ABI_Comm *comm;
     int peer, tag;     /* send: dest and tag; receive: filter            */
@@ -166,7 +174,8 @@ struct MPI_ABI_Request {
     void *bsend_block;
     void *dtp;         /* typed receive to unpack at completion (datatype/p2p.c) */
     struct greq *greq; /* REQ_GREQ: the application's callbacks          */
-    skf_get_op_t pull; /* receive: rendezvous get in flight (over tcp)   */
+    skf_get_op_t pull; /* receive: rendezvous get or direct payload in flight
+                          (over tcp); send: its direct payload leaving */
     mpid_req_t *next_pull;
     /* MPI_Isendrecv (binding/isendrecv.c): the receive is the user's request
      * and counts as done only when its send half (pair) is done too; a
@@ -227,6 +236,8 @@ struct mpid_state {
     int node;                    /* my node (a split needs a same-node peer)   */
     size_t stream_remote_max;    /* rendezvous over tcp up to this: streamed (SKIFF_MPI_RNDV_STREAM) */
     int stream_local;            /* no CMA on my node: every rendezvous to a node mate streams */
+    uint8_t *direct_to;          /* [size] 1: rendezvous above stream_remote_max to that rank
+                                    go by direct payload (SKIFF_MPI_RNDV_DIRECT, tcp) */
     size_t bulk_max;             /* contiguous sends to a node mate with a bulk ring up to this
                                     stream through it (SKIFF_MPI_BULK_MAX; 0: never) */
     size_t *bulk_piece;          /* [size] payload bytes per W_BDATA piece to that rank
@@ -241,6 +252,8 @@ struct mpid_state {
     mpid_req_t **inflight;       /* [size] eager message whose W_CONTs arrive */
     long n_posted;               /* posted receives in all communicators      */
     mpid_req_t *pulls;           /* receives whose rendezvous get is in flight */
+    int direct_out;              /* direct payloads leaving (each the head of its send FIFO):
+                                    a wait for them sleeps for GET_DONE, not WRITABLE */
     int npeers;                  /* world indices: size, plus processes of other jobs
                                     met through dynamic processes (dynproc/bridge.h) */
     int dyn_cur;                 /* the message handed out came from the bridge */
@@ -298,7 +311,8 @@ mpid_req_t *mpid_isend_stream(void *dtp, size_t len, int dest, int tag, struct M
 void mpid_on_go(const wire_go_t *m);
 void mpid_send_ctl(int world, int kind, uint64_t sreq);
 void mpid_send_cancel(int world, const wire_hdr_t *envelope, uint64_t sreq);
-void mpid_send_go(int world, uint64_t sreq, uint64_t rreq);
+/* direct: the sender pushes direct_len bytes by skf_send_direct (wire_go_t). */
+void mpid_send_go(int world, uint64_t sreq, uint64_t rreq, size_t direct_len, int direct);
 void mpid_send_cts(int world, uint64_t sreq, uint64_t rreq, size_t split, const skf_mr_key_t *key);
 int mpid_progress_sends(void);
 void mpid_send_pushed(mpid_req_t *r);

@@ -38,8 +38,9 @@ int mpid_init(void)
     mpid.eager_to = calloc((size_t)n, sizeof *mpid.eager_to);
     mpid.remote = calloc((size_t)n, sizeof *mpid.remote);
     mpid.bulk_piece = calloc((size_t)n, sizeof *mpid.bulk_piece);
+    mpid.direct_to = calloc((size_t)n, sizeof *mpid.direct_to);
     if (!mpid.addr || !mpid.sendq || !mpid.active || !mpid.inflight || !mpid.rndv_out ||
-        !mpid.eager_to || !mpid.remote || !mpid.bulk_piece)
+        !mpid.eager_to || !mpid.remote || !mpid.bulk_piece || !mpid.direct_to)
         mpir_fatal("out of memory for %d peers", n);
     for (int i = 0; i < n; i++)
         mpid.addr[i] = skf_addr(mpid.ctx, i, SKF_PORT_MPI);
@@ -78,9 +79,16 @@ int mpid_init(void)
     if (eager_tcp > (1LL << 30))
         eager_tcp = 1LL << 30;
     int all_tcp = strcmp(skf_param_str("SKIFF_TRANSPORTS"), "tcp") == 0;
+    /* Large rendezvous to a tcp peer: the sender pushes the data after the
+     * receiver's W_GO straight from its buffer into the receiver's (a direct
+     * payload: one copy a side, the link never idle between messages, no
+     * exposure, get request or FIN); both sides decide alike, as every rank
+     * reaches the other by the same transport.  docs/tcp.md. */
+    int direct = skf_param_ll("SKIFF_MPI_RNDV_DIRECT") > 0;
     for (int i = 0; i < n; i++) {
         mpid.remote[i] = i != mpid.rank && (all_tcp || skf_node_id(mpid.ctx, i) != mpid.node);
         mpid.eager_to[i] = mpid.remote[i] ? (size_t)eager_tcp : mpid.eager_max;
+        mpid.direct_to[i] = direct && mpid.remote[i] && skf_direct_ok(mpid.ch, mpid.addr[i]);
     }
     /* Streams through the pair's bulk ring (shm, few ranks per node): pieces
      * of SKIFF_MPI_BULK_CHUNK, at most what one bulk message takes. */
@@ -150,6 +158,7 @@ void mpid_finalize(void)
     free(mpid.eager_to);
     free(mpid.remote);
     free(mpid.bulk_piece);
+    free(mpid.direct_to);
     mpid.ch = NULL;
     mpid.ctx = NULL;
 }

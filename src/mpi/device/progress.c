@@ -91,7 +91,10 @@ void mpid_peer_gone(void)
 
 static int idle_events(void)
 {
-    int writable = mpid.n_active != 0;
+    /* a send FIFO whose head is a direct payload leaving waits for its end
+     * (GET_DONE: the socket took the last byte), not for room in a ring:
+     * a full socket then sleeps on EPOLLOUT instead of spinning */
+    int writable = mpid.n_active > mpid.direct_out;
     if (unlikely(dyn_rings) && writable) {
         /* sends that wait only for rings of other jobs (dynproc/pair.c): their
          * receivers kick when they make room; the channel's "writable" would
@@ -100,7 +103,8 @@ static int idle_events(void)
         for (int i = 0; i < mpid.n_active && !writable; i++)
             writable = mpid.active[i] < mpid.size;
     }
-    return SKF_READABLE | (writable ? SKF_WRITABLE : 0) | (mpid.pulls ? SKF_GET_DONE : 0);
+    return SKF_READABLE | (writable ? SKF_WRITABLE : 0) |
+           (mpid.pulls || mpid.direct_out ? SKF_GET_DONE : 0);
 }
 
 static void idle_rc(int rc)

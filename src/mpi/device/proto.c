@@ -107,11 +107,40 @@ static int push_bulk(mpid_req_t *r)
     return 1;
 }
 
+/* A direct payload (the receiver's W_GO said so): straight from the user's
+ * buffer into the receiver's, after everything sent to it before.  1: all
+ * of it is in the stream (the send is done), 0: under way or waiting for
+ * the one before it to leave. */
+static int push_direct(mpid_req_t *r)
+{
+    int rc;
+    if (!r->sent) {
+        rc = skf_send_direct(mpid.ch, mpid.addr[r->world], r->hdr.c.sreq, r->buf, r->cap, &r->pull);
+        if (rc == -EAGAIN)
+            return 0;
+        if (rc < 0)
+            mpir_fatal("sending %zu bytes to rank %d failed: %s", r->cap, r->world,
+                       skf_strerror(rc));
+        r->sent = 1; /* started */
+        if (rc == 1)
+            return 1;
+        mpid.direct_out++;
+    }
+    rc = skf_get_test(mpid.ch, &r->pull);
+    if (rc < 0)
+        mpir_fatal("sending %zu bytes to rank %d failed: %s", r->cap, r->world, skf_strerror(rc));
+    if (rc)
+        mpid.direct_out--;
+    return rc;
+}
+
 /* Move as much of r into the ring as fits.  1: everything taken, 0: blocked. */
 static int push(mpid_req_t *r)
 {
     if (r->bulk)
         return push_bulk(r);
+    if (r->direct)
+        return push_direct(r);
     skf_addr_t dst = mpid.addr[r->world];
     size_t total = r->hdr_len + r->cap;
     while (r->sent < total) {
@@ -236,11 +265,12 @@ void mpid_send_cts(int world, uint64_t sreq, uint64_t rreq, size_t split, const 
     start(r);
 }
 
-void mpid_send_go(int world, uint64_t sreq, uint64_t rreq)
+void mpid_send_go(int world, uint64_t sreq, uint64_t rreq, size_t direct_len, int direct)
 {
     mpid_req_t *r = req_alloc(REQ_CTL);
     r->world = world;
-    r->hdr.go = (wire_go_t){.kind = W_GO, .sreq = sreq, .rreq = rreq};
+    r->hdr.go = (wire_go_t){.kind = W_GO, .direct = (uint8_t)direct, .len = (uint32_t)direct_len,
+                            .sreq = sreq, .rreq = rreq};
     r->hdr_len = sizeof(wire_go_t);
     start(r);
 }
@@ -283,6 +313,15 @@ void mpid_on_go(const wire_go_t *m)
 {
     mpid_req_t *r = (mpid_req_t *)(uintptr_t)m->sreq;
     mpid.rndv_out[r->world]--;
+    if (m->direct) { /* the receiver posted its buffer: push straight into it */
+        r->direct = 1;
+        r->hdr.c.sreq = m->rreq;
+        r->cap = m->len < r->msg_len ? m->len : r->msg_len;
+        r->sent = 0;
+        r->need = NEED_PUSH | (r->need & NEED_CANCEL_REPLY);
+        start(r);
+        return;
+    }
     if (r->buf && !r->dtp && mpid.bulk_piece[r->world]) {
         r->bulk = 1; /* through the pair's bulk ring */
         r->bulk_t0 = 0; /* set by its first piece in the ring (push_bulk) */
@@ -315,7 +354,7 @@ static mpid_req_t *isend(const void *buf, void *dtp, size_t len, int dest, int t
     if (how == SEND_AUTO && buf && !dtp && len > eager_max && len <= UINT32_MAX &&
         world != mpid.rank &&
         (world >= mpid.size || /* another job's process: no memory keys cross */
-         (mpid.remote[world] ? len <= mpid.stream_remote_max
+         (mpid.remote[world] ? len <= mpid.stream_remote_max || mpid.direct_to[world]
                              : mpid.stream_local || (len <= mpid.bulk_max && mpid.bulk_piece[world] && bulk_allowed()))))
         how = SEND_STREAM;
     mpid_req_t *r = req_alloc(REQ_SEND);
@@ -339,6 +378,10 @@ static mpid_req_t *isend(const void *buf, void *dtp, size_t len, int dest, int t
         r->wire = W_RTS;
         fill_envelope(&r->hdr.h, W_RTS, c, tag, len);
         r->hdr.h.flags = W_FLAG_STREAM;
+        /* a contiguous buffer larger than what streams through the ring,
+         * to a tcp peer: the receiver may ask for it as a direct payload */
+        if (buf && !dtp && world < mpid.size && mpid.direct_to[world] && len > mpid.stream_remote_max)
+            r->hdr.h.flags |= W_FLAG_DIRECT;
         r->hdr.r.sreq = (uint64_t)(uintptr_t)r;
         r->hdr_len = sizeof(wire_rts_t);
         r->msg_len = len;

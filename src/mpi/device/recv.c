@@ -80,18 +80,34 @@ static int rndv_split(mpid_req_t *r, size_t n)
     return 1;
 }
 
-/* The rendezvous data is in my buffer: release the sender. */
+/* The rendezvous data is in my buffer: release the sender (a direct
+ * payload's sender is done once its bytes are in the stream). */
 static void pull_done(mpid_req_t *r)
 {
     r->got = r->msg_len;
-    mpid_send_ctl(r->world, W_FIN, r->sreq);
+    if (!r->direct)
+        mpid_send_ctl(r->world, W_FIN, r->sreq);
     recv_complete(r);
 }
 
 static void rndv_pull(mpid_req_t *r)
 {
-    if (r->stream) { /* the data follows my W_GO through the ring (on_data) */
-        mpid_send_go(r->world, r->sreq, (uint64_t)(uintptr_t)r);
+    if (r->stream) {
+        /* A large contiguous one from a tcp peer: my buffer is posted for
+         * its direct payload, which the sender pushes on my W_GO (the
+         * sender's RTS offered one: W_FLAG_DIRECT, proto.c); else the
+         * data follows my W_GO through the ring (on_data). */
+        size_t n = r->msg_len < r->cap ? r->msg_len : r->cap;
+        if (r->stream == 2 && n && !r->dtp && r->world < mpid.size && mpid.direct_to[r->world] &&
+            skf_recv_direct(mpid.ch, mpid.addr[r->world], (uint64_t)(uintptr_t)r, r->buf, n,
+                            &r->pull) == 0) {
+            r->direct = 1;
+            r->next_pull = mpid.pulls;
+            mpid.pulls = r;
+            mpid_send_go(r->world, r->sreq, (uint64_t)(uintptr_t)r, n, 1);
+            return;
+        }
+        mpid_send_go(r->world, r->sreq, (uint64_t)(uintptr_t)r, 0, 0);
         return;
     }
     size_t n = r->msg_len < r->cap ? r->msg_len : r->cap;
@@ -162,7 +178,7 @@ static void on_rts(int world, const wire_rts_t *m)
         r->comm = c;
     }
     take_envelope(r, world, &m->h);
-    r->stream = (m->h.flags & W_FLAG_STREAM) != 0;
+    r->stream = (m->h.flags & W_FLAG_STREAM) ? 1 + ((m->h.flags & W_FLAG_DIRECT) != 0) : 0;
     r->msg_len = r->stream ? m->h.len : m->key.len;
     r->sreq = m->sreq;
     r->key = m->key;

@@ -44,10 +44,13 @@ const char *tcp_proof_check(const struct tcp_proof *p)
 
 const char *tcp_frame_check(const struct tcp_frame_hdr *h, uint16_t port, uint32_t max_len)
 {
-    if (h->magic != TCP_FRAME_MAGIC || h->kind < TCP_FRAME_DATA || h->kind > TCP_FRAME_MOVED)
+    if (h->magic != TCP_FRAME_MAGIC || h->kind < TCP_FRAME_DATA || h->kind > TCP_FRAME_DIRECT)
         return "malformed frame header";
-    if (h->kind != TCP_FRAME_DATA && h->kind != TCP_FRAME_CREDIT && h->len)
+    if (h->kind != TCP_FRAME_DATA && h->kind != TCP_FRAME_CREDIT && h->kind != TCP_FRAME_DIRECT &&
+        h->len)
         return "control frame with a payload";
+    if (h->kind == TCP_FRAME_DIRECT && h->len != TCP_DIRECT_LEN)
+        return "direct frame of the wrong length";
     if (h->kind == TCP_FRAME_CREDIT && h->len != TCP_CREDIT_LEN)
         return "credit frame of the wrong length";
     if (h->port != port)

@@ -86,6 +86,13 @@ struct tcp_frame_hdr {
 #define TCP_FRAME_SWITCH 4
 #define TCP_FRAME_FIRST 5
 #define TCP_FRAME_MOVED 6
+/* 16-byte payload {id, n}: a direct payload (skf_send_direct) of n raw bytes
+ * follows this frame at once (no padding), read by the receiver straight into
+ * the buffer it posted under id (skf_recv_direct), never into its ring, and
+ * not counted in the window (the receiver posted room for it).  At most one
+ * in flight per connection and direction. */
+#define TCP_FRAME_DIRECT 7
+#define TCP_DIRECT_LEN 16
 
 /* RMA request (requester -> owner); a PUT's payload follows it, an
  * ATOMIC's struct tcp_rma_atomic (len = its size). */

@@ -179,6 +179,17 @@ struct tcp_conn {
     int announce;     /* TCP_FRAME_FIRST/MOVED owed before my first data frame (0: none) */
     int has_switch;   /* the peer's SWITCH lies at rx position switch_at */
     uint64_t switch_at;
+    /* Direct payloads (TCP_FRAME_DIRECT, skf_send_direct / skf_recv_direct):
+     * the one arriving, read straight into its posted buffer (din: din_left
+     * bytes still to come at din_p), and the one leaving straight from the
+     * sender's memory (dout: dout_left bytes at dout_p, written once tx has
+     * gone out up to dout_at, where its header ends; what tx takes after
+     * it waits behind it). */
+    skf_get_op_t *din, *dout;
+    uint8_t *din_p;
+    const uint8_t *dout_p;
+    uint64_t din_left, dout_left, dout_at;
+    struct tcp_conn *next_dout; /* tp->douts */
     struct tcp_conn *next_ready;
     struct tcp_conn *next_hs; /* connections still in the handshake */
     struct rma_state rma;
@@ -199,6 +210,7 @@ struct tcp_peer {
     const char *gone_why;    /* static text: how it went                          */
     char where[64];          /* its address, once a connection knew it            */
     int switched;            /* all its messages up to its SWITCH are delivered   */
+    skf_get_op_t *dq_head, *dq_tail; /* direct receives posted for it, in order   */
 };
 
 /* One epoll set per context, shared by the tcp part of every channel: any
@@ -292,6 +304,7 @@ struct tcp_tp {
     char cc[16];            /* SKIFF_TCP_CC: congestion control, "" = the system's */
     struct tcp_conn *hot;   /* receive connection that delivered last (busy-polled) */
     struct tcp_conn *rmaq;  /* requesters with operations queued (polled every pass) */
+    struct tcp_conn *douts; /* data connections writing a direct payload (polled every pass) */
     int gets_done;          /* an skf_get_start get finished since ready() said so */
     unsigned epoll_skipped; /* passes since the last epoll_wait(0) */
     int svc_polled;         /* the last svc_poll_hot read the hot served connection, which
@@ -427,6 +440,33 @@ static void enqueue(struct tcp_tp *t, struct tcp_conn *c)
 }
 
 static void rmaq_fail_all(struct tcp_conn *c, int status);
+static void rmaq_finish(struct tcp_tp *t, skf_get_op_t *op, int status);
+
+/* The direct payload leaving on c is out (status 0) or failed. */
+static void dout_finish(struct tcp_conn *c, int status)
+{
+    skf_get_op_t *op = c->dout;
+    c->dout = NULL;
+    for (struct tcp_conn **p = &c->tp->douts; *p; p = &(*p)->next_dout)
+        if (*p == c) {
+            *p = c->next_dout;
+            break;
+        }
+    c->next_dout = NULL;
+    rmaq_finish(c->tp, op, status);
+}
+
+/* c died: its direct payloads in flight fail. */
+static void direct_fail(struct tcp_conn *c, int status)
+{
+    if (c->dout)
+        dout_finish(c, status);
+    if (c->din) {
+        skf_get_op_t *op = c->din;
+        c->din = NULL;
+        rmaq_finish(c->tp, op, status);
+    }
+}
 
 static void close_fd(struct tcp_conn *c)
 {
@@ -448,6 +488,7 @@ static void free_conn(struct tcp_conn *c)
     if (c->tp->hot == c)
         c->tp->hot = NULL;
     rmaq_fail_all(c, -EPIPE);
+    direct_fail(c, -EPIPE);
     close_fd(c);
     unlink_hs(c);
     unqueue(c->tp, c);
@@ -480,6 +521,14 @@ static void peer_gone(struct tcp_tp *t, int rank, const char *why)
         }
     if (p->rma)
         rmaq_fail_all(p->rma, -EPIPE);
+    for (int i = 0; i < 2; i++)
+        if (cs[i])
+            direct_fail(cs[i], -EPIPE);
+    for (skf_get_op_t *op = p->dq_head, *next; op; op = next) { /* posted, never to come */
+        next = op->next;
+        rmaq_finish(t, op, -EPIPE);
+    }
+    p->dq_head = p->dq_tail = NULL;
 }
 
 /* End of a data connection.  After the peer's goodbye it is a clean close
@@ -634,8 +683,8 @@ static int ring_span(const struct tcp_ring *r, uint64_t from, uint64_t n, struct
 static void data_interest(struct tcp_conn *c)
 {
     if (c->state == C_OPEN)
-        set_interest(c, EPOLLRDHUP | (c->rx.tail - c->rx.head < c->rx.cap ? EPOLLIN : 0) |
-                            (c->tx.tail != c->tx.head ? EPOLLOUT : 0));
+        set_interest(c, EPOLLRDHUP | (c->din || c->rx.tail - c->rx.head < c->rx.cap ? EPOLLIN : 0) |
+                            (c->tx.tail != c->tx.head || c->dout ? EPOLLOUT : 0));
 }
 
 /* ---- data: sending -------------------------------------------------------- */
@@ -664,13 +713,25 @@ static ssize_t sock_writev(int fd, const struct iovec *v, int n)
 
 static void send_credit(struct tcp_conn *c);
 
-/* Write what the send ring holds.  0, or -1 when the connection died. */
+/* Write what the send ring holds, and a direct payload in its place in
+ * the stream (after the ring's bytes up to dout_at: its header; one writev
+ * takes both).  0, or -1 when the connection died. */
 static int flush_tx(struct tcp_conn *c)
 {
     struct tcp_ring *r = &c->tx;
-    while (r->tail != r->head && c->state == C_OPEN) {
-        struct iovec v[2];
-        int n = ring_span(r, r->head, r->tail - r->head, v);
+    while ((r->tail != r->head || c->dout) && c->state == C_OPEN) {
+        struct iovec v[3];
+        int n = 0;
+        uint64_t upto = c->dout ? c->dout_at : r->tail, ring_part = upto - r->head;
+        if (ring_part)
+            n = ring_span(r, r->head, ring_part, v);
+        if (c->dout && c->dout_left)
+            v[n++] = (struct iovec){(void *)c->dout_p, c->dout_left};
+        if (!n) { /* an empty direct payload, its header out */
+            dout_finish(c, 0);
+            continue;
+        }
+        uint64_t want = ring_part + (c->dout ? c->dout_left : 0);
         ssize_t w = sock_writev(c->fd, v, n);
         if (w < 0) {
             if (errno == EAGAIN || errno == EWOULDBLOCK)
@@ -680,8 +741,18 @@ static int flush_tx(struct tcp_conn *c)
             peer_gone(c->tp, c->peer, strerror(errno));
             return -1;
         }
-        r->head += (uint64_t)w;
         c->ack_owed = 0; /* the ACK of what I read rode along */
+        if ((uint64_t)w <= ring_part) {
+            r->head += (uint64_t)w;
+        } else {
+            r->head = upto;
+            c->dout_p += (uint64_t)w - ring_part;
+            c->dout_left -= (uint64_t)w - ring_part;
+        }
+        if (c->dout && r->head == c->dout_at && !c->dout_left)
+            dout_finish(c, 0);
+        if ((uint64_t)w < want)
+            break; /* the socket is full: the next try would say EAGAIN */
     }
     if (c->cred_end && r->head >= c->cred_end) {
         c->cred_end = 0;
@@ -696,7 +767,7 @@ static int flush_tx(struct tcp_conn *c)
 static void send_control(struct tcp_conn *c, const void *frame, uint64_t n)
 {
     uint64_t w = 0;
-    if (c->tx.tail == c->tx.head && c->state == C_OPEN) {
+    if (c->tx.tail == c->tx.head && !c->dout && c->state == C_OPEN) {
         ssize_t k;
         do
             k = send(c->fd, frame, n, MSG_DONTWAIT | MSG_NOSIGNAL);
@@ -715,6 +786,7 @@ static void send_control(struct tcp_conn *c, const void *frame, uint64_t n)
 
 static struct tcp_conn *connect_peer(struct tcp_tp *t, int rank, int kind);
 static int progress(struct tcp_tp *t, int timeout_ms);
+static int douts_progress(struct tcp_tp *t);
 static int svc_serve_here(struct tcp_tp *t);
 static int svc_poll_hot(struct tcp_tp *t);
 static void svc_note_poll(struct tcp_svc *v);
@@ -791,7 +863,7 @@ static ssize_t tcp_send(void *tpv, int peer, const struct iovec *iov, int iovcnt
     if (TCP_FRAME_BYTES(take) > TCP_HDR + take)
         v[nv++] = (struct iovec){(void *)zeros, TCP_FRAME_BYTES(take) - TCP_HDR - take};
     uint64_t written = 0, total = TCP_FRAME_BYTES(take);
-    if (c->tx.tail == c->tx.head && c->state == C_OPEN) { /* straight from the caller's memory */
+    if (c->tx.tail == c->tx.head && !c->dout && c->state == C_OPEN) { /* straight from the caller's memory */
         ssize_t w;
         do
             w = sock_writev(c->fd, v, nv); /* a small frame: one send() of a copy */
@@ -816,7 +888,7 @@ static ssize_t tcp_send(void *tpv, int peer, const struct iovec *iov, int iovcnt
         skip = 0;
     }
     c->sent += total;
-    if (c->state == C_OPEN && c->tx.tail - c->tx.head > total - written)
+    if (c->state == C_OPEN && (c->tx.tail - c->tx.head > total - written || c->dout))
         flush_tx(c); /* older bytes were waiting: push them along */
     else if (c->state == C_OPEN && c->tx.tail != c->tx.head)
         data_interest(c);
@@ -860,6 +932,45 @@ static const char *route_frame(struct tcp_conn *c, int kind)
     return NULL;
 }
 
+/* A DIRECT frame is complete at c->scan: find the receive posted under its
+ * id (the peer's are in posting order: usually the first), take the frame
+ * out of the ring, and the payload bytes that came with it (one read's
+ * worth at most: the rest is read straight into place, fill_rx).  NULL, or
+ * why the frame breaks the protocol. */
+static const char *direct_arrived(struct tcp_conn *c)
+{
+    struct tcp_tp *t = c->tp;
+    struct tcp_ring *r = &c->rx;
+    struct tcp_peer *p = &t->peer[c->peer];
+    uint64_t d[2]; /* id, length */
+    ring_read(r, c->scan + TCP_HDR, d, sizeof d);
+    skf_get_op_t **at = &p->dq_head, *op, *prev = NULL;
+    while ((op = *at) && op->addr != d[0]) {
+        prev = op;
+        at = &op->next;
+    }
+    if (!op || op->len != d[1])
+        return "a direct payload nobody posted";
+    *at = op->next;
+    if (p->dq_tail == op)
+        p->dq_tail = prev;
+    op->next = NULL;
+    ring_cut(r, c->scan, TCP_FRAME_BYTES(TCP_DIRECT_LEN));
+    uint64_t have = r->tail - c->scan, k = have < d[1] ? have : d[1];
+    if (k) {
+        ring_read(r, c->scan, op->dst, k);
+        ring_cut(r, c->scan, k);
+    }
+    if (k == d[1]) {
+        rmaq_finish(t, op, 0);
+    } else {
+        c->din = op;
+        c->din_p = (uint8_t *)op->dst + k;
+        c->din_left = d[1] - k;
+    }
+    return NULL;
+}
+
 /* Check the frames whose headers have arrived; queue the connection when one
  * is complete.  Credits and the goodbye are applied and taken out of the
  * ring.  0, or -1 after dropping the connection for a malformed frame. */
@@ -887,6 +998,13 @@ static int scan_frames(struct tcp_conn *c)
             }
             c->released = pos;
             ring_cut(r, c->scan, TCP_FRAME_BYTES(h.len));
+            continue;
+        }
+        if (h.kind == TCP_FRAME_DIRECT) {
+            if ((bad = direct_arrived(c))) {
+                drop(c, bad);
+                return -1;
+            }
             continue;
         }
         if (h.kind == TCP_FRAME_BYE) { /* the peer closed its channel: my sends to it fail */
@@ -942,15 +1060,17 @@ static void fill_rx(struct tcp_conn *c)
     struct tcp_ring *ring = &c->rx;
     for (;;) {
         uint64_t room = ring->cap - (ring->tail - ring->head);
-        if (!room) {
+        if (!room && !c->din) {
             data_interest(c);
             return;
         }
         struct iovec v[2];
-        int n = ring_span(ring, ring->tail, room, v);
-        /* recv into the first span when it is big (the usual case): cheaper
-         * than readv, and the next call takes the rest after the wrap */
-        ssize_t r = n == 1 || v[0].iov_len >= TCP_MIN_TAKE * 16
+        int n = c->din ? 0 : ring_span(ring, ring->tail, room, v);
+        /* a direct payload straight into its buffer; else recv into the
+         * ring's first span when it is big (the usual case): cheaper than
+         * readv, and the next call takes the rest after the wrap */
+        ssize_t r = c->din ? recv(c->fd, c->din_p, c->din_left, 0)
+                    : n == 1 || v[0].iov_len >= TCP_MIN_TAKE * 16
                         ? recv(c->fd, v[0].iov_base, v[0].iov_len, 0)
                         : readv(c->fd, v, n);
         if (r < 0) {
@@ -963,6 +1083,21 @@ static void fill_rx(struct tcp_conn *c)
         if (r == 0) {
             data_eof(c);
             return;
+        }
+        if (c->din) {
+            if (c->tp->hot != c && c->tp->hot && c->tp->hot->ack_owed)
+                ack_flush(c->tp->hot); /* another sender: settle what it is owed */
+            c->tp->hot = c; /* no ACK owed here: a stream is acknowledged by the kernel */
+            c->tp->ctx->io_moved++;
+            c->din_p += r;
+            c->din_left -= (uint64_t)r;
+            if (c->din_left)
+                return; /* took what there was */
+            skf_get_op_t *op = c->din;
+            c->din = NULL;
+            rmaq_finish(c->tp, op, 0);
+            data_interest(c);
+            continue; /* what follows goes to the ring */
         }
         ring->tail += (uint64_t)r;
         if (c->tp->hot != c) { /* another sender: settle what the last one is owed */
@@ -994,6 +1129,9 @@ static ssize_t deliver(struct tcp_tp *t, struct iovec *cont, int *ncont, int *sr
 static ssize_t tcp_recv(void *tpv, struct iovec *cont, int *ncont, int *src_rank)
 {
     struct tcp_tp *t = tpv;
+    if (t->douts && t->ready_head) /* a direct payload leaving moves on with every
+                                      receive too (progress below pushes it otherwise) */
+        douts_progress(t);
     /* A pass that moved bytes (e.g. flushed my own send ring to myself) may
      * have made frames readable that the next pass finds: up to three. */
     for (int pass = 0; !t->ready_head && pass < 3; pass++)
@@ -1491,6 +1629,8 @@ static int rma_read(struct tcp_conn *c)
             if (s->in)
                 s->in += r;
             s->in_left -= (uint64_t)r;
+            if (c->role == ROLE_CONNECTOR) /* my get's answer is streaming in */
+                c->tp->ctx->io_moved++;
             continue;
         }
         if (r < 0 && errno == EINTR)
@@ -2148,6 +2288,94 @@ static void expire_handshakes(struct tcp_conn *hs_list)
     }
 }
 
+/* Direct payloads leaving are pushed on every pass (a sender waiting in
+ * MPI for its send: the socket takes more as soon as the receiver reads),
+ * not at epoll's turn.  How many moved. */
+static int douts_progress(struct tcp_tp *t)
+{
+    int moved = 0;
+    for (struct tcp_conn *c = t->douts, *next; c; c = next) {
+        next = c->next_dout;
+        if (c->state == C_DEAD) {
+            dout_finish(c, -EPIPE);
+            moved++;
+        } else if (c->state == C_OPEN) {
+            uint64_t left = c->dout_left, head = c->tx.head;
+            flush_tx(c);
+            moved += c->dout != NULL ? c->dout_left != left || c->tx.head != head : 1;
+        }
+    }
+    return moved;
+}
+
+/* A direct payload's op under way: addr holds its id, dst its buffer. */
+static void direct_op_init(skf_get_op_t *op, void *buf, size_t len, uint64_t id, int send)
+{
+    op->next = NULL;
+    op->dst = buf;
+    op->len = len;
+    op->addr = id;
+    op->write = (int8_t)send;
+    op->status = 0;
+    op->state = SKF_GET_OP_QUEUED;
+}
+
+/* skf_send_direct: the header into tx (behind what waits there), the
+ * payload written from the caller's memory after it.  One at a time per
+ * connection (-EAGAIN while one is leaving).  1 all out, 0 under way. */
+static int tcp_send_direct(void *tpv, int peer, uint64_t id, const void *buf, size_t len,
+                           skf_get_op_t *op)
+{
+    struct tcp_tp *t = tpv;
+    struct tcp_peer *p = &t->peer[peer];
+    struct tcp_conn *c = p->tx;
+    if (!c && (p->gone || !(c = p->dial = p->tx = connect_peer(t, peer, TCP_CONN_DATA))))
+        return -EPIPE;
+    if (c->state == C_DEAD || p->closed || p->gone)
+        return -EPIPE;
+    if (c->dout)
+        return -EAGAIN;
+    if (c->announce) { /* as tcp_send: the peer holds my frames until it knows where they stand */
+        struct tcp_frame_hdr a = {0, t->port, (uint8_t)c->announce, TCP_FRAME_MAGIC};
+        c->announce = 0;
+        send_control(c, &a, sizeof a);
+    }
+    struct {
+        struct tcp_frame_hdr h;
+        uint64_t id, len;
+    } f = {{TCP_DIRECT_LEN, t->port, TCP_FRAME_DIRECT, TCP_FRAME_MAGIC}, id, len};
+    /* never more than one header in tx besides the control frames: the
+     * reserve the window leaves covers it */
+    ring_write(&c->tx, &f, sizeof f);
+    direct_op_init(op, (void *)buf, len, id, 1);
+    c->dout = op;
+    c->dout_p = buf;
+    c->dout_left = len;
+    c->dout_at = c->tx.tail;
+    c->next_dout = t->douts;
+    t->douts = c;
+    if (c->state == C_OPEN)
+        flush_tx(c);
+    return op->state == SKF_GET_OP_DONE ? (op->status < 0 ? op->status : 1) : 0;
+}
+
+/* skf_recv_direct: the peer's direct payload named id goes to buf. */
+static int tcp_recv_direct(void *tpv, int peer, uint64_t id, void *buf, size_t len,
+                           skf_get_op_t *op)
+{
+    struct tcp_tp *t = tpv;
+    struct tcp_peer *p = &t->peer[peer];
+    if (p->gone || p->closed)
+        return -EPIPE;
+    direct_op_init(op, buf, len, id, 0);
+    if (p->dq_tail)
+        p->dq_tail->next = op;
+    else
+        p->dq_head = op;
+    p->dq_tail = op;
+    return 0;
+}
+
 /* Handle what epoll reports (waiting up to timeout_ms).  Returns how many
  * sockets had something. */
 static int progress(struct tcp_tp *t, int timeout_ms)
@@ -2156,6 +2384,8 @@ static int progress(struct tcp_tp *t, int timeout_ms)
     struct tcp_svc *v = t->eng->svc;
     svc_note_poll(v);
     int moved = t->rmaq ? rmaq_progress_all(t) : 0;
+    if (t->douts)
+        moved += douts_progress(t);
     if (timeout_ms == 0)
         moved += svc_poll_hot(t);
     /* One-sided requests to me stream in (the served connection is hot and
@@ -2168,12 +2398,12 @@ static int progress(struct tcp_tp *t, int timeout_ms)
      * passes (SHMEM's barrier) would wait three yields for a message. */
     if (timeout_ms == 0 && t->svc_polled && ++t->epoll_skipped < TCP_EPOLL_EVERY)
         return moved;
-    if (timeout_ms == 0 && h && h->state == C_OPEN && h->rx.tail - h->rx.head < h->rx.cap) {
-        uint64_t had = h->rx.tail, rel = h->released;
+    if (timeout_ms == 0 && h && h->state == C_OPEN && (h->din || h->rx.tail - h->rx.head < h->rx.cap)) {
+        uint64_t had = h->rx.tail, rel = h->released, din = h->din_left;
         long frames = h->nframes;
         fill_rx(h); /* may drop it, or end it (EOF): moved either way */
         moved |= h->rx.tail != had || h->nframes != frames || h->released != rel ||
-                 h->state != C_OPEN;
+                 h->din_left != din || h->state != C_OPEN;
         if (!moved && h->ack_owed) /* idle now: the ACK costs nobody a wait */
             ack_flush(h);
         /* every TCP_EPOLL_EVERY-th pass asks epoll, busy hot stream or not:
@@ -2287,14 +2517,15 @@ static int local_peer_died(struct tcp_tp *t)
  * requester is active.  > 0: ready; 0: spun out; -1: end_ms has passed. */
 static int spin_ready(struct tcp_tp *t, int events, long long end_ms)
 {
-    unsigned long served = t->served_here;
+    unsigned long served = t->served_here, moved = t->ctx->io_moved;
     long long until = 0;
     int r;
     for (long i = 0; i < t->spin; i++) {
         if ((r = tcp_ready(t, events)))
             return r;
-        if (t->served_here != served) {
+        if (t->served_here != served || t->ctx->io_moved != moved) {
             served = t->served_here;
+            moved = t->ctx->io_moved;
             if (end_ms >= 0 && skf_now_ms() >= end_ms)
                 return -1;
             i = 0;
@@ -2334,11 +2565,11 @@ static int tcp_wait(void *tpv, int events, int timeout_ms)
             long long left = end < 0 ? TCP_SLEEP_SLICE_MS : end - skf_now_ms();
             if (left <= 0)
                 return 0;
-            unsigned long served = t->served_here;
+            unsigned long served = t->served_here, moved = t->ctx->io_moved;
             if (!progress(t, left < TCP_SLEEP_SLICE_MS ? (int)left : TCP_SLEEP_SLICE_MS))
                 local_peer_died(t);
-            if (t->served_here != served)
-                break; /* woken by a request: poll again */
+            if (t->served_here != served || t->ctx->io_moved != moved)
+                break; /* woken by a request, or a transfer streaming in: poll again */
         }
     }
 }
@@ -2883,7 +3114,7 @@ static void drain_sends(struct tcp_tp *t)
         for (int r = 0; r < t->size; r++) {
             struct tcp_conn *cs[] = {t->peer[r].dial, t->peer[r].acc};
             for (int i = 0; i < 2; i++)
-                if (cs[i] && cs[i]->state != C_DEAD && cs[i]->tx.tail != cs[i]->tx.head)
+                if (cs[i] && cs[i]->state != C_DEAD && (cs[i]->tx.tail != cs[i]->tx.head || cs[i]->dout))
                     pending = 1;
         }
         if (!pending)
@@ -2929,7 +3160,7 @@ static void await_peers(struct tcp_tp *t)
                 struct tcp_conn *c = cs[i];
                 if (!c || c->state != C_OPEN)
                     continue;
-                if (!c->shut && c->tx.tail == c->tx.head) { /* the goodbye is out */
+                if (!c->shut && c->tx.tail == c->tx.head && !c->dout) { /* the goodbye is out */
                     c->shut = 1;
                     shutdown(c->fd, SHUT_WR);
                 }
@@ -2983,6 +3214,8 @@ const struct skf_transport_ops skf_tcp_ops = {
     .wait = tcp_wait,
     .rma = tcp_rma,
     .rma_start = tcp_rma_start,
+    .send_direct = tcp_send_direct,
+    .recv_direct = tcp_recv_direct,
     .acc = tcp_acc,
     .lost_peer = tcp_lost_peer,
     .atomic = tcp_atomic,
