@@ -8,7 +8,6 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "core/config.h"
 #include "core/info.h"
@@ -94,13 +93,12 @@ int mpid_init(void)
      * of SKIFF_MPI_BULK_CHUNK, at most what one bulk message takes. */
     long long bmax = skf_param_ll("SKIFF_MPI_BULK_MAX");
     size_t bchunk = (size_t)skf_param_ll("SKIFF_MPI_BULK_CHUNK");
-    const char *bset = getenv("SKIFF_MPI_BULK_MAX");
-    if (!bset || !*bset || strcasecmp(bset, "auto") == 0) {
+    if (strcasecmp(skf_param_str("SKIFF_MPI_BULK_MAX"), "auto") == 0) {
         /* auto: a stream needs sender and receiver on a CPU at once, so only
          * while the job's ranks here do not outnumber the CPUs (measured:
          * 1-4 MiB 1.3-1.5x the CMA rendezvous, docs/mpi.md "Bulk rings") */
-        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        bmax = cpus > 0 && skf_local_size(mpid.ctx) <= cpus ? MPID_BULK_AUTO_MAX : 0;
+        struct skf_info node;
+        bmax = skf_info_get(mpid.ctx, &node) == 0 && !node.oversubscribed ? MPID_BULK_AUTO_MAX : 0;
         mpid.bulk_auto = 1;
         mpid.bulk_backoff = MPID_BULK_BACKOFF_MIN;
     }
