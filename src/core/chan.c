@@ -179,13 +179,20 @@ static COLD int bad_addr(const skf_chan_t *ch, const char *call, skf_addr_t a)
     return -EINVAL;
 }
 
+/* The peer that address a names on ch, or NULL (no channel, another
+ * channel's port, past the ranks, no transport reaches it). */
+static const struct skf_peer *peer_at(const skf_chan_t *ch, skf_addr_t a)
+{
+    uint64_t rank = a >> 16;
+    if (!ch || rank >= (uint64_t)ch->size || (uint16_t)a != ch->port || !ch->peer[rank].ops)
+        return NULL;
+    return &ch->peer[rank];
+}
+
 size_t skf_max_msg(const skf_chan_t *ch, skf_addr_t dst)
 {
-    uint64_t rank = dst >> 16;
-    if (!ch || rank >= (uint64_t)ch->size || !ch->peer[rank].ops)
-        return 0;
-    const struct skf_peer *p = &ch->peer[rank];
-    return p->ops->max_msg(p->tp, p->id);
+    const struct skf_peer *p = peer_at(ch, dst);
+    return p ? p->ops->max_msg(p->tp, p->id) : 0;
 }
 
 static COLD ssize_t bad_send(const char *call, const skf_chan_t *ch, skf_addr_t dst,
@@ -233,11 +240,8 @@ ssize_t skf_send(skf_chan_t *ch, skf_addr_t dst, const struct iovec *iov, int io
 
 size_t skf_bulk_max(const skf_chan_t *ch, skf_addr_t dst)
 {
-    uint64_t rank = dst >> 16;
-    if (!ch || rank >= (uint64_t)ch->size || !ch->peer[rank].ops || !ch->peer[rank].ops->bulk_max)
-        return 0;
-    const struct skf_peer *p = &ch->peer[rank];
-    return p->ops->bulk_max(p->tp, p->id);
+    const struct skf_peer *p = peer_at(ch, dst);
+    return p && p->ops->bulk_max ? p->ops->bulk_max(p->tp, p->id) : 0;
 }
 
 ssize_t skf_send_bulk(skf_chan_t *ch, skf_addr_t dst, const struct iovec *iov, int iovcnt)
@@ -249,11 +253,8 @@ ssize_t skf_send_bulk(skf_chan_t *ch, skf_addr_t dst, const struct iovec *iov, i
 
 static const struct skf_peer *direct_peer(const skf_chan_t *ch, skf_addr_t a)
 {
-    uint64_t rank = a >> 16;
-    if (!ch || rank >= (uint64_t)ch->size || (uint16_t)a != ch->port || !ch->peer[rank].ops ||
-        !ch->peer[rank].ops->send_direct)
-        return NULL;
-    return &ch->peer[rank];
+    const struct skf_peer *p = peer_at(ch, a);
+    return p && p->ops->send_direct ? p : NULL;
 }
 
 int skf_direct_ok(const skf_chan_t *ch, skf_addr_t dst)
