@@ -506,6 +506,29 @@ static void frame(peer_t *p, char type, const struct iovec *iov, int n)
         append(p, iov[i].iov_base, iov[i].iov_len);
 }
 
+/* The hello: my endpoint, and on one node the ring I will write to it.
+ * Made before connecting: offering a ring (a memfd of up to 2 MiB, touched)
+ * is the slow part, and a process killed between its connect and its hello
+ * leaves the other side a connection it cannot name. */
+static size_t make_hello(peer_t *p, char *buf, size_t cap)
+{
+    char why[200];
+    size_t hl = (size_t)snprintf(buf, cap, "%s", my_ep) + 1;
+    if (!same_node(p->ep)) {
+        say_path(p, "to", "tcp", "on another machine");
+    } else if (!ring_bytes) {
+        say_path(p, "to", "tcp", no_ring);
+    } else if (p->tx.state == PAIR_NONE &&
+               pair_offer(&p->tx, mpid.ctx, ring_bytes, why, sizeof why) != 0) {
+        say_path(p, "to", "tcp", why);
+    } else if (p->tx.state == PAIR_OFFERED) {
+        hl += (size_t)snprintf(buf + hl, cap - hl, "%s", p->tx.name) + 1;
+        hl += (size_t)snprintf(buf + hl, cap - hl, "%llu",
+                               (unsigned long long)p->tx.ring.lines) + 1;
+    }
+    return hl;
+}
+
 static void connect_peer(peer_t *p)
 {
     char ip[64];
@@ -516,6 +539,8 @@ static void connect_peer(peer_t *p)
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
     if (inet_pton(AF_INET, ip, &a.sin_addr) != 1)
         mpir_fatal("malformed address '%s' in the endpoint of another job", ip);
+    char hello_buf[DYN_EP_LEN + SKF_NODE_SHM_NAME + 24];
+    struct iovec hello = {hello_buf, make_hello(p, hello_buf, sizeof hello_buf)};
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     int rc;
     do
@@ -527,29 +552,13 @@ static void connect_peer(peer_t *p)
                  ep_public(p->ep, who, sizeof who), strerror(errno));
         if (fd >= 0)
             close(fd);
-        peer_lost((int)(p - peers), why);
+        peer_lost((int)(p - peers), why); /* also drops a ring offered above */
         return;
     }
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
     p->fd = fd;
-    /* hello: my endpoint, and on one node the ring I will write to it */
-    char hello_buf[DYN_EP_LEN + SKF_NODE_SHM_NAME + 24], why[200];
-    size_t hl = (size_t)snprintf(hello_buf, sizeof hello_buf, "%s", my_ep) + 1;
-    if (!same_node(p->ep)) {
-        say_path(p, "to", "tcp", "on another machine");
-    } else if (!ring_bytes) {
-        say_path(p, "to", "tcp", no_ring);
-    } else if (p->tx.state == PAIR_NONE &&
-               pair_offer(&p->tx, mpid.ctx, ring_bytes, why, sizeof why) != 0) {
-        say_path(p, "to", "tcp", why);
-    } else if (p->tx.state == PAIR_OFFERED) {
-        hl += (size_t)snprintf(hello_buf + hl, sizeof hello_buf - hl, "%s", p->tx.name) + 1;
-        hl += (size_t)snprintf(hello_buf + hl, sizeof hello_buf - hl, "%llu",
-                               (unsigned long long)p->tx.ring.lines) + 1;
-    }
-    struct iovec hello = {hello_buf, hl};
     /* the hello goes first: it may sit in front of bytes queued already */
     char *queued = p->out;
     size_t qlen = p->len;
@@ -794,8 +803,16 @@ static int read_conn(conn_t *c)
         if (r <= 0) {
             if (c->peer >= 0 && peers[c->peer].bye && c->hgot == 0)
                 return 0;
-            if (c->peer < 0)
-                mpir_fatal("a process of another job is gone before its hello; ending the job");
+            if (c->peer < 0) {
+                /* It died between its connect and its hello (killed by its
+                 * launcher, say): it sent nothing, so nothing is lost, and
+                 * who it was cannot be told.  Its end reaches us as its
+                 * launcher's exit (check_launchers) or on its other links. */
+                if (skf_param_ll("SKIFF_VERBOSE") > 0)
+                    mpir_say("a process of another job closed its connection before its "
+                             "hello (it died); the connection is dropped");
+                return 0;
+            }
             char why[300], who[120];
             snprintf(why, sizeof why, "a connected process of another job is gone (%s)",
                      ep_public(peers[c->peer].ep, who, sizeof who));
