@@ -8,7 +8,9 @@
 #include <string.h>
 
 #include "core/config.h"
+#include "core/core.h"
 #include "core/transport.h"
+#include "transports/shm/shm.h"
 #ifdef SKIFF_HAVE_OFI
 #include "transports/ofi/ofi.h"
 #endif
@@ -31,6 +33,14 @@ static void limits(void)
         printf("  %-28s %zu bytes\n", "largest channel message", skf_max_msg(ch, skf_addr(ctx, 0, SKF_PORT_USER)));
         skf_chan_close(ch);
     }
+    /* the rings a job gets (a singleton's own channel has the small kind) */
+    uint64_t ring = skf_shm_ring_bytes(ctx, SKF_PORT_USER, 2);
+    uint64_t mpi_ring = skf_shm_ring_bytes(ctx, SKF_PORT_MPI, SKF_SHM_RING_FEW_RANKS);
+    printf("  %-28s %llu KiB each", "shm ring", (unsigned long long)(ring >> 10));
+    if (mpi_ring != ring)
+        printf("; MPI's on a node of <= %d ranks: %llu KiB", SKF_SHM_RING_FEW_RANKS,
+               (unsigned long long)(mpi_ring >> 10));
+    printf(" (SKIFF_SHM_RING_SIZE; less when /dev/shm is small)\n");
     skf_finalize(ctx);
     printf("  %-28s %d\n", "pieces per received message", SKF_CONT_SIZE);
     printf("  %-28s %d bytes (header + data in one 64-byte line)\n", "MPI short protocol up to",
@@ -49,7 +59,7 @@ int main(int argc, char **argv)
     }
     printf("Skiff %s\n", SKIFF_VERSION_STRING);
     printf("  MPI API level %d.%d (standard-ABI handle values), thread level up to "
-           "MPI_THREAD_SERIALIZED\n", MPI_VERSION, MPI_SUBVERSION);
+           "MPI_THREAD_MULTIPLE\n", MPI_VERSION, MPI_SUBVERSION);
     printf("  Fortran: %s\n", SKIFF_FORTRAN_INFO);
     printf("\nTransports (in order of preference; SKIFF_TRANSPORTS chooses):\n");
     printf("  %-6s same node: receiver-managed rings in shared memory, CMA for bulk\n",
