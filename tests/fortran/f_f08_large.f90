@@ -46,12 +46,13 @@ program f_f08_large
   integer :: rank, nprocs, left, right, i, r, ierr, total, isize
   integer(kind=ck) :: n8, cnt8, sz8, pos8, psz8, k
   integer(kind=ak) :: lb, extent, disp
+  integer(kind=ck) :: lb8, extent8
   integer(kind=ck), allocatable :: counts8(:)
   integer(kind=ak), allocatable :: displs(:)
   integer, allocatable :: gathered(:)
   type(MPI_Status) :: status
   type(MPI_Request) :: req
-  type(MPI_Datatype) :: t3, tbig, tvec
+  type(MPI_Datatype) :: t3, tbig, tvec, tres
   type(MPI_Win) :: win
   type(MPI_Op) :: op
   integer :: u(4), w(4)
@@ -166,6 +167,15 @@ program f_f08_large
   call MPI_Type_get_extent(tvec, lb, extent)
   call check(lb == 0 .and. extent == big + 1, 'a vector with a stride of 2**31+10 (count kind)')
   call MPI_Type_free(tvec)
+  ! the three routines the standard names only with _c (their arguments would
+  ! resolve as the plain forms' do: MPI_ADDRESS_KIND and MPI_COUNT_KIND are both 8)
+  call MPI_Type_create_resized_c(MPI_INTEGER, -4_ck, big, tres)
+  call MPI_Type_get_extent_c(tres, lb8, extent8)
+  call check(lb8 == -4_ck .and. extent8 == big, 'MPI_Type_get_extent_c of a resized type')
+  call MPI_Type_get_true_extent_c(tres, lb8, extent8, ierr)
+  call check(ierr == MPI_SUCCESS .and. lb8 == 0_ck .and. extent8 == 4_ck, &
+             'MPI_Type_get_true_extent_c of a resized MPI_INTEGER')
+  call MPI_Type_free(tres)
 
   ! pack/unpack with count-kind sizes and positions, sent as MPI_PACKED
   call MPI_Pack_size(5_ck, MPI_INTEGER, MPI_COMM_WORLD, psz8)

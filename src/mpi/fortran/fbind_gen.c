@@ -3994,3 +3994,26 @@ void pmpi_rget_accumulate_c_(const void *origin_addr, MPI_Count *origin_count, M
     *ierror = rc;
 }
 FORTRAN_PMPI(mpi_rget_accumulate_c_)
+
+void pmpi_type_get_extent_c_(MPI_Fint *datatype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *ierror)
+{
+    int rc = MPI_Type_get_extent_c(MPI_Type_f2c(*datatype), lb, extent);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_type_get_extent_c_)
+
+void pmpi_type_get_true_extent_c_(MPI_Fint *datatype, MPI_Count *true_lb, MPI_Count *true_extent, MPI_Fint *ierror)
+{
+    int rc = MPI_Type_get_true_extent_c(MPI_Type_f2c(*datatype), true_lb, true_extent);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_type_get_true_extent_c_)
+
+void pmpi_type_create_resized_c_(MPI_Fint *oldtype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *newtype, MPI_Fint *ierror)
+{
+    MPI_Datatype c_newtype = MPI_Type_f2c(*newtype);
+    int rc = MPI_Type_create_resized_c(MPI_Type_f2c(*oldtype), *lb, *extent, &c_newtype);
+    *newtype = MPI_Type_c2f(c_newtype);
+    *ierror = rc;
+}
+FORTRAN_PMPI(mpi_type_create_resized_c_)

@@ -6471,6 +6471,37 @@ module mpi_f08
       integer :: ierror
     end subroutine skiff_c_rget_accumulate_c
   end interface
+  interface
+    subroutine skiff_c_type_get_extent_c(datatype, lb, extent, ierror) &
+        bind(C, name="mpi_type_get_extent_c_")
+      import
+      type(MPI_Datatype) :: datatype
+      integer(kind=MPI_COUNT_KIND) :: lb
+      integer(kind=MPI_COUNT_KIND) :: extent
+      integer :: ierror
+    end subroutine skiff_c_type_get_extent_c
+  end interface
+  interface
+    subroutine skiff_c_type_get_true_extent_c(datatype, true_lb, true_extent, ierror) &
+        bind(C, name="mpi_type_get_true_extent_c_")
+      import
+      type(MPI_Datatype) :: datatype
+      integer(kind=MPI_COUNT_KIND) :: true_lb
+      integer(kind=MPI_COUNT_KIND) :: true_extent
+      integer :: ierror
+    end subroutine skiff_c_type_get_true_extent_c
+  end interface
+  interface
+    subroutine skiff_c_type_create_resized_c(oldtype, lb, extent, newtype, ierror) &
+        bind(C, name="mpi_type_create_resized_c_")
+      import
+      type(MPI_Datatype) :: oldtype
+      integer(kind=MPI_COUNT_KIND) :: lb
+      integer(kind=MPI_COUNT_KIND) :: extent
+      type(MPI_Datatype) :: newtype
+      integer :: ierror
+    end subroutine skiff_c_type_create_resized_c
+  end interface
   interface MPI_Finalize
     module procedure MPI_Finalize_f08
   end interface MPI_Finalize
@@ -7482,6 +7513,15 @@ module mpi_f08
   interface MPI_Get_hw_resource_info
     module procedure MPI_Get_hw_resource_info_f08
   end interface MPI_Get_hw_resource_info
+  interface MPI_Type_get_extent_c
+    module procedure MPI_Type_get_extent_f08c
+  end interface MPI_Type_get_extent_c
+  interface MPI_Type_get_true_extent_c
+    module procedure MPI_Type_get_true_extent_f08c
+  end interface MPI_Type_get_true_extent_c
+  interface MPI_Type_create_resized_c
+    module procedure MPI_Type_create_resized_f08c
+  end interface MPI_Type_create_resized_c
   interface MPI_Init
     module procedure MPI_Init_f08
   end interface MPI_Init
@@ -15402,6 +15442,37 @@ contains
     if (made_result_addr /= 0) call skiff_f08_free(t_result_addr)
     if (present(ierror)) ierror = e
   end subroutine MPI_Rget_accumulate_f08c
+  subroutine MPI_Type_get_extent_f08c(datatype, lb, extent, ierror)
+    type(MPI_Datatype), intent(in) :: datatype
+    integer(kind=MPI_COUNT_KIND) :: lb
+    integer(kind=MPI_COUNT_KIND) :: extent
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_type_get_extent_c(datatype, lb, extent, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Type_get_extent_f08c
+  subroutine MPI_Type_get_true_extent_f08c(datatype, true_lb, true_extent, ierror)
+    type(MPI_Datatype), intent(in) :: datatype
+    integer(kind=MPI_COUNT_KIND) :: true_lb
+    integer(kind=MPI_COUNT_KIND) :: true_extent
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_type_get_true_extent_c(datatype, true_lb, true_extent, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Type_get_true_extent_f08c
+  subroutine MPI_Type_create_resized_f08c(oldtype, lb, extent, newtype, ierror)
+    type(MPI_Datatype), intent(in) :: oldtype
+    integer(kind=MPI_COUNT_KIND), intent(in) :: lb
+    integer(kind=MPI_COUNT_KIND), intent(in) :: extent
+    type(MPI_Datatype), intent(inout) :: newtype
+    integer, optional, intent(out) :: ierror
+    integer :: e
+    e = MPI_SUCCESS
+    if (e == MPI_SUCCESS) call skiff_c_type_create_resized_c(oldtype, lb, extent, newtype, e)
+    if (present(ierror)) ierror = e
+  end subroutine MPI_Type_create_resized_f08c
   elemental logical function skiff_eq_comm(a, b)
     type(MPI_Comm), intent(in) :: a, b
     skiff_eq_comm = a%MPI_VAL == b%MPI_VAL
