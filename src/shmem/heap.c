@@ -3,130 +3,56 @@
  * realloc, free, malloc_with_hints.
  *
  * Every PE makes the same calls with the same sizes (the standard requires
- * it), and the allocator is deterministic — first fit over a list of blocks
- * kept in private memory, sorted by offset, neighbours merged on free — so a
- * block has the same offset on every PE: that is what makes it symmetric.
+ * it), and the allocator is deterministic (core/first_fit.h: first fit over
+ * offsets, neighbours merged on free), so a block has the same offset on
+ * every PE: that is what makes it symmetric.
  * The calls end (malloc, calloc, align, realloc) or start (free, realloc)
  * with a barrier, as the standard says.
  */
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "core/first_fit.h"
 #include "shmemi.h"
 
 #define MIN_ALIGN 16
 
-struct block {
-    size_t off, size;
-    int used;
-    struct block *next;
-};
-static struct block *blocks; /* offsets from the user part's start */
+static skf_ff_t heap; /* offsets from the user part's start */
 static char *user_base;
 
 int shmemi_heap_init(size_t user_bytes)
 {
     user_base = shmemi.heap.base + shmemi.heap_reserved;
-    blocks = calloc(1, sizeof *blocks);
-    if (!blocks)
-        return -1;
-    blocks->size = user_bytes;
-    return 0;
+    return skf_ff_init(&heap, user_bytes);
 }
 
 void shmemi_heap_finalize(void)
 {
-    while (blocks) {
-        struct block *b = blocks;
-        blocks = b->next;
-        free(b);
-    }
-}
-
-/* Split b so that a block starts at off with the given size; returns it. */
-static struct block *carve(struct block *b, size_t off, size_t size)
-{
-    if (off > b->off) { /* a free front piece stays before */
-        struct block *n = malloc(sizeof *n);
-        if (!n)
-            return NULL;
-        *n = (struct block){off, b->size - (off - b->off), 0, b->next};
-        b->size = off - b->off;
-        b->next = n;
-        b = n;
-    }
-    if (b->size > size) { /* a free tail after */
-        struct block *n = malloc(sizeof *n);
-        if (!n)
-            return NULL;
-        *n = (struct block){b->off + size, b->size - size, 0, b->next};
-        b->size = size;
-        b->next = n;
-    }
-    b->used = 1;
-    return b;
-}
-
-static size_t largest_free(void)
-{
-    size_t m = 0;
-    for (struct block *b = blocks; b; b = b->next)
-        if (!b->used && b->size > m)
-            m = b->size;
-    return m;
+    skf_ff_fini(&heap);
 }
 
 static void *alloc(const char *call, size_t align, size_t size)
 {
+    size_t off;
     if (!size)
         return NULL;
-    size_t want = (size + MIN_ALIGN - 1) / MIN_ALIGN * MIN_ALIGN;
-    if (want < size)
-        want = SIZE_MAX;
-    for (struct block *b = blocks; b && want != SIZE_MAX; b = b->next) {
-        if (b->used)
-            continue;
-        /* aligned as an address (the heap's base is aligned alike in every PE) */
-        uintptr_t at = ((uintptr_t)user_base + b->off + align - 1) & ~(uintptr_t)(align - 1);
-        size_t start = (size_t)(at - (uintptr_t)user_base);
-        if (start < b->off + b->size && want <= b->off + b->size - start) {
-            struct block *got = carve(b, start, want);
-            if (!got)
-                break;
-            return user_base + got->off;
-        }
-    }
+    /* aligned as an address (the heap's base is aligned alike in every PE) */
+    if (skf_ff_alloc(&heap, (uintptr_t)user_base, align, MIN_ALIGN, size, &off) == 0)
+        return user_base + off;
     fprintf(stderr, "shmem: PE %d: %s: cannot allocate %zu bytes: the symmetric heap has "
                     "%zu bytes (SHMEM_SYMMETRIC_SIZE), its largest free block %zu; set "
                     "SHMEM_SYMMETRIC_SIZE larger\n",
-            shmemi.me, call, size, shmemi.heap_user, largest_free());
+            shmemi.me, call, size, shmemi.heap_user, skf_ff_largest_free(&heap));
     return NULL;
 }
 
-static struct block *find(const char *call, void *ptr, struct block **prev)
+/* ptr's offset, when it is a live block of the heap (else a fatal error naming call). */
+static size_t block_of(const char *call, void *ptr, size_t *size)
 {
-    *prev = NULL;
     size_t off = (size_t)((char *)ptr - user_base);
-    for (struct block *b = blocks; b; *prev = b, b = b->next)
-        if (b->off == off && b->used)
-            return b;
-    shmemi_fatal(call, "%p was not returned by shmem_malloc (or is already freed)", ptr);
-}
-
-static void release(struct block *b, struct block *prev)
-{
-    b->used = 0;
-    struct block *n = b->next;
-    if (n && !n->used) { /* merge the free block after */
-        b->size += n->size;
-        b->next = n->next;
-        free(n);
-    }
-    if (prev && !prev->used) { /* and the one before */
-        prev->size += b->size;
-        prev->next = b->next;
-        free(b);
-    }
+    if ((char *)ptr < user_base || !(*size = skf_ff_block_size(&heap, off)))
+        shmemi_fatal(call, "%p was not returned by shmem_malloc (or is already freed)", ptr);
+    return off;
 }
 
 void *shmem_malloc(size_t size)
@@ -179,8 +105,8 @@ void shmem_free(void *ptr)
     shmem_barrier_all(); /* nobody still reaches into it */
     if (!ptr)
         return;
-    struct block *prev, *b = find("shmem_free", ptr, &prev);
-    release(b, prev);
+    size_t size;
+    skf_ff_free(&heap, block_of("shmem_free", ptr, &size));
 }
 
 void *shmem_realloc(void *ptr, size_t size)
@@ -193,29 +119,12 @@ void *shmem_realloc(void *ptr, size_t size)
         return NULL;
     }
     shmem_barrier_all();
-    struct block *prev, *b = find("shmem_realloc", ptr, &prev);
-    size_t want = (size + MIN_ALIGN - 1) / MIN_ALIGN * MIN_ALIGN;
+    size_t had, off = block_of("shmem_realloc", ptr, &had);
     void *p = ptr;
-    struct block *n = b->next;
-    if (want <= b->size) { /* shrink in place: the tail becomes free */
-        if (want < b->size) {
-            struct block *t = malloc(sizeof *t);
-            if (t) {
-                *t = (struct block){b->off + want, b->size - want, 1, b->next};
-                b->size = want;
-                b->next = t;
-                release(t, b);
-            }
-        }
-    } else if (n && !n->used && b->size + n->size >= want) { /* grow into the next block */
-        carve(n, n->off, want - b->size);
-        b->size = want;
-        b->next = n->next;
-        free(n);
-    } else if ((p = alloc("shmem_realloc", MIN_ALIGN, size))) {
-        memcpy(p, ptr, b->size);
-        b = find("shmem_realloc", ptr, &prev); /* alloc may have split the list */
-        release(b, prev);
+    if (skf_ff_resize(&heap, off, MIN_ALIGN, size) != 0 && /* in place, or moved: */
+        (p = alloc("shmem_realloc", MIN_ALIGN, size))) {
+        memcpy(p, ptr, had < size ? had : size);
+        skf_ff_free(&heap, off);
     }
     shmem_barrier_all();
     return p;

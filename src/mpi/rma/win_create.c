@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/first_fit.h"
 #include "core/node_shared.h"
 #include "device/device.h"
 #include "rma/win.h"
@@ -41,24 +42,81 @@ static size_t ctl_stride(struct MPI_ABI_Win *w)
 }
 
 /* ---- MPI_Alloc_mem: blocks in named node shared memory ------------------- */
+/* Each shared-memory object holds a descriptor while it lives (memfd objects
+ * are named through /proc/<pid>/fd), so small blocks share arenas: a program
+ * that allocates thousands of small blocks would otherwise run out of
+ * descriptors (the usual limit is 1024), and its own open() calls with it.
+ * Large blocks get an object each (page rounded), as do arenas. */
+#define ALLOC_OWN_MIN (256u << 10) /* from this size a block has its own object */
+#define ARENA_BYTES (4u << 20)
+#define ALLOC_ALIGN 64             /* every block starts on a cache line */
 
-struct mem_block {
+struct mem_block { /* a block with an object of its own, or private memory */
     struct mem_block *next;
     void *base;
     size_t size;
     char name[SKF_NODE_SHM_NAME]; /* "" : plain malloc (shared memory failed) */
 };
+struct mem_arena { /* an object cut into small blocks */
+    struct mem_arena *next;
+    char *base;
+    char name[SKF_NODE_SHM_NAME];
+    skf_ff_t ff;
+};
 static struct mem_block *blocks;
+static struct mem_arena *arenas;
+
+static void *arena_alloc(size_t size)
+{
+    size_t off;
+    for (struct mem_arena *a = arenas; a; a = a->next)
+        if (skf_ff_alloc(&a->ff, (uintptr_t)a->base, ALLOC_ALIGN, ALLOC_ALIGN, size, &off) == 0)
+            return a->base + off;
+    struct mem_arena *a = calloc(1, sizeof *a);
+    void *base;
+    if (!a || skf_ff_init(&a->ff, ARENA_BYTES) != 0 ||
+        skf_node_shm_try_create(mpid.ctx, ARENA_BYTES, a->name, &base) != 0) {
+        if (a)
+            skf_ff_fini(&a->ff);
+        free(a);
+        return NULL;
+    }
+    a->base = base;
+    a->next = arenas;
+    arenas = a;
+    if (skf_ff_alloc(&a->ff, (uintptr_t)a->base, ALLOC_ALIGN, ALLOC_ALIGN, size, &off) != 0)
+        return NULL; /* cannot happen: size < ARENA_BYTES */
+    return a->base + off;
+}
+
+static struct mem_arena *arena_of(const void *p, struct mem_arena ***link)
+{
+    for (struct mem_arena **l = &arenas; *l; l = &(*l)->next) {
+        struct mem_arena *a = *l;
+        if ((const char *)p >= a->base && (const char *)p < a->base + ARENA_BYTES) {
+            if (link)
+                *link = l;
+            return a;
+        }
+    }
+    return NULL;
+}
 
 int win_alloc_mem(size_t size, void **out)
 {
+    if (size < ALLOC_OWN_MIN && (*out = arena_alloc(size)))
+        return 0;
     struct mem_block *b = calloc(1, sizeof *b);
     if (!b)
         return -ENOMEM;
     b->size = round_up(size ? size : 1, PAGE);
+    if (b->size < size) {
+        free(b);
+        return -ENOMEM;
+    }
     if (skf_node_shm_try_create(mpid.ctx, b->size, b->name, &b->base) != 0) {
         b->name[0] = 0; /* no room in /dev/shm: private memory still works (CMA path) */
-        b->base = malloc(b->size);
+        b->base = aligned_alloc(PAGE, b->size);
         if (!b->base) {
             free(b);
             return -ENOMEM;
@@ -86,7 +144,17 @@ int win_free_mem(void *base)
         free(b);
         return 0;
     }
-    return -EINVAL;
+    struct mem_arena **link, *a = arena_of(base, &link);
+    if (!a || skf_ff_free(&a->ff, (size_t)((char *)base - a->base)) != 0)
+        return -EINVAL;
+    if (!a->ff.live && a != arenas) { /* empty, and not the newest: give it back */
+        *link = a->next;
+        skf_ff_fini(&a->ff);
+        skf_node_shm_unlink(a->name);
+        skf_node_shm_detach(a->base, ARENA_BYTES);
+        free(a);
+    }
+    return 0;
 }
 
 int win_alloc_mem_lookup(const void *addr, uint64_t len, char *name, uint64_t *seg_size,
@@ -101,6 +169,13 @@ int win_alloc_mem_lookup(const void *addr, uint64_t len, char *name, uint64_t *s
             *off = a - s;
             return 1;
         }
+    }
+    struct mem_arena *ar = arena_of(addr, NULL);
+    if (ar && len <= ARENA_BYTES - (uint64_t)(a - (uintptr_t)ar->base)) {
+        memcpy(name, ar->name, SKF_NODE_SHM_NAME);
+        *seg_size = ARENA_BYTES;
+        *off = a - (uintptr_t)ar->base;
+        return 1;
     }
     return 0;
 }
