@@ -137,12 +137,24 @@ def test_fake(script, bindir, work):
     check("plots:" in res.stdout, "says what happened to the plots")
     check("payload: fresh" in open(os.path.join(out, "meta.txt")).read(), "meta.txt names the payload variant")
     # OSU-style variant: same schema, and the report says which variant it is.
+    # ... with every launch under --wrap (a script that notes each launch, then runs it).
+    wrapper, calls = os.path.join(work, "wrap.sh"), os.path.join(work, "wrap-calls")
+    with open(wrapper, "w") as f:
+        f.write('#!/bin/sh\necho "$1" >> "%s"\nexec "$@"\n' % calls)
+    os.chmod(wrapper, 0o755)
+    if os.path.exists(calls):
+        os.remove(calls)
     res = bench(script, ["compare", "--quick", "--runs", "1", "--only", "latency", "--sizes", "64K", "--static",
-                         "--with", "none", "--out", out, "--mpi", "skiff=" + bindir, "--mpi", "twin=" + twin])
+                         "--with", "none", "--out", out, "--mpi", "skiff=" + bindir, "--mpi", "twin=" + twin,
+                         "--wrap", wrapper])
     check(res.returncode == 0, "--static run exits 0")
     header, rows = read_rows(os.path.join(out, "results.csv"))
     check(header == FIELDS and len(rows) == 2, "--static: one row per MPI: %s" % rows)
-    check("payload: static" in open(os.path.join(out, "meta.txt")).read(), "meta.txt says static payload")
+    meta = open(os.path.join(out, "meta.txt")).read()
+    check("payload: static" in meta, "meta.txt says static payload")
+    launches = open(calls).read().split() if os.path.exists(calls) else []
+    check(len(launches) == 2, "--wrap ran each of the 2 launches: %s" % launches)
+    check("each run under: " + wrapper in meta, "meta.txt names the --wrap command")
 
 
 def test_missing(script, bindir, work):
