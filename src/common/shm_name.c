@@ -53,11 +53,10 @@ uint64_t shm_siphash24(const uint8_t k[16], const void *msg, size_t len)
     return v[0] ^ v[1] ^ v[2] ^ v[3];
 }
 
-int shm_name_tag(const char *job_key, char tag[SHM_TAG_HEX + 1])
+int job_key_tag(const char *job_key, const char *label, char tag[SHM_TAG_HEX + 1])
 {
-    static const char label[] = "skiff shm object names v1";
-    size_t n = job_key ? strlen(job_key) : 0;
-    if (n == 0 || n > 32)
+    size_t n = job_key ? strlen(job_key) : 0, ln = strlen(label);
+    if (n == 0 || n > 32 || ln > 64)
         return -1;
     /* The key's digits as a 128-bit number (big-endian, short keys padded
      * with leading zeros); its length goes into the message so "1" and "01"
@@ -70,13 +69,18 @@ int shm_name_tag(const char *job_key, char tag[SHM_TAG_HEX + 1])
         size_t nib = 32 - n + i; /* nibble position in the 32-digit number */
         k[nib / 2] |= (uint8_t)(nib % 2 ? d : d << 4);
     }
-    char msg[sizeof label + 1];
-    memcpy(msg, label, sizeof label - 1);
-    msg[sizeof label - 1] = (char)n;
-    uint64_t h = shm_siphash24(k, msg, sizeof label);
+    char msg[65];
+    memcpy(msg, label, ln);
+    msg[ln] = (char)n;
+    uint64_t h = shm_siphash24(k, msg, ln + 1);
     static const char hex[] = "0123456789abcdef";
     for (int i = 0; i < SHM_TAG_HEX; i++)
         tag[i] = hex[(h >> (60 - 4 * i)) & 15];
     tag[SHM_TAG_HEX] = '\0';
     return 0;
+}
+
+int shm_name_tag(const char *job_key, char tag[SHM_TAG_HEX + 1])
+{
+    return job_key_tag(job_key, "skiff shm object names v1", tag);
 }

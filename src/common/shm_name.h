@@ -24,4 +24,9 @@ uint64_t shm_siphash24(const uint8_t k[16], const void *msg, size_t len);
  * Returns 0, or -1 when key is not such a string. */
 int shm_name_tag(const char *job_key, char tag[SHM_TAG_HEX + 1]);
 
+/* The same derivation under another label: a public name of the job for
+ * another purpose (dynamic processes' endpoints), unrelated to the shm tag
+ * and saying nothing about the key. */
+int job_key_tag(const char *job_key, const char *label, char tag[SHM_TAG_HEX + 1]);
+
 #endif

@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "boot/boot.h"
+#include "common/shm_name.h"
 #include "core/config.h"
 #include "core/relax.h"
 #include "device/device.h"
@@ -63,6 +64,8 @@ typedef struct peer {
 typedef struct conn { /* a connection another process made to me */
     int fd;
     int peer;         /* index in peers once its hello came, else -1 */
+    int parked;       /* its hello (in buf) names no process I know yet: not read
+                       * further until one joins under that name (dyn_peer) */
     unsigned char hdr[4];
     size_t hgot;
     char *buf;
@@ -78,7 +81,7 @@ typedef struct msg {
 
 static int listen_fd = -1;
 static char my_ep[DYN_EP_LEN];
-static char my_key[33];
+static char my_job[SHM_TAG_HEX + 1]; /* the job's public tag in endpoints (never its key) */
 static char my_boot[37]; /* this machine's boot id: peers with the same one share memory */
 static size_t ring_bytes; /* of a pair ring; 0: TCP only */
 static const char *no_ring; /* why not, when ring_bytes is 0 */
@@ -90,6 +93,10 @@ static peer_t *peers;
 static int npeers, peers_cap;
 static conn_t *conns;
 static int nconns, conns_cap;
+static int nparked; /* conns parked (their hello names nobody known) */
+#define PARKED_MAX 64 /* more would be strangers filling my descriptor table */
+/* the largest hello: type, endpoint, ring name, ring lines */
+#define HELLO_MAX (1 + DYN_EP_LEN + SKF_NODE_SHM_NAME + 24)
 static msg_t *q_head, *q_tail, *current;
 typedef struct launcher { /* a job I spawned: its launcher and its processes */
     pid_t pid;
@@ -237,8 +244,8 @@ static void first_ipv4(char *out, size_t cap)
     freeifaddrs(ifs);
 }
 
-/* How messages name a process of another job: "rank R of the job at IP:PORT".
- * Never the endpoint string itself: it holds the other job's key. */
+/* How messages name a process of another job: "rank R of the job at IP:PORT"
+ * (the endpoint's job tag means nothing to a reader). */
 static const char *ep_public(const char *ep, char *out, size_t cap)
 {
     char ip[64] = "?";
@@ -295,7 +302,11 @@ int dyn_start(void)
     boot_info_t *bi;
     if (boot_init(&bi) != 0)
         return mpir_error(NULL, MPI_ERR_INTERN, "dynamic processes: no job information");
-    snprintf(my_key, sizeof my_key, "%s", bi->job_key);
+    /* Endpoints travel in the clear (the port handshake, hellos): they name
+     * the job by a tag derived from its key, as /dev/shm names do, so the key
+     * that authenticates tcp and PMI connections never leaves the job. */
+    if (job_key_tag(bi->job_key, "skiff dynproc endpoints v1", my_job) != 0)
+        return mpir_error(NULL, MPI_ERR_INTERN, "dynamic processes: the job key is malformed");
     my_rank = mpid.rank;
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_ANY)};
@@ -311,7 +322,7 @@ int dyn_start(void)
     char ip[48];
     first_ipv4(ip, sizeof ip);
     rings_setup();
-    snprintf(my_ep, sizeof my_ep, "%s:%u:%s:%d:%s", ip, ntohs(a.sin_port), my_key, my_rank,
+    snprintf(my_ep, sizeof my_ep, "%s:%u:%s:%d:%s", ip, ntohs(a.sin_port), my_job, my_rank,
              my_boot);
     listen_fd = fd;
     dyn_active = 1;
@@ -354,18 +365,33 @@ static int device_grow(int n)
     return 0;
 }
 
-int dyn_peer(const char *ep)
+#define EP_MALFORMED (-2)
+#define EP_UNKNOWN (-1)
+
+/* The world index of the process of endpoint ep: a rank of my own job, or a
+ * peer already known; EP_UNKNOWN, or EP_MALFORMED. */
+static int known_peer(const char *ep)
 {
-    char ip[64], key[40];
+    char ip[64], job[40];
     unsigned port;
     int rank;
-    if (sscanf(ep, "%63[^:]:%u:%39[^:]:%d", ip, &port, key, &rank) != 4)
-        return -1;
-    if (strcmp(key, my_key) == 0 && rank >= 0 && rank < mpid.size)
-        return rank; /* a rank of my own job: the channel reaches it */
+    if (sscanf(ep, "%63[^:]:%u:%39[^:]:%d", ip, &port, job, &rank) != 4)
+        return EP_MALFORMED;
+    if (strcmp(job, my_job) == 0)
+        return rank >= 0 && rank < mpid.size ? rank : EP_MALFORMED; /* the channel reaches it */
     for (int i = 0; i < npeers; i++)
         if (strcmp(peers[i].ep, ep) == 0)
             return mpid.size + i;
+    return EP_UNKNOWN;
+}
+
+static int on_frame(conn_t *c);
+
+int dyn_peer(const char *ep)
+{
+    int w = known_peer(ep);
+    if (w != EP_UNKNOWN)
+        return w < 0 ? -1 : w;
     if (npeers == peers_cap) {
         int cap = peers_cap ? 2 * peers_cap : 8;
         peer_t *p = realloc(peers, (size_t)cap * sizeof *p);
@@ -380,7 +406,17 @@ int dyn_peer(const char *ep)
     memset(p, 0, sizeof *p);
     snprintf(p->ep, sizeof p->ep, "%s", ep);
     p->fd = -1;
-    return mpid.size + npeers++;
+    npeers++;
+    /* its hello may have come before its group told mine who joins */
+    for (int i = 0; i < nconns; i++)
+        if (conns[i].parked && strcmp(conns[i].buf + 1, ep) == 0) {
+            conns[i].parked = 0;
+            nparked--;
+            on_frame(&conns[i]);
+            watch_fd(conns[i].fd); /* what it sent since is read as usual */
+            __atomic_store_n(&watch_pending, 1, __ATOMIC_RELEASE);
+        }
+    return mpid.size + npeers - 1;
 }
 
 /* 1 when a communicator that reaches world has MPI_ERRORS_ARE_FATAL (or
@@ -724,15 +760,45 @@ static void accept_all(void)
     }
 }
 
-/* A whole frame arrived on c. */
-static void on_frame(conn_t *c)
+/* A connection that is not from a process of a job joined to mine (a
+ * stranger on the network, or garbage): closed, the job goes on. */
+static int stranger(const char *why)
+{
+    if (skf_param_ll("SKIFF_VERBOSE") > 0) {
+        char line[200];
+        snprintf(line, sizeof line, "dynamic processes: a connection to my endpoint %s; "
+                 "closed", why);
+        mpir_say(line);
+    }
+    return -1;
+}
+
+/* c's hello names nobody known yet: keep it, read nothing more from it. */
+static void park(conn_t *c)
+{
+    c->parked = 1;
+    nparked++;
+    if (watching)
+        epoll_ctl(watch_ep, EPOLL_CTL_DEL, c->fd, NULL);
+}
+
+/* A whole frame arrived on c.  0, or -1: close c (a stranger's). */
+static int on_frame(conn_t *c)
 {
     char type = c->buf[0];
     if (type == 'H') {
+        if (c->peer >= 0)
+            mpir_fatal("a process of another job sent a second hello");
         c->buf[c->need - 1] = '\0';
-        int w = dyn_peer(c->buf + 1);
-        if (w < mpid.size)
-            mpir_fatal("a connection from another job named itself '%s'", c->buf + 1);
+        int w = known_peer(c->buf + 1);
+        if (w == EP_UNKNOWN) {
+            if (nparked >= PARKED_MAX)
+                return stranger("named an unknown process, with many such waiting");
+            park(c);
+            return 0;
+        }
+        if (w < mpid.size) /* malformed, or a rank of my own job (which the channel reaches) */
+            return stranger("sent a hello that names no process of another job");
         c->peer = w - mpid.size;
         peer_t *p = &peers[c->peer];
         size_t el = strlen(c->buf + 1) + 2; /* after the type, the endpoint and its NUL */
@@ -750,7 +816,7 @@ static void on_frame(conn_t *c)
             }
         }
     } else if (c->peer < 0) {
-        mpir_fatal("a connection from another job sent data before its hello");
+        return stranger("sent data before a hello");
     } else if (type == 'B') {
         peers[c->peer].bye = 1;
     } else if (type == 'N') { /* it could not map my ring: TCP it is */
@@ -777,6 +843,7 @@ static void on_frame(conn_t *c)
     free(c->buf);
     c->buf = NULL;
     c->hgot = c->got = c->need = 0;
+    return 0;
 }
 
 /* Read what c has; 0 once it has ended. */
@@ -790,6 +857,8 @@ static int read_conn(conn_t *c)
             if (!c->buf) {
                 uint32_t len;
                 memcpy(&len, c->hdr, 4);
+                if (c->peer < 0 && (len == 0 || len > HELLO_MAX))
+                    return stranger("began with a frame that is no hello");
                 if (len == 0 || !(c->buf = malloc(len)))
                     mpir_fatal("a connection from another job sent a bad frame");
                 c->need = len;
@@ -804,13 +873,13 @@ static int read_conn(conn_t *c)
             if (c->peer >= 0 && peers[c->peer].bye && c->hgot == 0)
                 return 0;
             if (c->peer < 0) {
-                /* It died between its connect and its hello (killed by its
-                 * launcher, say): it sent nothing, so nothing is lost, and
-                 * who it was cannot be told.  Its end reaches us as its
+                /* It ended before its hello: a stranger, or a process that
+                 * died between its connect and its hello (killed by its
+                 * launcher, say).  It sent nothing, so nothing is lost, and
+                 * who it was cannot be told: a death reaches us as its
                  * launcher's exit (check_launchers) or on its other links. */
-                if (skf_param_ll("SKIFF_VERBOSE") > 0)
-                    mpir_say("a process of another job closed its connection before its "
-                             "hello (it died); the connection is dropped");
+                stranger("ended before its hello (a process of another job that died, "
+                         "or a stranger)");
                 return 0;
             }
             char why[300], who[120];
@@ -830,8 +899,10 @@ static int read_conn(conn_t *c)
         }
         if (c->hgot < 4)
             c->hgot += (size_t)r;
-        else if ((c->got += (size_t)r) == c->need)
-            on_frame(c);
+        else if ((c->got += (size_t)r) == c->need && on_frame(c) != 0)
+            return 0;
+        if (c->parked)
+            return 1;
     }
 }
 
@@ -874,8 +945,8 @@ void dyn_poll(int timeout_ms)
             mpir_fatal("out of memory polling connections from other jobs");
     }
     pf[0] = (struct pollfd){.fd = listen_fd, .events = POLLIN};
-    for (int i = 0; i < nconns; i++)
-        pf[i + 1] = (struct pollfd){.fd = conns[i].fd, .events = POLLIN};
+    for (int i = 0; i < nconns; i++) /* parked ones wait for their name (a negative fd: skipped) */
+        pf[i + 1] = (struct pollfd){.fd = conns[i].parked ? -1 : conns[i].fd, .events = POLLIN};
     int n = poll(pf, (nfds_t)nconns + 1, timeout_ms);
     int nc = nconns;
     if (n > 0) {
@@ -971,7 +1042,7 @@ void dyn_finalize(void)
     conns = NULL;
     launchers = NULL;
     npeers = nconns = nlaunchers = peers_cap = conns_cap = 0;
-    dyn_rings = rx_next = nlosing = 0;
+    dyn_rings = rx_next = nlosing = nparked = 0;
     finalizing = 0;
     close(listen_fd);
     listen_fd = -1;
