@@ -4,6 +4,7 @@
  *   count the appnums through the merged communicator.
  * missing: spawning a program that does not exist fails with MPI_ERR_SPAWN
  *   at every parent and errcodes all MPI_ERR_SPAWN; the job goes on.
+ * unsafe-names: the name service refuses a directory others can write.
  * dying: a child exits with status 5 after MPI_Init; the whole job must end
  *   (non-zero), the parents never finish.
  * dying-return N: as dying with N children (the last one dies once told),
@@ -185,6 +186,20 @@ int main(int argc, char **argv)
             FAIL("allreduce after the failure: %d", sum);
         if (rank == 0)
             printf("dyn_faults dying-return: OK\n");
+    } else if (strcmp(mode, "unsafe-names") == 0) {
+        /* SKIFF_NAME_DIR is a directory others may write (mode 0777): publishing and
+         * looking up names there fail with MPI_ERR_SERVICE; nothing is written */
+        char port[MPI_MAX_PORT_NAME] = "skiff-port:127.0.0.1:1:00000000000000000000000000000000";
+        int cls;
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+        MPI_Error_class(MPI_Publish_name("skiff-unsafe", MPI_INFO_NULL, port), &cls);
+        if (cls != MPI_ERR_SERVICE)
+            FAIL("publish in a world-writable name directory: class %d", cls);
+        MPI_Error_class(MPI_Lookup_name("skiff-unsafe", MPI_INFO_NULL, port), &cls);
+        if (cls != MPI_ERR_SERVICE)
+            FAIL("lookup in a world-writable name directory: class %d", cls);
+        if (rank == 0)
+            printf("dyn_faults unsafe-names: OK\n");
     } else if (strcmp(mode, "dying") == 0) {
         char *args[] = {"child-die", NULL};
         MPI_Comm_spawn(argv[0], args, 2, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,

@@ -32,6 +32,17 @@ static int service_file(const char *fn, const char *service, char *out, size_t c
     if (mkdir(dir, 0700) != 0 && errno != EEXIST)
         return mpir_error(NULL, MPI_ERR_SERVICE, "%s: cannot make the name directory %s: %s",
                           fn, dir, strerror(errno));
+    /* In a shared /tmp someone else could have made it first: port names read
+     * from a directory others can write would send a join to their server. */
+    struct stat st;
+    if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        return mpir_error(NULL, MPI_ERR_SERVICE, "%s: the name directory %s is not a directory",
+                          fn, dir);
+    if (st.st_uid != getuid() || (st.st_mode & (S_IWGRP | S_IWOTH)))
+        return mpir_error(NULL, MPI_ERR_SERVICE, "%s: the name directory %s is not safe: owned "
+                          "by uid %u (I am %u), mode %03o; others could publish names in it",
+                          fn, dir, (unsigned)st.st_uid, (unsigned)getuid(),
+                          (unsigned)(st.st_mode & 0777));
     size_t n = (size_t)snprintf(out, cap, "%s/", dir);
     for (const unsigned char *s = (const unsigned char *)service; *s && n + 3 < cap; s++)
         n += (size_t)snprintf(out + n, cap - n, "%02x", *s);
