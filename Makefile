@@ -28,12 +28,12 @@ test-asan:
 	  ctest --output-on-failure -j $(JOBS) -E '^netns_multihost_ofi$$'
 
 # The MPI_THREAD_MULTIPLE tests built with ThreadSanitizer (docs/threads.md):
-# only the library, the launcher and the threaded test program, and only the
+# only the library, the launcher and the threaded test programs, and only the
 # cases up to 5 ranks x 8 threads (TSan slows them 5-15x).
-TSAN_CASES ?= mpi_thread_multiple_(np2_t2|np2_t8|np3_t4|np5_t2|tcp_np2_t4)$$
+TSAN_CASES ?= mpi_thread_multiple_(np2_t2|np2_t8|np3_t4|np5_t2|tcp_np2_t4)$$|mpi_alloc_mem_threads_np2$$
 test-tsan:
 	cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSKIFF_TSAN=ON > /dev/null
-	cmake --build build-tsan -j $(JOBS) --target skiffrun thread_multiple
+	cmake --build build-tsan -j $(JOBS) --target skiffrun thread_multiple alloc_mem
 	cd build-tsan && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(CURDIR)/tests/tsan.supp" \
 	  ctest --output-on-failure -j $(JOBS) -R '$(TSAN_CASES)'
 

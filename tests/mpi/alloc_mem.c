@@ -9,8 +9,11 @@
  *  - a window made with MPI_Win_create on a small block (a piece of an arena
  *    that node mates map) takes every rank's puts and nothing lands next to it;
  *  - MPI_Free_mem of a pointer inside a block, or of a freed block, is
- *    MPI_ERR_BASE. */
+ *    MPI_ERR_BASE;
+ *  - "threads": under MPI_THREAD_MULTIPLE, four threads allocate, fill,
+ *    check and free blocks at once. */
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -124,8 +127,49 @@ static void bad_frees(void)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 
+#define NTHREADS 4
+
+static void *thread_blocks(void *arg)
+{
+    unsigned id = (unsigned)(uintptr_t)arg;
+    unsigned char *p[64];
+    for (int round = 0; round < 50; round++) {
+        for (int i = 0; i < 64; i++) {
+            size_t n = small_size(i + (int)id * 64 + round);
+            CHECK_EQ_INT(MPI_Alloc_mem((MPI_Aint)n, MPI_INFO_NULL, &p[i]), MPI_SUCCESS);
+            fill(p[i], n, id * 1000 + (unsigned)i);
+        }
+        for (int i = 0; i < 64; i++) {
+            size_t n = small_size(i + (int)id * 64 + round);
+            check_verified("a thread's block", n, T_rank, verify(p[i], n, id * 1000 + (unsigned)i));
+            CHECK_EQ_INT(MPI_Free_mem(p[i]), MPI_SUCCESS);
+        }
+    }
+    return NULL;
+}
+
+static void threads(int *argc, char ***argv)
+{
+    int provided;
+    MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+    CHECK_EQ_INT(provided, MPI_THREAD_MULTIPLE);
+    MPI_Comm_rank(MPI_COMM_WORLD, &T_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &T_size);
+    testutil_rank = T_rank;
+    pthread_t t[NTHREADS];
+    for (uintptr_t i = 0; i < NTHREADS; i++)
+        CHECK(pthread_create(&t[i], NULL, thread_blocks, (void *)i) == 0);
+    for (int i = 0; i < NTHREADS; i++)
+        pthread_join(t[i], NULL);
+    test_done("alloc_mem threads");
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "threads") == 0) {
+        threads(&argc, &argv);
+        return 0;
+    }
     test_init(&argc, &argv);
     low_fd_limit();
     many_small_blocks();

@@ -206,6 +206,7 @@ int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
         return mpir_error(NULL, MPI_ERR_ARG, "%s: invalid size %ld or NULL baseptr (rank %d)", fn,
                           (long)size, mpir_world_rank());
     void *p;
+    MPID_CS_SCOPE(); /* the block and arena lists, under MPI_THREAD_MULTIPLE */
     if (win_alloc_mem((size_t)size, &p))
         return mpir_error(NULL, MPI_ERR_NO_MEM, "%s: rank %d: cannot allocate %ld bytes", fn,
                           mpir_world_rank(), (long)size);
@@ -217,6 +218,7 @@ int MPI_Free_mem(void *base)
 {
     static const char fn[] = "MPI_Free_mem";
     CHECK_INIT(fn);
+    MPID_CS_SCOPE();
     if (base && win_free_mem(base))
         return mpir_error(NULL, MPI_ERR_BASE,
                           "%s: rank %d: %p was not returned by MPI_Alloc_mem (or is freed)", fn,
