@@ -383,6 +383,11 @@ void launch_opts_free(launch_opts_t *o)
 }
 
 /* 0 when path is an executable regular file; else errno (EACCES, ENOENT...). */
+#define NOT_EXECUTABLE (-1)
+
+/* 0: path is an executable file; NOT_EXECUTABLE: it exists but is not one;
+ * else why it cannot be looked at (stat's errno: ENOENT, or EACCES for a
+ * directory on the way that this user cannot search). */
 static int check_executable(const char *path)
 {
     struct stat st;
@@ -391,7 +396,7 @@ static int check_executable(const char *path)
     if (S_ISDIR(st.st_mode))
         return EISDIR;
     if (!S_ISREG(st.st_mode) || access(path, X_OK) != 0)
-        return EACCES;
+        return NOT_EXECUTABLE;
     return 0;
 }
 
@@ -411,13 +416,13 @@ char *launch_resolve_program(const char *prog, const char *wdir)
         if (err == 0)
             return strdup(full);
         fprintf(stderr, "skiffrun: cannot run '%s'%s%s: %s\n", prog, wdir ? " in " : "",
-                wdir ? wdir : "", err == EACCES ? "not an executable file" : strerror(err));
+                wdir ? wdir : "", err == NOT_EXECUTABLE ? "not an executable file" : strerror(err));
         return NULL;
     }
     const char *path = getenv("PATH");
     if (!path || !*path)
         path = "/usr/local/bin:/usr/bin:/bin"; /* execvp's fallback, minus "." */
-    int saw_unusable = 0;
+    char unusable[PATH_MAX] = ""; /* the first match that is not executable */
     for (const char *p = path;; ) {
         const char *colon = strchrnul(p, ':');
         size_t dlen = (size_t)(colon - p);
@@ -428,8 +433,8 @@ char *launch_resolve_program(const char *prog, const char *wdir)
             int err = check_executable(full);
             if (err == 0)
                 return strdup(full);
-            if (err == EACCES)
-                saw_unusable = 1;
+            if (err == NOT_EXECUTABLE && !unusable[0])
+                snprintf(unusable, sizeof unusable, "%s", full);
         }
         if (!*colon)
             break;
@@ -437,8 +442,9 @@ char *launch_resolve_program(const char *prog, const char *wdir)
     }
     /* Users of other launchers type "mpiexec -n 4 hello" for ./hello. */
     int here = join(full, sizeof full, wdir ? wdir : ".", prog) == 0 && check_executable(full) == 0;
-    if (saw_unusable)
-        fprintf(stderr, "skiffrun: cannot run '%s': found in PATH but not executable\n", prog);
+    if (unusable[0])
+        fprintf(stderr, "skiffrun: cannot run '%s': found in PATH (%s) but not executable\n",
+                prog, unusable);
     else if (here)
         fprintf(stderr, "skiffrun: cannot run '%s': command not found in PATH; there is ./%s in %s: "
                 "run it as ./%s\n", prog, prog, wdir ? wdir : "the current directory", prog);

@@ -108,6 +108,19 @@ hint) # the program is here but named without ./ (PATH does not hold .)
     run "$R" -wdir "$T/here" myprog
     expect_rc 2
     expect_err "there is \./myprog in $T/here"
+    # a match in PATH that is not executable is named; an entry that is a file, not a
+    # directory, is passed over (as a directory this user cannot search would be)
+    mkdir "$T/noexec"
+    cp "$H" "$T/noexec/myprog"
+    chmod a-x "$T/noexec/myprog"
+    (cd / && PATH="$T/here/myprog:$T/noexec:/usr/bin" "$R" -n 1 myprog) >"$T/out" 2>"$T/err"
+    RC=$?
+    expect_rc 2
+    expect_err "^skiffrun: cannot run 'myprog': found in PATH \($T/noexec/myprog\) but not executable$"
+    (cd / && PATH="$T/here/myprog:/usr/bin" "$R" -n 1 myprog) >"$T/out" 2>"$T/err"
+    RC=$?
+    expect_rc 2
+    expect_err "^skiffrun: cannot run 'myprog': command not found in PATH$"
     ;;
 *)
     fail "unknown case"
