@@ -1065,6 +1065,13 @@ static void fill_rx(struct tcp_conn *c)
             return;
         }
         struct iovec v[2];
+        /* A direct payload is posted from this peer: its header may be next
+         * in the stream, and whatever of the payload a read takes into the
+         * ring is copied twice more (cut behind the header, then out).  With
+         * the socket backed up (the receiver is the slow end of a stream) one
+         * read took up to a ring (1 MiB) of it; now a few KiB at most. */
+        if (!c->din && room > TCP_MIN_TAKE && c->tp->peer[c->peer].dq_head)
+            room = TCP_MIN_TAKE;
         int n = c->din ? 0 : ring_span(ring, ring->tail, room, v);
         /* a direct payload straight into its buffer; else recv into the
          * ring's first span when it is big (the usual case): cheaper than
