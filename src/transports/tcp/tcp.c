@@ -81,6 +81,11 @@
 #ifndef TCP_EPOLL_EVERY
 #define TCP_EPOLL_EVERY 4
 #endif
+/* ... but while a receive connection is hot (it delivered last), epoll only
+ * every this many passes: an 8-byte netns ping-pong measured 1.20x -> 1.13x a
+ * raw TCP one with 16 instead of 4 (docs/tcp.md, issue 20); the others then
+ * wait at most 15 passes (a few tens of us) longer. */
+#define TCP_HOT_EPOLL_EVERY 16
 /* A waiter that answered a one-sided request polls at least this long after
  * it (spin_ready), whatever SKIFF_TCP_SPIN_US says: the next request of a
  * requester's loop then finds it polling, not asleep (docs/tcp.md). */
@@ -164,6 +169,7 @@ struct tcp_conn {
     long nframes;    /* complete frames in [rx.head, scan) */
     int queued;
     int ack_owed;    /* reads since the last ACK left (ack_flush, or a frame I sent) */
+    int tx_waits;    /* tx holds bytes that wait for EPOLLOUT (counted in tp->tx_waiting) */
     int eof;         /* the peer closed; deliver what is left */
     int bye;         /* the peer said goodbye (closed its channel) before its EOF */
     /* flow control (frame.h, credit frames): bytes of data frames I took for
@@ -307,6 +313,7 @@ struct tcp_tp {
     struct tcp_conn *douts; /* data connections writing a direct payload (polled every pass) */
     int gets_done;          /* an skf_get_start get finished since ready() said so */
     unsigned epoll_skipped; /* passes since the last epoll_wait(0) */
+    int tx_waiting;         /* data connections whose tx waits for EPOLLOUT */
     int svc_polled;         /* the last svc_poll_hot read the hot served connection, which
                                had a request in its last SVC_HOT_STREAM passes */
     unsigned long served_here; /* one-sided requests this thread answered (svc_serve_here) */
@@ -468,8 +475,19 @@ static void direct_fail(struct tcp_conn *c, int status)
     }
 }
 
+/* Whether c's send ring holds bytes that only an EPOLLOUT event flushes:
+ * while any does, progress asks epoll at the old rate (TCP_EPOLL_EVERY). */
+static void note_tx_waits(struct tcp_conn *c, int waits)
+{
+    if (c->tx_waits != waits) {
+        c->tx_waits = waits;
+        c->tp->tx_waiting += waits ? 1 : -1;
+    }
+}
+
 static void close_fd(struct tcp_conn *c)
 {
+    note_tx_waits(c, 0);
     if (c->fd >= 0) {
         epoll_ctl(conn_epfd(c), EPOLL_CTL_DEL, c->fd, NULL);
         close(c->fd);
@@ -682,9 +700,11 @@ static int ring_span(const struct tcp_ring *r, uint64_t from, uint64_t n, struct
  * (else the reader must make room first), writability while tx holds bytes. */
 static void data_interest(struct tcp_conn *c)
 {
-    if (c->state == C_OPEN)
-        set_interest(c, EPOLLRDHUP | (c->din || c->rx.tail - c->rx.head < c->rx.cap ? EPOLLIN : 0) |
-                            (c->tx.tail != c->tx.head || c->dout ? EPOLLOUT : 0));
+    if (c->state != C_OPEN)
+        return;
+    set_interest(c, EPOLLRDHUP | (c->din || c->rx.tail - c->rx.head < c->rx.cap ? EPOLLIN : 0) |
+                        (c->tx.tail != c->tx.head || c->dout ? EPOLLOUT : 0));
+    note_tx_waits(c, c->tx.tail != c->tx.head);
 }
 
 /* ---- data: sending -------------------------------------------------------- */
@@ -1065,6 +1085,13 @@ static void fill_rx(struct tcp_conn *c)
             return;
         }
         struct iovec v[2];
+        /* A direct payload is posted from this peer: its header may be next
+         * in the stream, and whatever of the payload a read takes into the
+         * ring is copied twice more (cut behind the header, then out).  With
+         * the socket backed up (the receiver is the slow end of a stream) one
+         * read took up to a ring (1 MiB) of it; now a few KiB at most. */
+        if (!c->din && room > TCP_MIN_TAKE && c->tp->peer[c->peer].dq_head)
+            room = TCP_MIN_TAKE;
         int n = c->din ? 0 : ring_span(ring, ring->tail, room, v);
         /* a direct payload straight into its buffer; else recv into the
          * ring's first span when it is big (the usual case): cheaper than
@@ -1099,15 +1126,20 @@ static void fill_rx(struct tcp_conn *c)
             data_interest(c);
             continue; /* what follows goes to the ring */
         }
+        uint64_t before = ring->tail;
         ring->tail += (uint64_t)r;
-        if (c->tp->hot != c) { /* another sender: settle what the last one is owed */
-            if (c->tp->hot && c->tp->hot->ack_owed)
-                ack_flush(c->tp->hot);
-            c->tp->hot = c;
-        }
         c->ack_owed++;
         if (scan_frames(c) < 0)
             return;
+        /* hot: the connection that brings messages, not one that brought
+         * only control frames (credits: cut out of the ring again) back -- a
+         * sender to itself then polled its sending side, and its messages
+         * waited for epoll's turn (tcp_basic_3, with epoll every 16th pass) */
+        if (c->tp->hot != c && (ring->tail != before || c->din)) {
+            if (c->tp->hot && c->tp->hot->ack_owed) /* another sender: settle what it is owed */
+                ack_flush(c->tp->hot);
+            c->tp->hot = c;
+        }
         if ((uint64_t)r < room)
             return;
     }
@@ -2406,9 +2438,12 @@ static int progress(struct tcp_tp *t, int timeout_ms)
                  h->din_left != din || h->state != C_OPEN;
         if (!moved && h->ack_owed) /* idle now: the ACK costs nobody a wait */
             ack_flush(h);
-        /* every TCP_EPOLL_EVERY-th pass asks epoll, busy hot stream or not:
-         * other peers, requests to serve and handshakes are never starved */
-        if (++t->epoll_skipped < TCP_EPOLL_EVERY)
+        /* every TCP_HOT_EPOLL_EVERY-th pass asks epoll (TCP_EPOLL_EVERY-th
+         * while serving a stream of requests, as above, or while a send ring
+         * waits for EPOLLOUT, which only epoll reports), busy hot stream or not: other
+         * peers, requests to serve and handshakes are never starved */
+        if (++t->epoll_skipped <
+            (t->svc_polled || t->tx_waiting ? TCP_EPOLL_EVERY : TCP_HOT_EPOLL_EVERY))
             return moved;
     }
     if (timeout_ms != 0 && h && h->ack_owed)
