@@ -16,7 +16,6 @@ struct skf_ff_block {
 
 int skf_ff_init(skf_ff_t *a, size_t bytes)
 {
-    a->bytes = bytes;
     a->live = 0;
     if (!(a->head = calloc(1, sizeof *a->head)))
         return -ENOMEM;

@@ -15,7 +15,6 @@ struct skf_ff_block;
 
 typedef struct skf_ff {
     struct skf_ff_block *head;
-    size_t bytes; /* the region's size */
     size_t live;  /* blocks handed out and not freed */
 } skf_ff_t;
 
