@@ -857,8 +857,10 @@ static int read_conn(conn_t *c)
             if (!c->buf) {
                 uint32_t len;
                 memcpy(&len, c->hdr, 4);
-                if (c->peer < 0 && (len == 0 || len > HELLO_MAX))
-                    return stranger("began with a frame that is no hello");
+                if (c->peer < 0 && (len == 0 || len > HELLO_MAX)) {
+                    stranger("began with a frame that is no hello");
+                    return 0; /* closed by the caller */
+                }
                 if (len == 0 || !(c->buf = malloc(len)))
                     mpir_fatal("a connection from another job sent a bad frame");
                 c->need = len;
