@@ -37,11 +37,17 @@ static inline int skf_spin_over(long long *until, long long ns)
 
 #define SKF_CMA_PROBE_MAGIC 0x736b69666670726full
 
-/* SKIFF_SHM_RING_SIZE=auto: rings of SKF_SHM_RING_DEFAULT bytes, but of
- * SKF_SHM_RING_FEW bytes for the MPI port on a node of at most
- * SKF_SHM_RING_FEW_RANKS ranks (skf_shm_ring_bytes, docs/shm-transport.md). */
+/* SKIFF_SHM_RING_SIZE=auto: rings of SKF_SHM_RING_DEFAULT bytes, but for the
+ * MPI port on a node of at most SKF_SHM_RING_FEW_RANKS ranks rings of twice a
+ * core's L2, within SKF_SHM_RING_FEW_MIN..MAX (MAX when the L2 is unknown):
+ * skf_shm_ring_bytes, docs/shm-transport.md "Ring size".
+ * SKIFF_SHM_BULK_SIZE=auto: bulk rings of four times the L2 within
+ * SKF_SHM_BULK_AUTO_MIN..MAX (MAX when unknown). */
 #define SKF_SHM_RING_DEFAULT (256u << 10)
-#define SKF_SHM_RING_FEW (2u << 20)
+#define SKF_SHM_RING_FEW_MIN (256u << 10)
+#define SKF_SHM_RING_FEW_MAX (2u << 20)
+#define SKF_SHM_BULK_AUTO_MIN (1u << 20)
+#define SKF_SHM_BULK_AUTO_MAX (4u << 20)
 #define SKF_SHM_RING_FEW_RANKS 4
 
 /* Tunables of the shm transport, read once at skf_init (see config.c). */
@@ -49,6 +55,7 @@ struct skf_shm_conf {
     uint64_t ring_bytes;   /* bytes per receive ring (power of two; auto: the
                               default, larger on few-rank nodes: skf_shm_ring_bytes) */
     int ring_bytes_set;    /* SKIFF_SHM_RING_SIZE given: never shrunk to fit     */
+    uint64_t few_ring_bytes; /* auto: MPI's rings on a node of few ranks (2 x L2) */
     int dedicated_max;     /* dedicated rings per receiver (<= 63)               */
     long dedicated_after;  /* shared-ring messages before a sender gets its own  */
     long spin;             /* polls before sleeping                              */

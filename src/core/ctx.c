@@ -17,6 +17,7 @@
 #include "core/config.h"
 #include "core/copy.h"
 #include "core/core.h"
+#include "core/cpu_cache.h"
 
 static void vsay(const char *fmt, va_list ap)
 {
@@ -57,7 +58,17 @@ static void read_config(skf_ctx_t *ctx)
         c->ring_bytes = SKF_SHM_RING_DEFAULT;
     c->dedicated_max = (int)skf_param_ll("SKIFF_SHM_DEDICATED_MAX");
     c->dedicated_after = (long)skf_param_ll("SKIFF_SHM_DEDICATED_AFTER");
-    c->bulk_bytes = (uint64_t)skf_param_ll("SKIFF_SHM_BULK_SIZE");
+    /* auto sizes from the L2: a ring must outgrow the receiver's private
+     * cache (its lines are then fetched from L3, not stolen from the other
+     * core), but the rings of a pair must still fit the L3 beside the user's
+     * buffers (docs/shm-transport.md, "Ring size"). */
+    uint64_t l2 = skf_l2_bytes();
+    c->few_ring_bytes = l2 ? skf_pow2_clamp(2 * l2, SKF_SHM_RING_FEW_MIN, SKF_SHM_RING_FEW_MAX)
+                           : SKF_SHM_RING_FEW_MAX;
+    c->bulk_bytes = (uint64_t)skf_param_ll("SKIFF_SHM_BULK_SIZE"); /* 0: auto */
+    if (!c->bulk_bytes)
+        c->bulk_bytes = l2 ? skf_pow2_clamp(4 * l2, SKF_SHM_BULK_AUTO_MIN, SKF_SHM_BULK_AUTO_MAX)
+                           : SKF_SHM_BULK_AUTO_MAX;
     c->bulk_ranks = (int)skf_param_ll("SKIFF_SHM_BULK_RANKS");
     /* "auto" (0): spin long when every rank has a core; when ranks outnumber
      * cores, poll 4 times, yield once, then sleep on the doorbell (a

@@ -41,6 +41,9 @@ static void limits(void)
         printf("; MPI's on a node of <= %d ranks: %llu KiB", SKF_SHM_RING_FEW_RANKS,
                (unsigned long long)(mpi_ring >> 10));
     printf(" (SKIFF_SHM_RING_SIZE; less when /dev/shm is small)\n");
+    printf("  %-28s %llu KiB per pair on a node of <= %lld ranks (SKIFF_SHM_BULK_SIZE)\n",
+           "shm bulk ring", (unsigned long long)(skf_shm_bulk_bytes(ctx) >> 10),
+           skf_param_ll("SKIFF_SHM_BULK_RANKS"));
     skf_finalize(ctx);
     printf("  %-28s %d\n", "pieces per received message", SKF_CONT_SIZE);
     printf("  %-28s %d bytes (header + data in one 64-byte line)\n", "MPI short protocol up to",

@@ -835,8 +835,8 @@ static int shm_chan_close(void *tpv)
 }
 
 /* Ring bytes on port for a node of nlocal ranks.  Unless SKIFF_SHM_RING_SIZE
- * is given, MPI traffic on a node of few ranks gets rings of
- * SKF_SHM_RING_FEW: a sender then writes lines that have long left the
+ * is given, MPI traffic on a node of few ranks gets rings of twice the L2
+ * (few_ring_bytes): a sender then writes lines that have long left the
  * receiver's private cache (fetched from the shared L3, not taken from the
  * other core), and mid-size messages move 2-3x faster (docs/shm-transport.md,
  * "Ring size").  Many ranks keep the small default: rings are per pair. */
@@ -844,8 +844,13 @@ uint64_t skf_shm_ring_bytes(const skf_ctx_t *ctx, unsigned port, int nlocal)
 {
     if (!ctx->shm.ring_bytes_set && port == SKF_PORT_MPI && nlocal > 1 &&
         nlocal <= SKF_SHM_RING_FEW_RANKS)
-        return SKF_SHM_RING_FEW;
+        return ctx->shm.few_ring_bytes;
     return ctx->shm.ring_bytes;
+}
+
+uint64_t skf_shm_bulk_bytes(const skf_ctx_t *ctx)
+{
+    return ctx->shm.bulk_bytes;
 }
 
 size_t skf_shm_segment_bytes(int nlocal, int ndedicated, uint64_t ring_bytes)
