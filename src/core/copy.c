@@ -6,6 +6,7 @@
 #include "core/config.h"
 
 int skf_copy_skewed_ok;
+int skf_copy_stream_mode = SKF_COPY_STREAM_NEVER;
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -40,13 +41,79 @@ __attribute__((target("avx2"))) static void copy_avx2(void *dst, const void *src
 
 void skf_copy_skewed(void *dst, const void *src, size_t n) { copy_avx2(dst, src, n); }
 
+/* n >= SKF_COPY_PICK_MIN: the same loop with streaming stores for the
+ * aligned body, then a store fence. */
+__attribute__((target("avx2"))) static void copy_stream_avx2(void *dst, const void *src, size_t n)
+{
+    uint8_t *d = dst;
+    const uint8_t *s = src;
+    __m256i first = _mm256_loadu_si256((const void *)s);
+    __m256i last = _mm256_loadu_si256((const void *)(s + n - 32));
+    size_t skip = 32 - ((uintptr_t)d & 31);
+    uint8_t *p = d + skip, *end = d + n;
+    const uint8_t *q = s + skip;
+    for (; end - p >= 128; p += 128, q += 128) {
+        __m256i a = _mm256_loadu_si256((const void *)q);
+        __m256i b = _mm256_loadu_si256((const void *)(q + 32));
+        __m256i c = _mm256_loadu_si256((const void *)(q + 64));
+        __m256i e = _mm256_loadu_si256((const void *)(q + 96));
+        _mm256_stream_si256((void *)p, a);
+        _mm256_stream_si256((void *)(p + 32), b);
+        _mm256_stream_si256((void *)(p + 64), c);
+        _mm256_stream_si256((void *)(p + 96), e);
+    }
+    for (; end - p >= 32; p += 32, q += 32)
+        _mm256_stream_si256((void *)p, _mm256_loadu_si256((const void *)q));
+    _mm256_storeu_si256((void *)d, first);
+    _mm256_storeu_si256((void *)(end - 32), last);
+    _mm_sfence();
+}
+
+void skf_copy_picked(struct skf_copy_pick *p, void *dst, const void *src, size_t n)
+{
+    if (skf_copy_stream_mode == SKF_COPY_STREAM_ALWAYS) {
+        copy_stream_avx2(dst, src, n);
+        return;
+    }
+    /* the kind in use, but the other one on every PROBE-th piece and while
+     * one of the two has no measure yet */
+    int kind = p->stream;
+    if (!p->ticks_per_kib[!kind] || ++p->count % SKF_COPY_PICK_PROBE == 0)
+        kind = !kind;
+    uint64_t t0 = __rdtsc();
+    if (kind)
+        copy_stream_avx2(dst, src, n);
+    else
+        skf_copy(dst, src, n);
+    uint64_t per_kib = ((__rdtsc() - t0) << 10) / n + 1;
+    /* a floor that follows a faster sample at once and a slower one by at
+     * most 1/8 a sample: one copy slowed by an interrupt or a busy memory
+     * moment does not flip the choice, a lasting change does within a few */
+    uint64_t *est = &p->ticks_per_kib[kind], rise = *est + (*est >> 3);
+    *est = !*est || per_kib < *est ? per_kib : per_kib < rise ? per_kib : rise;
+    /* streaming only when clearly faster: with a shared cache the two run
+     * about equal at the sender, but the receiver then reads memory */
+    if (p->ticks_per_kib[0] && p->ticks_per_kib[1])
+        p->stream = p->ticks_per_kib[0] > 2 * p->ticks_per_kib[1];
+}
+
 void skf_copy_init(void)
 {
     __builtin_cpu_init();
-    skf_copy_skewed_ok =
-        __builtin_cpu_supports("avx2") && strcmp(skf_param_str("SKIFF_COPY"), "libc") != 0;
+    const char *mode = skf_param_str("SKIFF_COPY");
+    int avx2 = __builtin_cpu_supports("avx2");
+    skf_copy_skewed_ok = avx2 && strcmp(mode, "libc") != 0;
+    skf_copy_stream_mode = !avx2 || !strcmp(mode, "libc") || !strcmp(mode, "cached")
+                               ? SKF_COPY_STREAM_NEVER
+                           : !strcmp(mode, "stream") ? SKF_COPY_STREAM_ALWAYS
+                                                     : SKF_COPY_STREAM_AUTO;
 }
 #else
 void skf_copy_skewed(void *dst, const void *src, size_t n) { memcpy(dst, src, n); }
+void skf_copy_picked(struct skf_copy_pick *p, void *dst, const void *src, size_t n)
+{
+    (void)p;
+    memcpy(dst, src, n);
+}
 void skf_copy_init(void) { skf_copy_skewed_ok = 0; }
 #endif

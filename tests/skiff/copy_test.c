@@ -3,7 +3,10 @@
  * every source and destination offset within a cache line, sizes around the
  * vector threshold and odd tails, guard bytes on both sides of the
  * destination.  "auto": on a CPU with AVX2 the vector loop must be in use;
- * "libc" (run with SKIFF_COPY=libc): it must not be.
+ * "libc" (run with SKIFF_COPY=libc): it must not be.  Also skf_copy_to_ring,
+ * which picks ordinary or streaming stores for big pieces: its picker is run
+ * through both kinds (and a pick forced to each), bytes checked the same way;
+ * "stream" (SKIFF_COPY=stream): streaming must be forced on.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +43,11 @@ static void check_one(void (*copy)(void *, const void *, size_t), size_t n, int 
 
 static void copy_inline(void *d, const void *s, size_t n) { skf_copy(d, s, n); }
 
+/* The picker: a fresh one tries both kinds on its first two big copies,
+ * and every SKF_COPY_PICK_PROBE-th copy takes the other kind. */
+static struct skf_copy_pick pick;
+static void copy_picked(void *d, const void *s, size_t n) { skf_copy_to_ring(&pick, d, s, n); }
+
 int main(int argc, char **argv)
 {
     const char *expect = argc > 1 ? argv[1] : "auto";
@@ -49,6 +57,10 @@ int main(int argc, char **argv)
 #if defined(__x86_64__) && defined(__GNUC__)
     else if (__builtin_cpu_supports("avx2"))
         CHECK_EQ_INT(skf_copy_skewed_ok, 1);
+    if (strcmp(expect, "stream") == 0 && __builtin_cpu_supports("avx2"))
+        CHECK_EQ_INT(skf_copy_stream_mode, SKF_COPY_STREAM_ALWAYS);
+    if (strcmp(expect, "auto") == 0 && __builtin_cpu_supports("avx2"))
+        CHECK_EQ_INT(skf_copy_stream_mode, SKF_COPY_STREAM_AUTO);
 #endif
     static const size_t sizes[] = {0, 1, 31, 32, 33, 2047, 2048, 2049, 2079, 4096, 4097, 8191,
                                    8192 + 13, 65536 + 7, 262144 + 63};
@@ -63,10 +75,20 @@ int main(int argc, char **argv)
                 check_one(copy_inline, sizes[k], so, dof, src, dst);
                 if (sizes[k] >= SKF_COPY_SKEW_MIN)
                     check_one(skf_copy_skewed, sizes[k], so, dof, src, dst);
+                for (int kind = 0; kind < 3; kind++) { /* picker's own choice, forced ordinary, forced streaming */
+                    if (kind)
+                        pick.stream = (uint8_t)(kind - 1), pick.count = 1;
+                    check_one(copy_picked, sizes[k], so, dof, src, dst);
+                }
                 cases++;
             }
-    printf("copy_test: %d cases (%s, vector loop %s)\n", cases, expect,
-           skf_copy_skewed_ok ? "on" : "off");
+    if (skf_copy_stream_mode == SKF_COPY_STREAM_AUTO) /* both kinds were timed */
+        CHECK(pick.ticks_per_kib[0] > 0 && pick.ticks_per_kib[1] > 0);
+    printf("copy_test: %d cases (%s, vector loop %s, streaming %s)\n", cases, expect,
+           skf_copy_skewed_ok ? "on" : "off",
+           skf_copy_stream_mode == SKF_COPY_STREAM_AUTO     ? "picked"
+           : skf_copy_stream_mode == SKF_COPY_STREAM_ALWAYS ? "always"
+                                                            : "never");
     free(src);
     free(dst);
     return 0;

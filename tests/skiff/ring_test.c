@@ -60,7 +60,7 @@ static void single_producer(void)
         struct iovec iov[2] = {{msg, len / 2}, {msg + len / 2, len - len / 2}};
         int64_t n = shm_reserve_sp(&r, tail, &head_cache, len);
         CHECK_EQ_INT(n, (long long)len);
-        shm_fill(&r, tail, iov, 2, len);
+        shm_fill(&r, tail, iov, 2, len, NULL);
         atomic_store_explicit(shm_ring_word(&r, tail), shm_meta(3, len), memory_order_release);
         tail += shm_lines_for(len);
         uint32_t src;
@@ -80,7 +80,7 @@ static void single_producer(void)
             break;
         CHECK_EQ_INT(n, 100);
         msg[0] = (unsigned char)put;
-        shm_fill(&r, tail, &iov, 1, 100);
+        shm_fill(&r, tail, &iov, 1, 100, NULL);
         atomic_store_explicit(shm_ring_word(&r, tail), shm_meta(1, 100), memory_order_release);
         tail += 2;
         put++;
@@ -137,7 +137,7 @@ static void *producer(void *arg)
         if (n < 0)
             continue; /* full: try again */
         CHECK(n > 0 && (size_t)n <= len);
-        shm_fill(&mp, pos, &iov, 1, (uint64_t)n);
+        shm_fill(&mp, pos, &iov, 1, (uint64_t)n, NULL);
         atomic_store_explicit(shm_ring_word(&mp, pos), shm_meta(id, (uint64_t)n),
                               memory_order_seq_cst);
         off += (uint64_t)n;
@@ -210,7 +210,7 @@ static void *sp_producer(void *arg)
         int64_t n = shm_reserve_sp(&sp, tail, &head_cache, len);
         if (n < 0)
             continue;
-        shm_fill(&sp, tail, &iov, 1, (uint64_t)n);
+        shm_fill(&sp, tail, &iov, 1, (uint64_t)n, NULL);
         uint64_t pos = tail;
         tail += shm_lines_for((uint64_t)n);
         shm_prepare_next_sp(&sp, (uint64_t)n, tail, &head_cache, &stale);

@@ -113,7 +113,7 @@ ssize_t pair_send(pair_t *p, const struct iovec *iov, int iovcnt, int *kick)
     }
     p->full = 0;
     uint64_t pos = p->pos;
-    shm_fill(&p->ring, pos, iov, iovcnt, (uint64_t)take);
+    shm_fill(&p->ring, pos, iov, iovcnt, (uint64_t)take, NULL);
     shm_own_pad(&p->ring, pos, (uint64_t)take);
     p->pos += shm_lines_for((uint64_t)take);
     shm_prepare_next_sp(&p->ring, (uint64_t)take, p->pos, &p->head_cache, &p->stale_until);

@@ -146,9 +146,10 @@ static inline int64_t shm_reserve_mp(const struct shm_ring *r, uint64_t *head_ca
 }
 
 /* Copy len bytes gathered from iov into the message at pos (after its meta
- * word), wrapping at the end of the ring. */
+ * word), wrapping at the end of the ring; big pieces with the stores pick
+ * prefers (core/copy.h; NULL: ordinary ones). */
 static inline void shm_fill(const struct shm_ring *r, uint64_t pos, const struct iovec *iov,
-                            int iovcnt, uint64_t len)
+                            int iovcnt, uint64_t len, struct skf_copy_pick *pick)
 {
     uint64_t ring_bytes = r->lines << SHM_LINE_SHIFT;
     uint64_t off = ((pos & r->mask) << SHM_LINE_SHIFT) + SHM_META;
@@ -160,7 +161,7 @@ static inline void shm_fill(const struct shm_ring *r, uint64_t pos, const struct
             if (off >= ring_bytes)
                 off -= ring_bytes;
             uint64_t chunk = ring_bytes - off < n ? ring_bytes - off : n;
-            skf_copy(r->data + off, src, chunk);
+            skf_copy_to_ring(pick, r->data + off, src, chunk);
             off += chunk;
             src += chunk;
             n -= chunk;

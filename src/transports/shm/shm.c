@@ -90,6 +90,7 @@ struct shm_tx {
     uint32_t full_streak;
     int dedicated;
     int touched; /* bulk: its pages are mapped (prefault) */
+    struct skf_copy_pick pick; /* ordinary or streaming stores into its ring */
 };
 
 /* Receiver side, per ring of mine. */
@@ -428,7 +429,7 @@ static __attribute__((noinline)) ssize_t send_general(struct shm_tp *t, struct s
     }
     if (take < 0)
         return send_full(t, x, dst);
-    shm_fill(&x->ring, pos, iov, iovcnt, (uint64_t)take);
+    shm_fill(&x->ring, pos, iov, iovcnt, (uint64_t)take, &x->pick);
     if (extra)
         shm_fill_generated(&x->ring, pos, want - extra, (uint64_t)take, pack, arg);
     shm_own_pad(&x->ring, pos, (uint64_t)take);
@@ -453,7 +454,7 @@ static inline ssize_t send_on(struct shm_tp *t, struct shm_tx *x, int dst,
             if (len0) /* an empty piece may come with a NULL base */
                 memcpy(d, iov[0].iov_base, len0);
             if (len1)
-                skf_copy(d + len0, iov[1].iov_base, len1);
+                skf_copy_to_ring(&x->pick, d + len0, iov[1].iov_base, len1);
             shm_own_pad(&x->ring, pos, len);
             x->tail = pos + n;
             shm_prepare_next_sp(&x->ring, len, x->tail, &x->head_cache, &x->stale_until);
