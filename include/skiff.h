@@ -189,6 +189,12 @@ int skf_get_start(skf_chan_t *ch, const skf_mr_key_t *key, size_t off, void *dst
  * owner), so a run of small puts costs one round trip, not one each. */
 int skf_put_start(skf_chan_t *ch, const skf_mr_key_t *key, size_t off, const void *src,
                   size_t len, skf_get_op_t *op);
+/* skf_put_start whose request stays queued until skf_rma_push (or the next
+ * progress pass) even when nothing is in flight to that owner, so that it
+ * leaves in one send with the requests started right after it (a put and
+ * its signal: one segment each way instead of two). */
+int skf_put_start_held(skf_chan_t *ch, const skf_mr_key_t *key, size_t off, const void *src,
+                       size_t len, skf_get_op_t *op);
 /* Send every request started on ch (skf_get_start, skf_put_start,
  * skf_atomic_start) that is still waiting in a queue, without waiting for
  * the answers: a started request otherwise may wait for the next progress

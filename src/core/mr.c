@@ -758,7 +758,7 @@ int skf_atomic_start(skf_chan_t *ch, const skf_mr_key_t *key, size_t off, int op
 /* skf_get_start / skf_put_start: queued on a transport that has a queue
  * (tcp), else done here and now (CMA, my own memory, the copy pipeline). */
 static int rma_start(skf_chan_t *ch, const char *call, int write, const skf_mr_key_t *key,
-                     size_t off, void *buf, size_t len, skf_get_op_t *op)
+                     size_t off, void *buf, size_t len, skf_get_op_t *op, int held)
 {
     if (!op) {
         skf_error("%s: invalid arguments (channel %p, key %p, op NULL)", call, (void *)ch,
@@ -768,7 +768,7 @@ static int rma_start(skf_chan_t *ch, const char *call, int write, const skf_mr_k
     int rc = check_rma(ch, call, key, off, buf, len);
     if (rc)
         return rc;
-    *op = (skf_get_op_t){.async = 1};
+    *op = (skf_get_op_t){.async = held ? SKF_ASYNC_HELD : 1};
     const struct skf_peer *via = &ch->peer[key->owner];
     if (key->owner != ch->ctx->rank && via->ops && via->ops->rma_start) {
         rc = via->ops->rma_start(via->tp, via->id, write, key, key->base + off, buf, len, op);
@@ -783,13 +783,19 @@ static int rma_start(skf_chan_t *ch, const char *call, int write, const skf_mr_k
 int skf_get_start(skf_chan_t *ch, const skf_mr_key_t *key, size_t off, void *dst, size_t len,
                   skf_get_op_t *op)
 {
-    return rma_start(ch, "skf_get_start", 0, key, off, dst, len, op);
+    return rma_start(ch, "skf_get_start", 0, key, off, dst, len, op, 0);
 }
 
 int skf_put_start(skf_chan_t *ch, const skf_mr_key_t *key, size_t off, const void *src,
                   size_t len, skf_get_op_t *op)
 {
-    return rma_start(ch, "skf_put_start", 1, key, off, (void *)src, len, op);
+    return rma_start(ch, "skf_put_start", 1, key, off, (void *)src, len, op, 0);
+}
+
+int skf_put_start_held(skf_chan_t *ch, const skf_mr_key_t *key, size_t off, const void *src,
+                       size_t len, skf_get_op_t *op)
+{
+    return rma_start(ch, "skf_put_start_held", 1, key, off, (void *)src, len, op, 1);
 }
 
 int skf_rma_push(skf_chan_t *ch)

@@ -19,6 +19,8 @@
 
 #include "skiff.h"
 
+#define SKF_ASYNC_HELD 2 /* skf_get_op_t.async of skf_put_start_held */
+
 struct skf_transport_ops {
     /* Name for skiff-info and verbose output ("shm"). */
     const char *name;
@@ -80,7 +82,9 @@ struct skf_transport_ops {
      * sets its state to SKF_GET_OP_DONE (status 0, -EINVAL or -EPIPE).
      * Operations to one peer finish in the order started.  Returns 0 when
      * queued or a negative errno when it cannot start.  NULL where rma is
-     * NULL. */
+     * NULL.  op->async == SKF_ASYNC_HELD (skf_put_start_held): the request
+     * may not leave before the next push or progress pass, even to an idle
+     * peer. */
     int (*rma_start)(void *tp, int peer, int write, const skf_mr_key_t *key, uint64_t addr,
                      void *buf, size_t len, skf_get_op_t *op);
     /* Optional (skf_send_direct / skf_recv_direct): a payload of len bytes

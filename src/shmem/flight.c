@@ -164,7 +164,8 @@ void shmemi_put_flight(const char *call, const skf_mr_key_t *key, size_t off, co
         memcpy(stage, src, len);
         from = stage;
     }
-    int rc = skf_put_start(shmemi.ch, key, off, from, len, &f->a.op);
+    int rc = how & SHMEMI_PUT_HOLD ? skf_put_start_held(shmemi.ch, key, off, from, len, &f->a.op)
+                                   : skf_put_start(shmemi.ch, key, off, from, len, &f->a.op);
     if (rc == 1) /* done at once: its pool bytes (the newest) are free again */
         pool_tail = pool_before > pool_head ? pool_before : pool_head;
     started(f, call, pe, rc, how & SHMEMI_PUT_DEFER, len);

@@ -168,7 +168,8 @@ void shmemi_signal(const char *call, uint64_t *sig_addr, uint64_t signal, int si
 }
 
 /* put-with-signal: the data, then (atomically, after it) the signal.  The
- * data's request leaves with the signal's, just behind it; nbi: from the
+ * data's request leaves with the signal's, just behind it, in one send (held:
+ * not on its own first, even to an idle PE); nbi: from the
  * source itself (unchanged until quiet), else staged (reusable at return). */
 static void put_signal(const char *call, void *dest, const void *src, size_t len,
                        uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, int nbi)
@@ -179,7 +180,8 @@ static void put_signal(const char *call, void *dest, const void *src, size_t len
     if (SHMEMI_LIKELY(p != NULL))
         memcpy(p, src, len);
     else
-        put_channel(call, dest, src, len, pe, SHMEMI_PUT_DEFER | (nbi ? SHMEMI_PUT_NOCOPY : 0));
+        put_channel(call, dest, src, len, pe,
+                    SHMEMI_PUT_DEFER | SHMEMI_PUT_HOLD | (nbi ? SHMEMI_PUT_NOCOPY : 0));
     shmemi_signal(call, sig_addr, signal, sig_op, pe);
 }
 

@@ -164,6 +164,8 @@ extern unsigned shmemi_in_flight __attribute__((visibility("hidden")));
                                leaves in one write; flight.c says when they go at the latest) */
 #define SHMEMI_PUT_NOCOPY 2 /* an _nbi put: the caller leaves the source alone until quiet (the
                                standard's rule), so it is sent from there, not staged */
+#define SHMEMI_PUT_HOLD 4   /* with DEFER: the request waits for the push even when nothing is in
+                               flight to pe (put-with-signal: it leaves with its signal) */
 /* Start a put of len bytes (source copied first, reusable at return, unless
  * SHMEMI_PUT_NOCOPY) or a non-fetching AMO on PE pe's exposure key at off;
  * errors stop the job. */

@@ -13,10 +13,15 @@
 #                   hangs, or aborts in OSHMPI's start-up; docs/benchmarks.md)
 #   base:           BASE=<builddir>: Skiff of another build (before/after in one run)
 # IMPLS (default: those configured), MODES (default "p_lat put_bw get_lat
-# fadd_lat barrier"), SIZES_<mode> override a mode's sizes.  Each run's bytes
-# on h2's eth0 are checked to be more than the payload (the traffic really went
-# over the veth).  Prints "impl,mode,size,median [min-max],unit" and keeps
-# the raw lines in $OUT.
+# fadd_lat barrier"; any mode of shmem_bench, e.g. put_lat (putmem + quiet),
+# putsig_lat (put-with-signal ping-pong, one way)), SIZES_<mode> override a
+# mode's sizes.  WRAP=CMD prefixes every measured launch (and only those: the
+# builds and the namespace set-up stay outside), e.g. WRAP=/work/quiet/quiet.sh
+# to run each launch with the rest of the machine frozen.  Each run's bytes
+# received on h2's eth0 are kept as rx= (the traffic really went over the
+# veth).  Prints "impl,mode,size,median [min-max],unit" and then, through
+# shmem_netns_summary.py, the medians side by side with skiff / best peer; the
+# raw lines stay in $OUT/raw.
 set -eu
 B=$(cd "$1" && pwd)
 REPS=${2:-3}
@@ -45,29 +50,30 @@ if [ -n "${BASE:-}" ]; then
 fi
 IMPLS=${IMPLS:-$DEF_IMPLS}
 MODES=${MODES:-p_lat put_bw get_lat fadd_lat barrier}
-cat >"$OUT/agent" <<WRAP
+cat >"$OUT/agent" <<AGENT
 #!/bin/sh
 while [ "\${1#-}" != "\$1" ]; do shift; done
 case \$1 in $A1) ns=$H1;; *) ns=$H2;; esac
 shift
 exec ip netns exec \$ns env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 BENCH_PIN=1 sh -c "\$*"
-WRAP
+AGENT
 chmod +x "$OUT/agent"
 sizes_of() { # mode
     local v="SIZES_$1"
     if [ -n "${!v:-}" ]; then echo "${!v}"; return; fi
     case $1 in put_bw) echo 8,4K,64K,1M ;; barrier) echo 0 ;; *) echo 8 ;; esac
 }
+WRAP=${WRAP:-}
 run() { # impl mode sizes
     local prog="$OUT/sb_$1" t=${TIMEOUT:-300}
     case $1 in
     skiff|base) local bd=$B; [ "$1" = skiff ] || bd=$BASE
-               timeout "$t" "$bd/bin/skiffrun" --hosts "$H1:$PPN,$H2:$PPN" -n $((2 * PPN)) --launch-agent 'ip netns exec {host}' \
+               $WRAP timeout "$t" "$bd/bin/skiffrun" --hosts "$H1:$PPN,$H2:$PPN" -n $((2 * PPN)) --launch-agent 'ip netns exec {host}' \
                --launcher-addr "$(netns_launcher_addr)" -x BENCH_PIN=1 "$prog" "$2" --sizes "$3" ;;
-    oshmpi-mpich5) timeout "$t" ip netns exec "$H1" "$MPICH5_BIN/mpiexec" -launcher ssh \
+    oshmpi-mpich5) $WRAP timeout "$t" ip netns exec "$H1" "$MPICH5_BIN/mpiexec" -launcher ssh \
                -launcher-exec "$OUT/agent" -hosts "$A1,$A2" -ppn "$PPN" -n $((2 * PPN)) -genv UCX_TLS tcp,self \
                -genv MPIR_CVAR_NOLOCAL 1 -genv BENCH_PIN 1 "$prog" "$2" --sizes "$3" ;;
-    oshmpi-ompi5) timeout "$t" ip netns exec "$H1" env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+    oshmpi-ompi5) $WRAP timeout "$t" ip netns exec "$H1" env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
                "$OMPI5_BIN/mpirun" -H "$A1:$PPN,$A2:$PPN" --map-by slot --bind-to none --mca plm_rsh_agent "$OUT/agent" \
                --mca btl self,tcp --mca pml ob1 -x BENCH_PIN=1 -n $((2 * PPN)) "$prog" "$2" --sizes "$3" ;;
     esac
@@ -83,8 +89,9 @@ for rep in $(seq "$REPS"); do
             if run "$impl" "$mode" "$(sizes_of $mode)" >"$OUT/run.out" 2>>"$OUT/err"; then
                 rx=$(( $(netns_rx_bytes 2) - rx0 ))
                 # "@ shmem_<mode> size npes metric value"
-                sed -nE 's/^@ shmem_([^ ]+) ([0-9]+) [0-9]+ ([^ ]+) ([^ ]+)$/\1,\2,\4,\3/p' "$OUT/run.out" |
-                    sed "s/^/$impl,/;s/\$/,rx=$rx/" >>"$OUT/raw"
+                # raw: impl,mode,size,value,unit,np=PEs,rx=bytes,rep=N
+                sed -nE 's/^@ shmem_([^ ]+) ([0-9]+) ([0-9]+) ([^ ]+) ([^ ]+)$/\1,\2,\5,\4,np=\3/p' "$OUT/run.out" |
+                    sed "s/^/$impl,/;s/\$/,rx=$rx,rep=$rep/" >>"$OUT/raw"
             else
                 { echo "$impl $mode failed (rep $rep):"; tail -3 "$OUT/run.out"; } | tee -a "$OUT/err" >&2
             fi
@@ -92,16 +99,6 @@ for rep in $(seq "$REPS"); do
     done
 done
 echo "impl,mode,size,median [min-max],unit (n=$REPS)  raw: $OUT/raw"
-python3 - "$OUT/raw" <<'PY'
-import collections, sys
-vals, unit = collections.defaultdict(list), {}
-for line in open(sys.argv[1]):
-    f = line.strip().split(",")
-    if len(f) >= 5:
-        k = (f[1], int(f[2]), f[0])
-        vals[k].append(float(f[3]))
-        unit[k] = f[4]
-for k in sorted(vals):
-    v = sorted(vals[k])
-    print(f"{k[2]},{k[0]},{k[1]},{v[len(v) // 2]:g} [{v[0]:g}-{v[-1]:g}],{unit[k]}")
-PY
+python3 "$(dirname "$0")/shmem_netns_summary.py" --list "$OUT/raw"
+echo
+python3 "$(dirname "$0")/shmem_netns_summary.py" "$OUT/raw"

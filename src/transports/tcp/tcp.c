@@ -2128,8 +2128,10 @@ static int rmaq_start(struct tcp_tp *t, int peer, skf_get_op_t *op)
     /* The request leaves now when the connection is open and idle; a started
      * get or put behind others in flight waits for the next progress pass
      * (the flush that completes it, at the latest), so a run of them leaves
-     * in one sendmsg (rmaq_write_batch) and the owner reads it with one recv. */
-    if (!op->async || s->q_head == op)
+     * in one sendmsg (rmaq_write_batch) and the owner reads it with one recv.
+     * A held put (skf_put_start_held) waits for the push even when first: it
+     * leaves with what its caller starts next (SHMEM's put and signal). */
+    if (!op->async || (s->q_head == op && op->async != SKF_ASYNC_HELD))
         rma_request_progress(c);
     return 0;
 }
