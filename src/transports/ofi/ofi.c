@@ -352,10 +352,14 @@ static struct fi_info *pick_entry(skf_ctx_t *ctx, struct fi_info *list)
  * are short (1 ms): with tcp;ofi_rxm (manual progress) the descriptor does
  * not always turn readable when a message arrives that nobody progressed,
  * and 100 ms slices made 8-byte ping-pongs take seconds. */
-static int open_cq(struct fid_domain *d, struct fid_cq **cq, int *fd)
+static int open_cq(struct fid_domain *d, struct fid_cq **cq, int *fd, int want_fd)
 {
     struct fi_cq_attr a = {.format = FI_CQ_FORMAT_TAGGED, .size = 1024, .wait_obj = FI_WAIT_FD};
     *fd = -1;
+    if (!want_fd) {
+        a.wait_obj = FI_WAIT_NONE;
+        return fi_cq_open(d, &a, cq, NULL);
+    }
     if (fi_cq_open(d, &a, cq, NULL) == 0) {
         if (fi_control(&(*cq)->fid, FI_GETWAIT, fd) == 0 && *fd >= 0)
             return 0;
@@ -381,9 +385,9 @@ static void cq_sleep(struct ofi_engine *e, struct fid_cq *cq, int fd, int ms)
 }
 
 static int open_ep_locked(struct ofi_engine *e, struct fid_ep **ep, struct fid_cq **cq,
-                          int *waits)
+                          int *waits, int want_fd)
 {
-    int rc = open_cq(e->domain, cq, waits);
+    int rc = open_cq(e->domain, cq, waits, want_fd);
     if (rc)
         return fail("fi_cq_open", rc);
     if ((rc = fi_endpoint(e->domain, e->info, ep, NULL)))
@@ -394,10 +398,11 @@ static int open_ep_locked(struct ofi_engine *e, struct fid_ep **ep, struct fid_c
     return 0;
 }
 
-static int open_ep(struct ofi_engine *e, struct fid_ep **ep, struct fid_cq **cq, int *waits)
+static int open_ep(struct ofi_engine *e, struct fid_ep **ep, struct fid_cq **cq, int *waits,
+                   int want_fd)
 {
     pthread_mutex_lock(&fi_mu); /* the service thread may be inside the domain */
-    int rc = open_ep_locked(e, ep, cq, waits);
+    int rc = open_ep_locked(e, ep, cq, waits, want_fd);
     pthread_mutex_unlock(&fi_mu);
     return rc;
 }
@@ -855,7 +860,7 @@ static int engine_new(skf_ctx_t *ctx, struct ofi_engine **out)
     else if ((rc = fi_av_open(e->domain, &av, &e->av, NULL)))
         rc = fail("fi_av_open", rc);
     else
-        rc = open_ep(e, &e->svc_ep, &e->svc_cq, &e->svc_waits);
+        rc = open_ep(e, &e->svc_ep, &e->svc_cq, &e->svc_waits, 1);
     if (rc) {
         engine_free(e);
         return rc;
@@ -1291,12 +1296,11 @@ static int ofi_wait(void *tpv, int events, int timeout_ms)
             return 0;
         if (t->ctx->oversubscribed)
             cq_sleep(t->e, t->cq, t->cq_waits, 1);
-        else if (t->cq_waits >= 0) { /* a core of my own: poll (the descriptor may stay quiet) */
+        else { /* a core of my own: poll (the descriptor may stay quiet; the CQ has none) */
             long long until = skf_now_ms() + 1;
             while (!now_events(t, events) && !t->kicked && skf_now_ms() < until)
                 progress(t);
-        } else
-            nap();
+        }
     }
 }
 
@@ -1647,7 +1651,8 @@ static int ofi_chan_open(skf_chan_t *ch, int *peer_id, void **tpp)
     if (!t->addr || !t->lost || !t->credits || !t->owed || !t->reqs_busy || !t->rx_mem || !t->tx_mem)
         rc = -ENOMEM;
     else
-        rc = open_ep(engine, &t->ep, &t->cq, &t->cq_waits);
+        rc = open_ep(engine, &t->ep, &t->cq, &t->cq_waits, ctx->oversubscribed ||
+                     skf_param_ll("SKIFF_OFI_CQ_FD") > 0);
     if (!rc)
         rc = exchange(t);
     if (rc) {
