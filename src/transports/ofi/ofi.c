@@ -690,7 +690,8 @@ static void svc_poll_main(struct ofi_engine *e)
         LK(fi_cq_read(e->svc_cq, NULL, 0));
 }
 
-#define SVC_DEFER_NS 1000000 /* the main thread ran a pass this recently: the thread sleeps a slice */
+#define SVC_DEFER_NS 1000000 /* the main thread ran a pass this recently: the thread stays out */
+#define SVC_PARK_MS 10        /* ... and sleeps this long at most (or until its CQ wakes it) */
 
 static void *svc_main(void *arg)
 {
@@ -698,8 +699,25 @@ static void *svc_main(void *arg)
     int idle = 0; /* sleeps since the last request: 1 ms slices while busy, 10 ms after 100 */
     while (!e->stop) {
         if (skf_now_ns() - __atomic_load_n(&e->main_svc_ns, __ATOMIC_RELAXED) < SVC_DEFER_NS) {
-            struct timespec ts = {0, SVC_DEFER_NS};
-            nanosleep(&ts, NULL);
+            /* The main thread serves the endpoint.  Sleep on the service
+             * CQ's descriptor (a request the main thread no longer polls
+             * for may wake it), at most SVC_PARK_MS; woken early, or with
+             * no descriptor to sleep on, nap out the main thread's claim.
+             * Not 1 ms naps throughout: each wake-up lands on a core a rank
+             * spins on, and 1000 a second cost an 8-byte ping-pong across
+             * the netns hosts 0.3-0.5 us (docs/ofi.md). */
+            int r = -1;
+            struct fid *f = &e->svc_cq->fid;
+            if (e->svc_waits >= 0 && LK(fi_trywait(e->fabric, &f, 1)) == FI_SUCCESS) {
+                struct pollfd p = {.fd = e->svc_waits, .events = POLLIN};
+                r = poll(&p, 1, SVC_PARK_MS);
+            }
+            long long left = SVC_DEFER_NS - (skf_now_ns() -
+                                             __atomic_load_n(&e->main_svc_ns, __ATOMIC_RELAXED));
+            if (r != 0 && left > 0) {
+                struct timespec ts = {0, left};
+                nanosleep(&ts, NULL);
+            }
             idle = 0;
             continue;
         }
