@@ -67,6 +67,8 @@ const skf_param_t skf_params[] = {
      ONE_OF("auto", "shm,tcp", "shm,ofi", "tcp", "ofi", "shm")},
     {"SKIFF_OFI_PROVIDER", "auto", "ofi: the libfabric provider (e.g. tcp;ofi_rxm, udp;ofi_rxd, shm, verbs;ofi_rxm, efa, cxi; auto: libfabric's first with reliable datagrams, messages and tags)",
      TEXT(NULL)},
+    {"SKIFF_OFI_CQ_FD", "0", "ofi: 1: a channel's completion queue gets a wait descriptor even when the rank has a core of its own (it polls; without one it saves a system call's worth per message on tcp;ofi_rxm); oversubscribed ranks always have one",
+     NUM(0, 1)},
     {"SKIFF_OFI_RMA", "1", "ofi: 1: gets are fi_read from the owner's registered exposure when the provider offers FI_RMA with user keys; 0: every get is answered by the owner's service thread",
      NUM(0, 1)},
     {"SKIFF_TCP_IF", "auto", "tcp: interface name or IPv4 address to publish (auto: the one that reaches the launcher)",

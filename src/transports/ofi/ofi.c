@@ -66,7 +66,7 @@ static pthread_mutex_t fi_mu = PTHREAD_MUTEX_INITIALIZER;
         lk_rc_;                                                                                    \
     })
 #define OFI_VERSION FI_VERSION(1, 9)
-#define OFI_NRX 32                        /* posted receive buffers per channel        */
+#define OFI_NRX 32                        /* posted receive buffers per channel (<= 64) */
 #define OFI_HDR 8                         /* sender rank + pad ahead of every payload   */
 #define OFI_MAX_PAYLOAD (64 * 1024 + 64)  /* one MPI eager message (64 KiB) and its header */
 #define OFI_RXSZ (OFI_HDR + OFI_MAX_PAYLOAD)
@@ -77,6 +77,15 @@ static pthread_mutex_t fi_mu = PTHREAD_MUTEX_INITIALIZER;
 #define SVC_NRX 8
 #define SVC_RXSZ (sizeof(struct svc_req) + 2 * SKF_ACC_MAX_BYTES + 64)
 #define TAG_ERR (1ull << 62)              /* a get's answer carries no bytes: it failed */
+/* Waiting for the provider (docs/ofi.md, "The send path"): a call answered
+ * -FI_EAGAIN is tried again with progress driven in between, at most
+ * OFI_ROUNDS times; a message send then returns -EAGAIN to the channel
+ * layer (which waits and retries, as for a full ring).  Posting a receive,
+ * a one-sided request or a service answer has nobody to hand -EAGAIN to:
+ * those keep trying for OFI_STUCK_MS (and OFI_ROUNDS rounds), then count
+ * the provider as stuck — an error naming the call, never a silent hang. */
+#define OFI_ROUNDS 2000
+#define OFI_STUCK_MS 10000
 
 enum ctx_kind { K_RX, K_TX, K_OP_REPLY, K_OP_REQ, K_SVC_RX, K_SVC_TX, K_OP_READ };
 
@@ -162,6 +171,7 @@ struct ofi_tp {
     int posted[OFI_NRX];
     unsigned posted_head, posted_n;
     int out;             /* handed out by recv */
+    uint64_t unposted;   /* rx buffers a busy provider did not take yet (bit = index) */
     struct ofi_tx tx[OFI_NTX];
     uint8_t *tx_mem;
     struct ofi_tx *free_tx;
@@ -199,6 +209,9 @@ struct ofi_engine {
     struct ofi_rx *backlog[SVC_NRX]; /* requests read while an answer waited for room */
     int nbacklog;
     int svc_tx_busy;     /* answers posted, their provider completion not yet read */
+    unsigned svc_unposted; /* service receives a busy provider did not take yet (bit = index) */
+    struct svc_job *held, **held_tail; /* answers a busy provider did not take yet, in order */
+    int answer_rank;     /* the requester of the request being executed (for messages) */
     /* svc_mu: held by whichever thread runs a pass of the service endpoint
      * (svc_pass: backlog, svc_tx_busy, the service receives) — its thread,
      * or the main thread's progress while it polls anyway */
@@ -298,6 +311,17 @@ static void nap(void)
     nanosleep(&ts, NULL);
 }
 
+/* Bounded waiting for a call that said -FI_EAGAIN: returns 1 while the
+ * caller may drive progress and try again (round counts from 0), 0 once
+ * both OFI_ROUNDS rounds and stuck_ms milliseconds (from *start, set on
+ * round 0) have passed. */
+static int may_retry(int round, long long *start, long long stuck_ms)
+{
+    if (round == 0)
+        *start = skf_now_ms();
+    return round < OFI_ROUNDS || skf_now_ms() - *start < stuck_ms;
+}
+
 /* Of the providers' entries, the one bound to the address Skiff's own tcp
  * would publish (SKIFF_TCP_IF, else the one reaching the launcher, else
  * loopback on one node): libfabric lists every interface, and the first may
@@ -328,10 +352,14 @@ static struct fi_info *pick_entry(skf_ctx_t *ctx, struct fi_info *list)
  * are short (1 ms): with tcp;ofi_rxm (manual progress) the descriptor does
  * not always turn readable when a message arrives that nobody progressed,
  * and 100 ms slices made 8-byte ping-pongs take seconds. */
-static int open_cq(struct fid_domain *d, struct fid_cq **cq, int *fd)
+static int open_cq(struct fid_domain *d, struct fid_cq **cq, int *fd, int want_fd)
 {
     struct fi_cq_attr a = {.format = FI_CQ_FORMAT_TAGGED, .size = 1024, .wait_obj = FI_WAIT_FD};
     *fd = -1;
+    if (!want_fd) {
+        a.wait_obj = FI_WAIT_NONE;
+        return fi_cq_open(d, &a, cq, NULL);
+    }
     if (fi_cq_open(d, &a, cq, NULL) == 0) {
         if (fi_control(&(*cq)->fid, FI_GETWAIT, fd) == 0 && *fd >= 0)
             return 0;
@@ -357,9 +385,9 @@ static void cq_sleep(struct ofi_engine *e, struct fid_cq *cq, int fd, int ms)
 }
 
 static int open_ep_locked(struct ofi_engine *e, struct fid_ep **ep, struct fid_cq **cq,
-                          int *waits)
+                          int *waits, int want_fd)
 {
-    int rc = open_cq(e->domain, cq, waits);
+    int rc = open_cq(e->domain, cq, waits, want_fd);
     if (rc)
         return fail("fi_cq_open", rc);
     if ((rc = fi_endpoint(e->domain, e->info, ep, NULL)))
@@ -370,10 +398,11 @@ static int open_ep_locked(struct ofi_engine *e, struct fid_ep **ep, struct fid_c
     return 0;
 }
 
-static int open_ep(struct ofi_engine *e, struct fid_ep **ep, struct fid_cq **cq, int *waits)
+static int open_ep(struct ofi_engine *e, struct fid_ep **ep, struct fid_cq **cq, int *waits,
+                   int want_fd)
 {
     pthread_mutex_lock(&fi_mu); /* the service thread may be inside the domain */
-    int rc = open_ep_locked(e, ep, cq, waits);
+    int rc = open_ep_locked(e, ep, cq, waits, want_fd);
     pthread_mutex_unlock(&fi_mu);
     return rc;
 }
@@ -381,14 +410,33 @@ static int open_ep(struct ofi_engine *e, struct fid_ep **ep, struct fid_cq **cq,
 
 /* ---- the owner's service endpoint ------------------------------------------------ */
 
-static void svc_post(struct ofi_engine *e, struct ofi_rx *r)
+/* Post a service receive; one the provider does not take within OFI_ROUNDS
+ * rounds waits in e->svc_unposted for the next pass (svc_pass). */
+static void svc_post_rounds(struct ofi_engine *e, struct ofi_rx *r, int rounds)
 {
     ssize_t rc;
-    while ((rc = LK(fi_recv(e->svc_ep, r->buf, SVC_RXSZ, NULL, FI_ADDR_UNSPEC, &r->c.fc))) == -FI_EAGAIN)
+    int i = (int)(r - e->svc_rx);
+    for (int round = 0;; round++) {
+        rc = LK(fi_recv(e->svc_ep, r->buf, SVC_RXSZ, NULL, FI_ADDR_UNSPEC, &r->c.fc));
+        if (rc != -FI_EAGAIN || round >= rounds)
+            break;
         LK(fi_cq_read(e->svc_cq, NULL, 0));
-    if (rc)
-        fail("posting a service receive", (int)rc);
+    }
+    if (rc == 0) {
+        e->svc_unposted &= ~(1u << i);
+        return;
+    }
+    if (!(e->svc_unposted & (1u << i))) {
+        if (rc == -FI_EAGAIN)
+            skf_verbose(e->ctx, "ofi: rank %d: fi_recv of a service receive said -FI_EAGAIN %d "
+                        "times; posted later", e->ctx->rank, rounds + 1);
+        else
+            fail("fi_recv (posting a service receive; tried again later)", (int)rc);
+    }
+    e->svc_unposted |= 1u << i;
 }
+
+static void svc_post(struct ofi_engine *e, struct ofi_rx *r) { svc_post_rounds(e, r, OFI_ROUNDS); }
 
 /* Read service completions: sent answers are freed, requests queued on the
  * backlog (handled by the loop).  Returns how many were read. */
@@ -429,39 +477,85 @@ static int svc_reap(struct ofi_engine *e, int timeout_ms)
     return (int)n;
 }
 
-/* Send an answer of n bytes, already in job's buffer (job + 1), to a
- * requester, and give job back only when the provider is done with it: an
+/* An answer on its way: the provider's context, where it goes, then its
+ * bytes (job + 1). */
+struct svc_job {
+    struct octx c;
+    struct svc_job *next; /* e->held */
+    fi_addr_t to;
+    uint64_t tag;
+    size_t n;
+    int rank;             /* the requester (for messages) */
+};
+
+/* One try to send an answer: 0 when it left (or failed for good: named,
+ * freed), -FI_EAGAIN when the provider has no room now (job kept).  An
  * answer up to the provider's inject size is injected (libfabric copies it
  * before fi_tinject returns), a larger one is sent with fi_tsend and job
  * freed by svc_reap on its completion.  The bytes are always the service
  * thread's own copy: a provider reads them after the call returns (rxm's
  * rendezvous answers the requester's read from whatever thread progresses
  * the domain next), so they must not be memory the owner may release. */
-static void svc_send(struct ofi_engine *e, fi_addr_t to, uint64_t tag, struct octx *job, size_t n)
+static int svc_try(struct ofi_engine *e, struct svc_job *job)
 {
+    int inject = job->n <= e->info->tx_attr->inject_size;
     ssize_t rc;
-    if (n <= e->info->tx_attr->inject_size) {
-        while ((rc = LK(fi_tinject(e->svc_ep, job + 1, n, to, tag))) == -FI_EAGAIN)
-            svc_reap(e, 0);
-        if (rc)
-            fail("answering a one-sided request", (int)rc);
-        free(job);
-        return;
+    if (inject)
+        rc = LK(fi_tinject(e->svc_ep, job + 1, job->n, job->to, job->tag));
+    else {
+        job->c.kind = K_SVC_TX;
+        rc = LK(fi_tsend(e->svc_ep, job + 1, job->n, NULL, job->to, job->tag, &job->c.fc));
     }
-    job->kind = K_SVC_TX;
-    while ((rc = LK(fi_tsend(e->svc_ep, job + 1, n, NULL, to, tag, &job->fc))) == -FI_EAGAIN)
-        svc_reap(e, 0);
-    if (rc) {
-        fail("answering a one-sided request", (int)rc);
+    if (rc == -FI_EAGAIN)
+        return (int)rc;
+    if (rc)
+        skf_error("ofi: rank %d: %s of a one-sided answer (%zu bytes) to rank %d: %s",
+                  e->ctx->rank, inject ? "fi_tinject" : "fi_tsend", job->n, job->rank,
+                  fi_strerror((int)-rc));
+    if (rc || inject)
         free(job);
-        return;
-    }
-    e->svc_tx_busy++;
+    else
+        e->svc_tx_busy++;
+    return 0;
 }
 
-static struct octx *answer_new(size_t n)
+/* Send an answer (its bytes in job + 1): tried for OFI_ROUNDS rounds with
+ * the service endpoint progressed in between, then held (in order, behind
+ * any held before it) for the next service pass: a provider without room
+ * never holds the service thread, which must keep reading requests. */
+static void svc_send(struct ofi_engine *e, fi_addr_t to, uint64_t tag, struct svc_job *job, size_t n)
 {
-    struct octx *job = malloc(sizeof *job + (n ? n : 1));
+    *job = (struct svc_job){.to = to, .tag = tag, .n = n, .rank = e->answer_rank};
+    for (int round = 0; !e->held; round++) {
+        if (svc_try(e, job) == 0)
+            return;
+        if (round >= OFI_ROUNDS) {
+            skf_verbose(e->ctx, "ofi: rank %d: the provider took no answer (%zu bytes to rank %d) "
+                        "in %d rounds; held for the next service pass", e->ctx->rank, n,
+                        job->rank, OFI_ROUNDS);
+            break;
+        }
+        svc_reap(e, 0);
+    }
+    *e->held_tail = job;
+    e->held_tail = &job->next;
+}
+
+/* Held answers, oldest first, until the provider says -FI_EAGAIN again. */
+static void svc_flush(struct ofi_engine *e)
+{
+    while (e->held) {
+        struct svc_job *j = e->held, *next = j->next;
+        if (svc_try(e, j) == -FI_EAGAIN)
+            return;
+        if (!(e->held = next))
+            e->held_tail = &e->held;
+    }
+}
+
+static struct svc_job *answer_new(size_t n)
+{
+    struct svc_job *job = malloc(sizeof *job + (n ? n : 1));
     if (!job)
         skf_error("ofi: no memory to answer a one-sided request (%zu bytes)", n);
     return job;
@@ -471,7 +565,7 @@ static struct octx *answer_new(size_t n)
 static void svc_answer(struct ofi_engine *e, fi_addr_t to, uint64_t tag, const void *hdr,
                        size_t hlen, const void *body, size_t blen)
 {
-    struct octx *job = answer_new(hlen + blen);
+    struct svc_job *job = answer_new(hlen + blen);
     if (!job)
         return;
     if (hlen)
@@ -488,7 +582,7 @@ static void svc_answer(struct ofi_engine *e, fi_addr_t to, uint64_t tag, const v
 static void svc_get(struct ofi_engine *e, fi_addr_t to, const struct svc_req *q)
 {
     skf_ctx_t *ctx = e->ctx;
-    struct octx *job = answer_new(q->len);
+    struct svc_job *job = answer_new(q->len);
     pthread_mutex_lock(&ctx->mr_lock);
     int ok = job && skf_mr_range_ok_locked(ctx, q->cookie, q->addr, q->len);
     if (ok)
@@ -513,6 +607,7 @@ static void svc_execute(struct ofi_engine *e, const struct svc_req *q, size_t le
     pthread_mutex_unlock(&e->lock);
     if (to == FI_ADDR_NOTAVAIL)
         return; /* that channel is closed here: nobody waits */
+    e->answer_rank = (int)q->rank;
     const uint8_t *payload = (const uint8_t *)(q + 1);
     size_t plen = len - sizeof *q;
     struct svc_ans a = {0, 0};
@@ -562,6 +657,11 @@ static void svc_execute(struct ofi_engine *e, const struct svc_req *q, size_t le
  * brought; the caller holds svc_mu.  Returns completions read + requests run. */
 static int svc_pass(struct ofi_engine *e)
 {
+    if (e->held)
+        svc_flush(e);
+    for (int i = 0; i < SVC_NRX && e->svc_unposted; i++)
+        if (e->svc_unposted & (1u << i))
+            svc_post_rounds(e, &e->svc_rx[i], 0);
     int n = e->nbacklog ? 0 : svc_reap(e, 0);
     while (e->nbacklog) {
         struct ofi_rx *r = e->backlog[0];
@@ -590,7 +690,8 @@ static void svc_poll_main(struct ofi_engine *e)
         LK(fi_cq_read(e->svc_cq, NULL, 0));
 }
 
-#define SVC_DEFER_NS 1000000 /* the main thread ran a pass this recently: the thread sleeps a slice */
+#define SVC_DEFER_NS 1000000 /* the main thread ran a pass this recently: the thread stays out */
+#define SVC_PARK_MS 10        /* ... and sleeps this long at most (or until its CQ wakes it) */
 
 static void *svc_main(void *arg)
 {
@@ -598,8 +699,25 @@ static void *svc_main(void *arg)
     int idle = 0; /* sleeps since the last request: 1 ms slices while busy, 10 ms after 100 */
     while (!e->stop) {
         if (skf_now_ns() - __atomic_load_n(&e->main_svc_ns, __ATOMIC_RELAXED) < SVC_DEFER_NS) {
-            struct timespec ts = {0, SVC_DEFER_NS};
-            nanosleep(&ts, NULL);
+            /* The main thread serves the endpoint.  Sleep on the service
+             * CQ's descriptor (a request the main thread no longer polls
+             * for may wake it), at most SVC_PARK_MS; woken early, or with
+             * no descriptor to sleep on, nap out the main thread's claim.
+             * Not 1 ms naps throughout: each wake-up lands on a core a rank
+             * spins on, and 1000 a second cost an 8-byte ping-pong across
+             * the netns hosts 0.3-0.5 us (docs/ofi.md). */
+            int r = -1;
+            struct fid *f = &e->svc_cq->fid;
+            if (e->svc_waits >= 0 && LK(fi_trywait(e->fabric, &f, 1)) == FI_SUCCESS) {
+                struct pollfd p = {.fd = e->svc_waits, .events = POLLIN};
+                r = poll(&p, 1, SVC_PARK_MS);
+            }
+            long long left = SVC_DEFER_NS - (skf_now_ns() -
+                                             __atomic_load_n(&e->main_svc_ns, __ATOMIC_RELAXED));
+            if (r != 0 && left > 0) {
+                struct timespec ts = {0, left};
+                nanosleep(&ts, NULL);
+            }
             idle = 0;
             continue;
         }
@@ -627,6 +745,27 @@ static void *svc_main(void *arg)
 
 /* ---- engine (once per process) -------------------------------------------------- */
 
+/* The service thread serves this rank's memory while the main thread does
+ * not poll.  A request can only name an exposure, so it starts with the
+ * first one (or with the channel, if memory was exposed before): a rank that
+ * never exposes anything — an 8-byte MPI ping-pong — runs without it (even
+ * parked, its wake-ups cost that ping-pong 0.37 us across the netns hosts,
+ * docs/ofi.md).  Once started it stays until the engine closes.  Only with a
+ * channel listed: the thread answers through the channels' addresses. */
+static void svc_thread_start(struct ofi_engine *e)
+{
+    pthread_mutex_lock(&e->lock);
+    if (!e->thread && !e->stop && e->tps) {
+        int rc = pthread_create(&e->thread, NULL, svc_main, e);
+        if (rc) { /* the main thread still serves whenever it polls */
+            e->thread = 0;
+            skf_error("ofi: rank %d: cannot start the one-sided service thread: %s", e->ctx->rank,
+                      strerror(rc));
+        }
+    }
+    pthread_mutex_unlock(&e->lock);
+}
+
 /* core/mr.c tells of each exposure: registered for remote reads with its
  * cookie as key, closed before the release removes it (a read asked after
  * that fails at the owner's provider and the requester asks the service
@@ -634,6 +773,10 @@ static void *svc_main(void *arg)
 static void mr_notify(void *arg, int release, uint64_t base, uint64_t len, uint64_t cookie)
 {
     struct ofi_engine *e = arg;
+    if (!release)
+        svc_thread_start(e);
+    if (!e->rma) /* nothing to register: gets go through the service thread */
+        return;
     pthread_mutex_lock(&fi_mu);
     if (release) {
         for (int i = 0; i < e->nmrs; i++)
@@ -684,6 +827,11 @@ static void engine_free(struct ofi_engine *e)
     }
     if (e->svc_ep)
         fi_close(&e->svc_ep->fid);
+    while (e->held) { /* answers the provider never took: nobody waits for them now */
+        struct svc_job *j = e->held;
+        e->held = j->next;
+        free(j);
+    }
     /* cancelled receives, answers still counted: read them, errors too (a
      * provider that reports the cancelled receives as errors, e.g. net,
      * answered -FI_EAVAIL to every plain read, and this loop never ended) */
@@ -722,6 +870,7 @@ static int engine_new(skf_ctx_t *ctx, struct ofi_engine **out)
     pthread_mutex_init(&e->lock, NULL);
     pthread_mutex_init(&e->svc_mu, NULL);
     e->ctx = ctx;
+    e->held_tail = &e->held;
     e->rma = skf_param_ll("SKIFF_OFI_RMA") > 0;
     int rc = e->rma ? getinfo(&e->info, 1) : -FI_ENODATA;
     if (rc) { /* no FI_RMA with our own keys: every get goes through the service thread */
@@ -754,7 +903,7 @@ static int engine_new(skf_ctx_t *ctx, struct ofi_engine **out)
     else if ((rc = fi_av_open(e->domain, &av, &e->av, NULL)))
         rc = fail("fi_av_open", rc);
     else
-        rc = open_ep(e, &e->svc_ep, &e->svc_cq, &e->svc_waits);
+        rc = open_ep(e, &e->svc_ep, &e->svc_cq, &e->svc_waits, 1);
     if (rc) {
         engine_free(e);
         return rc;
@@ -770,9 +919,9 @@ static int engine_new(skf_ctx_t *ctx, struct ofi_engine **out)
                    e->info->domain_attr->mr_key_size < sizeof(uint64_t)))
         e->rma = 0;
     e->virt_addr = (mode & FI_MR_VIRT_ADDR) != 0;
+    ctx->mr_notify_arg = e; /* registers exposures (FI_RMA), starts the service thread */
+    ctx->mr_notify = mr_notify;
     if (e->rma) {
-        ctx->mr_notify_arg = e;
-        ctx->mr_notify = mr_notify;
         pthread_mutex_lock(&ctx->mr_lock); /* the exposures made before this engine */
         int n = ctx->nmrs;
         struct skf_mr_entry *copy = n ? malloc((size_t)n * sizeof *copy) : NULL;
@@ -792,15 +941,43 @@ static int engine_new(skf_ctx_t *ctx, struct ofi_engine **out)
 
 /* ---- data path ---------------------------------------------------------------- */
 
-static void post_rx(struct ofi_tp *t, struct ofi_rx *r)
+/* Post a receive buffer (rounds: how long to wait for a provider that says
+ * -FI_EAGAIN).  One that cannot be posted now waits in t->unposted and is
+ * tried again by progress: fewer buffers for a while, never a hang. */
+static void post_rx_rounds(struct ofi_tp *t, struct ofi_rx *r, int rounds)
 {
     ssize_t rc;
     r->complete = r->internal = 0;
-    t->posted[(t->posted_head + t->posted_n++) % OFI_NRX] = (int)(r - t->rx);
-    while ((rc = LK(fi_recv(t->ep, r->buf, OFI_RXSZ, NULL, FI_ADDR_UNSPEC, &r->c.fc))) == -FI_EAGAIN)
-        LK(fi_cq_read(t->cq, NULL, 0));
-    if (rc)
-        fail("posting a receive", (int)rc);
+    int i = (int)(r - t->rx);
+    for (int round = 0;; round++) {
+        rc = LK(fi_recv(t->ep, r->buf, OFI_RXSZ, NULL, FI_ADDR_UNSPEC, &r->c.fc));
+        if (rc != -FI_EAGAIN || round >= rounds)
+            break;
+        LK(fi_cq_read(t->cq, NULL, 0)); /* progress only: completions stay queued */
+    }
+    if (rc == 0) {
+        t->unposted &= ~(1ull << i);
+        t->posted[(t->posted_head + t->posted_n++) % OFI_NRX] = i;
+        return;
+    }
+    if (!(t->unposted & (1ull << i))) {
+        if (rc == -FI_EAGAIN)
+            skf_verbose(t->ctx, "ofi: rank %d: fi_recv said -FI_EAGAIN %d times; receive buffer "
+                        "%d posted later", t->me, rounds + 1, i);
+        else
+            fail("fi_recv (posting a receive buffer; tried again later)", (int)rc);
+    }
+    t->unposted |= 1ull << i;
+}
+
+static void post_rx(struct ofi_tp *t, struct ofi_rx *r) { post_rx_rounds(t, r, OFI_ROUNDS); }
+
+/* Buffers post_rx could not post, in index order (one try each). */
+static void repost_rx(struct ofi_tp *t)
+{
+    for (int i = 0; i < OFI_NRX && t->unposted; i++)
+        if (t->unposted & (1ull << i))
+            post_rx_rounds(t, &t->rx[i], 0);
 }
 
 static void op_finish(struct ofi_tp *t, struct ofi_op *o)
@@ -915,6 +1092,8 @@ static int progress(struct ofi_tp *t)
     struct fi_cq_tagged_entry ent[16];
     if (t->owing)
         give_credits(t);
+    if (t->unposted)
+        repost_rx(t);
     ssize_t n = LK(fi_cq_read(t->cq, ent, 16));
     /* now and then the service endpoint too: a peer's fi_read of my memory
      * and a get's answer are sent by whoever progresses it, and the
@@ -983,6 +1162,13 @@ static void give_credits(struct ofi_tp *t)
     }
 }
 
+/* The send path (docs/ofi.md, "The send path"): one bounded loop for both
+ * ways out — fi_inject (up to the inject size, from the stack) and fi_send
+ * (from a send slot, which must first come free).  While the provider says
+ * -FI_EAGAIN or no slot is free, progress is driven (CQ reads free slots and
+ * let the provider drain) for up to OFI_ROUNDS rounds; then -EAGAIN to the
+ * channel layer, which waits (WRITABLE) and sends again, as for a full ring.
+ * Any other answer of the provider is an error: named, and the peer lost. */
 static ssize_t ofi_send(void *tpv, int peer, const struct iovec *iov, int iovcnt)
 {
     struct ofi_tp *t = tpv;
@@ -994,48 +1180,59 @@ static ssize_t ofi_send(void *tpv, int peer, const struct iovec *iov, int iovcnt
     size_t take = total < OFI_MAX_PAYLOAD ? total : OFI_MAX_PAYLOAD;
     t->blocked_peer = peer;
     if (t->credits[peer] <= 0 && (!progress(t) || t->credits[peer] <= 0)) {
-        t->blocked = 1;
+        t->blocked = 1; /* the receiver's flow control: its credits come back by themselves */
         return -EAGAIN;
     }
     uint32_t hdr[2] = {(uint32_t)t->me, (uint32_t)t->owed[peer]};
-    ssize_t rc;
-    if (OFI_HDR + take <= t->inject) {
-        uint8_t b[OFI_HDR + 512] __attribute__((aligned(8)));
+    int injected = OFI_HDR + take <= t->inject;
+    uint8_t b[OFI_HDR + 512] __attribute__((aligned(8)));
+    if (injected) {
         memcpy(b, hdr, OFI_HDR);
         gather(b + OFI_HDR, iov, iovcnt, take);
-        rc = LK(fi_inject(t->ep, b, OFI_HDR + take, t->addr[peer]));
-        if (rc == -FI_EAGAIN) {
-            progress(t);
+    }
+    struct ofi_tx *x = NULL;
+    ssize_t rc = -FI_EAGAIN;
+    for (int round = 0;; round++) {
+        if (injected)
             rc = LK(fi_inject(t->ep, b, OFI_HDR + take, t->addr[peer]));
+        else {
+            if (!x && (x = t->free_tx)) { /* a slot came free: take it, fill it once */
+                t->free_tx = x->next_free;
+                memcpy(x->buf, hdr, OFI_HDR);
+                gather(x->buf + OFI_HDR, iov, iovcnt, take);
+                x->peer = peer;
+            }
+            if (x && (rc = LK(fi_send(t->ep, x->buf, OFI_HDR + take, NULL, t->addr[peer],
+                                      &x->c.fc))) == 0) {
+                t->tx_busy++;
+                x = NULL; /* the provider's until its completion */
+            }
         }
         if (rc == 0)
             return sent(t, peer, hdr[1], take);
-    } else {
-        struct ofi_tx *x = t->free_tx;
-        if (!x && progress(t))
-            x = t->free_tx;
-        if (!x) {
-            t->blocked = 1;
-            return -EAGAIN;
+        if (rc != -FI_EAGAIN || round >= OFI_ROUNDS)
+            break;
+        progress(t);
+        if (t->lost[peer]) { /* a completion said the peer is gone (the error names the call) */
+            rc = -FI_ECONNRESET;
+            break;
         }
-        t->free_tx = x->next_free;
-        memcpy(x->buf, hdr, OFI_HDR);
-        gather(x->buf + OFI_HDR, iov, iovcnt, take);
-        x->peer = peer;
-        rc = LK(fi_send(t->ep, x->buf, OFI_HDR + take, NULL, t->addr[peer], &x->c.fc));
-        if (rc == 0) {
-            t->tx_busy++;
-            return sent(t, peer, hdr[1], take);
-        }
+    }
+    if (x) { /* the slot goes back unsent */
         x->next_free = t->free_tx;
         t->free_tx = x;
-        progress(t);
     }
     if (rc == -FI_EAGAIN) {
+        skf_verbose(t->ctx, "ofi: rank %d: send of %zu bytes to rank %d: %s after %d progress "
+                    "rounds; -EAGAIN to the channel", t->me, take, peer,
+                    injected ? "fi_inject said -FI_EAGAIN" : x ? "fi_send said -FI_EAGAIN"
+                                                               : "no send slot came free",
+                    OFI_ROUNDS);
         t->blocked = 1;
         return -EAGAIN;
     }
-    skf_error("ofi: rank %d: send to rank %d: %s", t->me, peer, fi_strerror((int)-rc));
+    skf_error("ofi: rank %d: %s of %zu bytes to rank %d: %s", t->me,
+              injected ? "fi_inject" : "fi_send", OFI_HDR + take, peer, fi_strerror((int)-rc));
     mark_lost(t, peer);
     return -EPIPE;
 }
@@ -1142,12 +1339,11 @@ static int ofi_wait(void *tpv, int events, int timeout_ms)
             return 0;
         if (t->ctx->oversubscribed)
             cq_sleep(t->e, t->cq, t->cq_waits, 1);
-        else if (t->cq_waits >= 0) { /* a core of my own: poll (the descriptor may stay quiet) */
+        else { /* a core of my own: poll (the descriptor may stay quiet; the CQ has none) */
             long long until = skf_now_ms() + 1;
             while (!now_events(t, events) && !t->kicked && skf_now_ms() < until)
                 progress(t);
-        } else
-            nap();
+        }
     }
 }
 
@@ -1182,16 +1378,32 @@ static int op_post(struct ofi_tp *t, int peer, struct ofi_op *o, void *ans, size
     o->req.seq = t->seq;
     o->req.tag = t->next_tag++ & (TAG_ERR - 1);
     ssize_t rc;
-    while ((rc = LK(fi_trecv(t->ep, ans, ans_len, NULL, FI_ADDR_UNSPEC, o->req.tag, TAG_ERR,
-                          &o->reply_ctx.fc))) == -FI_EAGAIN)
+    long long since;
+    for (int round = 0;; round++) {
+        rc = LK(fi_trecv(t->ep, ans, ans_len, NULL, FI_ADDR_UNSPEC, o->req.tag, TAG_ERR,
+                         &o->reply_ctx.fc));
+        if (rc != -FI_EAGAIN || !may_retry(round, &since, OFI_STUCK_MS))
+            break;
         progress(t);
-    if (rc)
-        return fail("posting a one-sided answer's receive", (int)rc);
+    }
+    if (rc) {
+        skf_error("ofi: rank %d: fi_trecv of a one-sided answer (%zu bytes) from rank %d: %s%s",
+                  t->me, ans_len, peer, fi_strerror((int)-rc),
+                  rc == -FI_EAGAIN ? " for 10 s: the provider is stuck" : "");
+        return rc == -FI_EAGAIN ? -ETIMEDOUT : (int)rc;
+    }
     struct iovec v[3] = {{&o->req, sizeof o->req}, {(void *)payload, plen}, {(void *)payload2, plen2}};
     int n = plen2 ? 3 : plen ? 2 : 1;
-    while ((rc = LK(fi_sendv(t->ep, v, NULL, (size_t)n, t->e->svc_addr[peer], &o->req_ctx.fc))) ==
-           -FI_EAGAIN)
+    for (int round = 0;; round++) {
+        rc = LK(fi_sendv(t->ep, v, NULL, (size_t)n, t->e->svc_addr[peer], &o->req_ctx.fc));
+        if (rc != -FI_EAGAIN || !may_retry(round, &since, OFI_STUCK_MS))
+            break;
         progress(t);
+        if (t->lost[peer]) { /* a completion said the owner is gone */
+            rc = -FI_ECONNRESET;
+            break;
+        }
+    }
     t->ops_busy++;
     if (!o->is_get)
         t->reqs_busy[peer]++;
@@ -1199,7 +1411,9 @@ static int op_post(struct ofi_tp *t, int peer, struct ofi_op *o, void *ans, size
         /* The answer's receive is posted with o as its context: o stays
          * until that receive is cancelled (its completion finishes the op
          * with -EPIPE), never freed under the provider. */
-        fail("sending a one-sided request", (int)rc);
+        skf_error("ofi: rank %d: fi_sendv of a one-sided request (%zu bytes) to rank %d: %s%s",
+                  t->me, sizeof o->req + plen + plen2, peer, fi_strerror((int)-rc),
+                  rc == -FI_EAGAIN ? " for 10 s: the provider is stuck" : "");
         mark_lost(t, peer);
         o->status = -EPIPE;
         o->pending = 1;
@@ -1230,11 +1444,15 @@ static int read_start(struct ofi_tp *t, int peer, struct ofi_op *o, const skf_mr
     o->reply_ctx.kind = K_OP_READ;
     uint64_t at = e->virt_addr ? o->req.addr : o->req.addr - key->base;
     ssize_t rc;
-    while ((rc = LK(fi_read(t->ep, buf, o->req.len, NULL, e->svc_addr[peer], at, key->cookie,
-                            &o->reply_ctx.fc))) == -FI_EAGAIN)
+    for (int round = 0;; round++) {
+        rc = LK(fi_read(t->ep, buf, o->req.len, NULL, e->svc_addr[peer], at, key->cookie,
+                        &o->reply_ctx.fc));
+        if (rc != -FI_EAGAIN || round >= OFI_ROUNDS)
+            break;
         progress(t);
-    if (rc)
-        return 0; /* the service thread answers it */
+    }
+    if (rc) /* the service thread answers it (op_post waits for a busy provider) */
+        return 0;
     t->ops_busy++;
     return 1;
 }
@@ -1476,7 +1694,8 @@ static int ofi_chan_open(skf_chan_t *ch, int *peer_id, void **tpp)
     if (!t->addr || !t->lost || !t->credits || !t->owed || !t->reqs_busy || !t->rx_mem || !t->tx_mem)
         rc = -ENOMEM;
     else
-        rc = open_ep(engine, &t->ep, &t->cq, &t->cq_waits);
+        rc = open_ep(engine, &t->ep, &t->cq, &t->cq_waits, ctx->oversubscribed ||
+                     skf_param_ll("SKIFF_OFI_CQ_FD") > 0);
     if (!rc)
         rc = exchange(t);
     if (rc) {
@@ -1502,13 +1721,13 @@ static int ofi_chan_open(skf_chan_t *ch, int *peer_id, void **tpp)
     t->next = engine->tps;
     engine->tps = t;
     pthread_mutex_unlock(&engine->lock);
-    if (!engine->thread && (rc = pthread_create(&engine->thread, NULL, svc_main, engine))) {
-        engine->thread = 0;
-        skf_error("ofi: rank %d: cannot start the one-sided service thread: %s", t->me,
-                  strerror(rc));
-    }
+    pthread_mutex_lock(&ctx->mr_lock);
+    int exposed = ctx->nmrs > 0;
+    pthread_mutex_unlock(&ctx->mr_lock);
+    if (exposed)
+        svc_thread_start(engine);
     *tpp = t;
-    return rc ? -rc : 0;
+    return 0;
 }
 
 static int ofi_chan_close(void *tpv)
