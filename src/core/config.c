@@ -86,7 +86,7 @@ const skf_param_t skf_params[] = {
     {"SKIFF_MPI_EAGER_MAX", "256K",
      "MPI: largest payload sent eagerly (copied through the ring, in SKIFF_MPI_PIPE_CHUNK pieces to a node mate); larger ones use rendezvous",
      NUM(0, GI)},
-    {"SKIFF_MPI_PIPE_CHUNK", "8K",
+    {"SKIFF_MPI_PIPE_CHUNK", "16K",
      "MPI: an eager or streamed payload to a rank on this node larger than this goes into the ring in pieces of this size, so the receiver copies one piece out while the sender copies the next in (0: as large as the ring takes)",
      NUM(0, GI)},
     {"SKIFF_MPI_BULK_MAX", "auto",
