@@ -11,10 +11,12 @@ int skf_copy_stream_mode = SKF_COPY_STREAM_NEVER;
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 
-/* n >= SKF_COPY_SKEW_MIN: unaligned 32-byte loads, stores aligned on the
- * destination; the first and last 32 bytes are stored unaligned (they may
- * overlap the aligned body, which writes the same bytes). */
-__attribute__((target("avx2"))) static void copy_avx2(void *dst, const void *src, size_t n)
+/* n >= 32: unaligned 32-byte loads, stores aligned on the destination
+ * (streaming ones when stream); the first and last 32 bytes are stored
+ * unaligned (they may overlap the aligned body, which writes the same
+ * bytes).  Inlined into both users, so `stream` is a constant there. */
+__attribute__((target("avx2"), always_inline)) static inline void
+copy_loop_avx2(void *dst, const void *src, size_t n, int stream)
 {
     uint8_t *d = dst;
     const uint8_t *s = src;
@@ -23,49 +25,34 @@ __attribute__((target("avx2"))) static void copy_avx2(void *dst, const void *src
     size_t skip = 32 - ((uintptr_t)d & 31);
     uint8_t *p = d + skip, *end = d + n;
     const uint8_t *q = s + skip;
-    for (; end - p >= 128; p += 128, q += 128) {
+#define STORE(at, v) (stream ? _mm256_stream_si256((void *)(at), (v)) : _mm256_store_si256((void *)(at), (v)))
+    for (; end - p >= 128; p += 128, q += 128) { /* four loads, then four stores */
         __m256i a = _mm256_loadu_si256((const void *)q);
         __m256i b = _mm256_loadu_si256((const void *)(q + 32));
         __m256i c = _mm256_loadu_si256((const void *)(q + 64));
         __m256i e = _mm256_loadu_si256((const void *)(q + 96));
-        _mm256_store_si256((void *)p, a);
-        _mm256_store_si256((void *)(p + 32), b);
-        _mm256_store_si256((void *)(p + 64), c);
-        _mm256_store_si256((void *)(p + 96), e);
+        STORE(p, a);
+        STORE(p + 32, b);
+        STORE(p + 64, c);
+        STORE(p + 96, e);
     }
     for (; end - p >= 32; p += 32, q += 32)
-        _mm256_store_si256((void *)p, _mm256_loadu_si256((const void *)q));
+        STORE(p, _mm256_loadu_si256((const void *)q));
+#undef STORE
     _mm256_storeu_si256((void *)d, first);
     _mm256_storeu_si256((void *)(end - 32), last);
 }
 
-void skf_copy_skewed(void *dst, const void *src, size_t n) { copy_avx2(dst, src, n); }
+/* n >= SKF_COPY_SKEW_MIN (copy.h says why this loop exists). */
+__attribute__((target("avx2"))) void skf_copy_skewed(void *dst, const void *src, size_t n)
+{
+    copy_loop_avx2(dst, src, n, 0);
+}
 
-/* n >= SKF_COPY_PICK_MIN: the same loop with streaming stores for the
- * aligned body, then a store fence. */
+/* n >= SKF_COPY_PICK_MIN: streaming stores, then a store fence. */
 __attribute__((target("avx2"))) static void copy_stream_avx2(void *dst, const void *src, size_t n)
 {
-    uint8_t *d = dst;
-    const uint8_t *s = src;
-    __m256i first = _mm256_loadu_si256((const void *)s);
-    __m256i last = _mm256_loadu_si256((const void *)(s + n - 32));
-    size_t skip = 32 - ((uintptr_t)d & 31);
-    uint8_t *p = d + skip, *end = d + n;
-    const uint8_t *q = s + skip;
-    for (; end - p >= 128; p += 128, q += 128) {
-        __m256i a = _mm256_loadu_si256((const void *)q);
-        __m256i b = _mm256_loadu_si256((const void *)(q + 32));
-        __m256i c = _mm256_loadu_si256((const void *)(q + 64));
-        __m256i e = _mm256_loadu_si256((const void *)(q + 96));
-        _mm256_stream_si256((void *)p, a);
-        _mm256_stream_si256((void *)(p + 32), b);
-        _mm256_stream_si256((void *)(p + 64), c);
-        _mm256_stream_si256((void *)(p + 96), e);
-    }
-    for (; end - p >= 32; p += 32, q += 32)
-        _mm256_stream_si256((void *)p, _mm256_loadu_si256((const void *)q));
-    _mm256_storeu_si256((void *)d, first);
-    _mm256_storeu_si256((void *)(end - 32), last);
+    copy_loop_avx2(dst, src, n, 1);
     _mm_sfence();
 }
 
