@@ -2443,9 +2443,12 @@ static int progress(struct tcp_tp *t, int timeout_ms)
         /* every TCP_HOT_EPOLL_EVERY-th pass asks epoll (TCP_EPOLL_EVERY-th
          * while serving a stream of requests, as above, or while a send ring
          * waits for EPOLLOUT, which only epoll reports), busy hot stream or not: other
-         * peers, requests to serve and handshakes are never starved */
-        if (++t->epoll_skipped <
-            (t->svc_polled || t->tx_waiting ? TCP_EPOLL_EVERY : TCP_HOT_EPOLL_EVERY))
+         * peers, requests to serve and handshakes are never starved.  A pass
+         * whose read brought something asks on the next pass instead (up to
+         * one interval late): its epoll_wait would stand between a message
+         * and the answer the caller is about to send. */
+        unsigned every = t->svc_polled || t->tx_waiting ? TCP_EPOLL_EVERY : TCP_HOT_EPOLL_EVERY;
+        if (++t->epoll_skipped < every || (moved && t->epoll_skipped < 2 * every))
             return moved;
     }
     if (timeout_ms != 0 && h && h->ack_owed)
