@@ -21,10 +21,11 @@
 #   skiffofi: Skiff with its libfabric transport between the hosts
 #             (SKIFF_TRANSPORTS=shm,ofi, SKIFF_OFI_PROVIDER=tcp;ofi_rxm by default)
 #   baseofi:  the same with the BASE build (before/after of the ofi transport in one run)
-#   rawofi:   tests/netns/raw_ofi_probe.c, latency only: a ping-pong over one
-#             libfabric RDM endpoint per host (RAW_OFI_PROV, default
-#             SKIFF_OFI_PROVIDER or tcp;ofi_rxm), busy-polling, no Skiff, no MPI:
-#             the provider's floor for the skiffofi rows, in the same run
+#   rawofi:   tests/netns/raw_ofi_probe.c, latency and bw: a ping-pong (or
+#             windows of 64 sends) over one libfabric RDM endpoint per host
+#             (RAW_OFI_PROV, default SKIFF_OFI_PROVIDER or tcp;ofi_rxm),
+#             busy-polling, no Skiff, no MPI: the provider's floor (and
+#             ceiling) for the skiffofi rows, in the same run
 #   mpich5ofi: PyPI mpich 5.0 wheel, MPICH_CH4_NETMOD=ofi (its default is ucx), FI_PROVIDER=tcp;
 #             mpiexec and each host's proxy in a UTS namespace with the host's own
 #             hostname (MPICH finds node mates by hostname: with the shared one it
@@ -112,13 +113,13 @@ run() { # impl mode sizes
     openmpi) timeout ${TIMEOUT:-300} ip netns exec "$H1" env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
                mpirun.openmpi -H "$A1,$A2" --map-by node --bind-to none --mca plm_rsh_agent "$OUT/agent" \
                --mca btl self,tcp --mca pml ob1 -x BENCH_PIN=1 -n 2 "$OUT/pt_openmpi" "$2" --sizes "$3" $ITERS_ARG ;;
-    rawofi) [ "$2" = latency ] || return 0
+    rawofi) [ "$2" = latency ] || [ "$2" = bw ] || return 0
          local prov=${RAW_OFI_PROV:-${SKIFF_OFI_PROVIDER:-tcp;ofi_rxm}}
-         ip netns exec "$H2" env RAW_OFI_PROV="$prov" RAW_OFI_ITERS="${ITERS:-}" taskset -c 1 \
+         ip netns exec "$H2" env RAW_OFI_PROV="$prov" RAW_OFI_ITERS="${ITERS:-}" RAW_OFI_MODE="$2" taskset -c 1 \
              timeout ${TIMEOUT:-300} "$OUT/raw_ofi_probe" server 47012 "$3" &
          local osrv=$!
          sleep 0.3 # the server's endpoint listens
-         ip netns exec "$H1" env RAW_OFI_PROV="$prov" RAW_OFI_ITERS="${ITERS:-}" taskset -c 0 \
+         ip netns exec "$H1" env RAW_OFI_PROV="$prov" RAW_OFI_ITERS="${ITERS:-}" RAW_OFI_MODE="$2" taskset -c 0 \
              timeout ${TIMEOUT:-300} "$OUT/raw_ofi_probe" client "$A2" 47012 "$3"
          local orc=$?
          wait $osrv

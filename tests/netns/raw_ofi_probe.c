@@ -7,6 +7,10 @@
  *   raw_ofi_probe server PORT SIZES            (in host 2; serves one client)
  *   raw_ofi_probe client ADDR PORT SIZES       (prints "latency,size,us,us")
  *
+ * RAW_OFI_MODE=bw (both ends): windows of 64 messages from client to server,
+ * each window answered by a 4-byte message, as bench/mpi_pt2pt.c's bw does
+ * (prints "bw,size,MB/s,MB/s"); RAW_OFI_ITERS then counts windows (default
+ * 200).
  * Provider: RAW_OFI_PROV (default "tcp;ofi_rxm"); RAW_OFI_ITERS=n fixes the
  * round trips per size (default 20000).  Both ends busy-poll fi_cq_read on a
  * CQ without a wait object (as a Skiff rank with a core of its own does),
@@ -25,6 +29,7 @@
 #include <rdma/fi_errno.h>
 
 #define MAXSZ (4 << 20)
+#define WINDOW 64 /* messages in flight in bw mode, as bench/mpi_pt2pt.c */
 
 static struct fid_ep *ep;
 static struct fid_cq *cq;
@@ -64,6 +69,40 @@ static void wait_for(struct fi_context *c)
         if (got)
             return;
     }
+}
+
+/* bw mode: the contexts of a window's sends (client) or receives (server). */
+static struct fi_context win_ctx[WINDOW];
+
+/* Poll until `want` completions of window operations have come.  On the
+ * server (rx_counts) its one pending post_rx receive (rx_ctx) counts as one
+ * of the window's receives; on the client rx_ctx is the window's answer,
+ * which may come before the last send's completion is read (*answered).
+ * Returns whether rx_ctx was among them. */
+static int wait_window(int want, int rx_counts, int *answered)
+{
+    struct fi_cq_entry e[16];
+    int got = 0, plain = 0;
+    while (got < want) {
+        ssize_t n = fi_cq_read(cq, e, 16);
+        if (n == -FI_EAVAIL) {
+            struct fi_cq_err_entry err = {0};
+            fi_cq_readerr(cq, &err, 0);
+            die("completion", err.err);
+        }
+        for (ssize_t i = 0; i < n; i++) {
+            struct fi_context *c = e[i].op_context;
+            if (c >= win_ctx && c < win_ctx + WINDOW)
+                got++;
+            else if (c == &rx_ctx && rx_counts) {
+                got++;
+                plain = 1;
+            } else if (c == &rx_ctx) {
+                *answered = 1;
+            }
+        }
+    }
+    return plain;
 }
 
 static void post_rx(void)
@@ -152,7 +191,52 @@ int main(int argc, char **argv)
         wait_for(&rx_ctx);
         post_rx();
     }
-    for (const char *p = sizes; *p; p += strcspn(p, ","), p += *p == ',') {
+    const char *mode = getenv("RAW_OFI_MODE");
+    int bw = mode && !strcmp(mode, "bw");
+    if (bw && !(getenv("RAW_OFI_ITERS") && atol(getenv("RAW_OFI_ITERS")) > 0))
+        iters = 200;
+    int rx_pending = 1; /* post_rx's receive, posted above on both sides */
+    for (const char *p = sizes; bw && *p; p += strcspn(p, ","), p += *p == ',') {
+        size_t size = strtoul(p, NULL, 10);
+        if (size > MAXSZ)
+            size = MAXSZ;
+        long warm = iters / 10 + 2;
+        struct timespec t0 = {0, 0}, t1;
+        for (long i = -warm; i < iters; i++) {
+            if (i == 0)
+                clock_gettime(CLOCK_MONOTONIC, &t0);
+            if (server) { /* a window's receives (the pending one among them), then the answer */
+                for (int w = rx_pending; w < WINDOW; w++) {
+                    ssize_t r;
+                    while ((r = fi_recv(ep, rbuf, MAXSZ, NULL, FI_ADDR_UNSPEC, &win_ctx[w])) == -FI_EAGAIN)
+                        fi_cq_read(cq, NULL, 0);
+                    if (r)
+                        die("fi_recv", (int)r);
+                }
+                if (wait_window(WINDOW, 1, NULL))
+                    rx_pending = 0;
+                send_to(peer, sbuf, 4);
+            } else { /* a window's sends, their completions, then the answer */
+                for (int w = 0; w < WINDOW; w++) {
+                    ssize_t r;
+                    while ((r = fi_send(ep, sbuf, size, NULL, peer, &win_ctx[w])) == -FI_EAGAIN)
+                        fi_cq_read(cq, NULL, 0);
+                    if (r)
+                        die("fi_send", (int)r);
+                }
+                int answered = 0;
+                wait_window(WINDOW, 0, &answered);
+                if (!answered)
+                    wait_for(&rx_ctx);
+                post_rx();
+            }
+        }
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        double t = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+        if (!server)
+            printf("bw,%zu,%.1f,MB/s\n", size, (double)size * WINDOW * (double)iters / t / 1e6);
+    }
+    for (const char *p = sizes; !bw && *p; p += strcspn(p, ","), p += *p == ',') {
         size_t size = strtoul(p, NULL, 10);
         if (size > MAXSZ)
             size = MAXSZ;
