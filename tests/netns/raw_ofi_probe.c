@@ -130,6 +130,52 @@ static void send_to(fi_addr_t to, const void *b, size_t n)
         wait_for(&tx_ctx);
 }
 
+/* One round trip of the latency mode. */
+static void pingpong_round(int server, fi_addr_t peer, size_t size)
+{
+    if (server) {
+        wait_for(&rx_ctx);
+        post_rx();
+        send_to(peer, sbuf, size);
+    } else {
+        send_to(peer, sbuf, size);
+        wait_for(&rx_ctx);
+        post_rx();
+    }
+}
+
+/* One window of the bw mode: the client's 64 sends and their completions,
+ * then the server's 4-byte answer. */
+static void window_round(int server, fi_addr_t peer, size_t size)
+{
+    static int rx_pending = 1; /* post_rx's receive, posted before the first window */
+    if (server) { /* a window's receives (the pending one among them), then the answer */
+        for (int w = rx_pending; w < WINDOW; w++) {
+            ssize_t r;
+            while ((r = fi_recv(ep, rbuf, MAXSZ, NULL, FI_ADDR_UNSPEC, &win_ctx[w])) == -FI_EAGAIN)
+                fi_cq_read(cq, NULL, 0);
+            if (r)
+                die("fi_recv", (int)r);
+        }
+        if (wait_window(WINDOW, 1, NULL))
+            rx_pending = 0;
+        send_to(peer, sbuf, 4);
+        return;
+    }
+    for (int w = 0; w < WINDOW; w++) {
+        ssize_t r;
+        while ((r = fi_send(ep, sbuf, size, NULL, peer, &win_ctx[w])) == -FI_EAGAIN)
+            fi_cq_read(cq, NULL, 0);
+        if (r)
+            die("fi_send", (int)r);
+    }
+    int answered = 0;
+    wait_window(WINDOW, 0, &answered);
+    if (!answered)
+        wait_for(&rx_ctx);
+    post_rx();
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 4 || (strcmp(argv[1], "server") && strcmp(argv[1], "client")) ||
@@ -195,8 +241,7 @@ int main(int argc, char **argv)
     int bw = mode && !strcmp(mode, "bw");
     if (bw && !(getenv("RAW_OFI_ITERS") && atol(getenv("RAW_OFI_ITERS")) > 0))
         iters = 200;
-    int rx_pending = 1; /* post_rx's receive, posted above on both sides */
-    for (const char *p = sizes; bw && *p; p += strcspn(p, ","), p += *p == ',') {
+    for (const char *p = sizes; *p; p += strcspn(p, ","), p += *p == ',') {
         size_t size = strtoul(p, NULL, 10);
         if (size > MAXSZ)
             size = MAXSZ;
@@ -205,59 +250,13 @@ int main(int argc, char **argv)
         for (long i = -warm; i < iters; i++) {
             if (i == 0)
                 clock_gettime(CLOCK_MONOTONIC, &t0);
-            if (server) { /* a window's receives (the pending one among them), then the answer */
-                for (int w = rx_pending; w < WINDOW; w++) {
-                    ssize_t r;
-                    while ((r = fi_recv(ep, rbuf, MAXSZ, NULL, FI_ADDR_UNSPEC, &win_ctx[w])) == -FI_EAGAIN)
-                        fi_cq_read(cq, NULL, 0);
-                    if (r)
-                        die("fi_recv", (int)r);
-                }
-                if (wait_window(WINDOW, 1, NULL))
-                    rx_pending = 0;
-                send_to(peer, sbuf, 4);
-            } else { /* a window's sends, their completions, then the answer */
-                for (int w = 0; w < WINDOW; w++) {
-                    ssize_t r;
-                    while ((r = fi_send(ep, sbuf, size, NULL, peer, &win_ctx[w])) == -FI_EAGAIN)
-                        fi_cq_read(cq, NULL, 0);
-                    if (r)
-                        die("fi_send", (int)r);
-                }
-                int answered = 0;
-                wait_window(WINDOW, 0, &answered);
-                if (!answered)
-                    wait_for(&rx_ctx);
-                post_rx();
-            }
+            (bw ? window_round : pingpong_round)(server, peer, size);
         }
         clock_gettime(CLOCK_MONOTONIC, &t1);
         double t = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
-        if (!server)
+        if (!server && bw)
             printf("bw,%zu,%.1f,MB/s\n", size, (double)size * WINDOW * (double)iters / t / 1e6);
-    }
-    for (const char *p = sizes; !bw && *p; p += strcspn(p, ","), p += *p == ',') {
-        size_t size = strtoul(p, NULL, 10);
-        if (size > MAXSZ)
-            size = MAXSZ;
-        long warm = iters / 10 + 2;
-        struct timespec t0 = {0, 0}, t1;
-        for (long i = -warm; i < iters; i++) {
-            if (i == 0)
-                clock_gettime(CLOCK_MONOTONIC, &t0);
-            if (server) {
-                wait_for(&rx_ctx);
-                post_rx();
-                send_to(peer, sbuf, size);
-            } else {
-                send_to(peer, sbuf, size);
-                wait_for(&rx_ctx);
-                post_rx();
-            }
-        }
-        clock_gettime(CLOCK_MONOTONIC, &t1);
-        double t = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
-        if (!server)
+        else if (!server)
             printf("latency,%zu,%.3f,us\n", size, t * 1e6 / (2.0 * (double)iters));
     }
     fflush(stdout);
