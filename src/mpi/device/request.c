@@ -42,8 +42,14 @@ mpid_req_t *req_alloc(int kind)
         grow();
     mpid_req_t *r = free_reqs;
     free_reqs = r->next;
-    /* Clear everything up to the inline payload buffer. */
-    memset(r, 0, offsetof(mpid_req_t, inline_buf));
+    /* Clear everything up to the inline payload buffer.  Through libc's
+     * memset: with the size a constant GCC inlines `rep stosq`, whose start-up
+     * on AMD cores made this the hottest line of a window of 8-byte
+     * Isend/Irecv (perf: 24% of bibw's rank time, 70% of it the rep stos);
+     * the size is hidden from it so the call stays a call. */
+    size_t clear = offsetof(mpid_req_t, inline_buf);
+    __asm__("" : "+r"(clear));
+    memset(r, 0, clear);
     r->magic = MAGIC_REQ;
     r->kind = (uint8_t)kind;
     r->st_source = MPI_ANY_SOURCE;
