@@ -209,7 +209,7 @@ struct ofi_engine {
     struct ofi_rx *backlog[SVC_NRX]; /* requests read while an answer waited for room */
     int nbacklog;
     int svc_tx_busy;     /* answers posted, their provider completion not yet read */
-    unsigned svc_unposted; /* service receives a busy provider did not take yet (bit = index) */
+    uint64_t svc_unposted; /* service receives a busy provider did not take yet (bit = index) */
     struct svc_job *held, **held_tail; /* answers a busy provider did not take yet, in order */
     int answer_rank;     /* the requester of the request being executed (for messages) */
     /* svc_mu: held by whichever thread runs a pass of the service endpoint
@@ -410,30 +410,44 @@ static int open_ep(struct ofi_engine *e, struct fid_ep **ep, struct fid_cq **cq,
 
 /* ---- the owner's service endpoint ------------------------------------------------ */
 
-/* Post a service receive; one the provider does not take within OFI_ROUNDS
- * rounds waits in e->svc_unposted for the next pass (svc_pass). */
-static void svc_post_rounds(struct ofi_engine *e, struct ofi_rx *r, int rounds)
+/* Post receive buffer r (i: its index, size: its bytes) on ep.  A provider
+ * that says -FI_EAGAIN gets progress (cq read, completions stay queued) and
+ * up to `rounds` more tries.  1: posted.  0: not now -- bit i of *unposted
+ * is set (the first time with a line naming why) and the owner's next
+ * progress pass tries again: fewer buffers for a while, never a hang. */
+static int post_recv(skf_ctx_t *ctx, struct fid_ep *ep, struct fid_cq *cq, struct ofi_rx *r,
+                     size_t size, int i, uint64_t *unposted, int rounds, const char *what)
 {
     ssize_t rc;
-    int i = (int)(r - e->svc_rx);
     for (int round = 0;; round++) {
-        rc = LK(fi_recv(e->svc_ep, r->buf, SVC_RXSZ, NULL, FI_ADDR_UNSPEC, &r->c.fc));
+        rc = LK(fi_recv(ep, r->buf, size, NULL, FI_ADDR_UNSPEC, &r->c.fc));
         if (rc != -FI_EAGAIN || round >= rounds)
             break;
-        LK(fi_cq_read(e->svc_cq, NULL, 0));
+        LK(fi_cq_read(cq, NULL, 0));
     }
     if (rc == 0) {
-        e->svc_unposted &= ~(1u << i);
-        return;
+        *unposted &= ~(1ull << i);
+        return 1;
     }
-    if (!(e->svc_unposted & (1u << i))) {
-        if (rc == -FI_EAGAIN)
-            skf_verbose(e->ctx, "ofi: rank %d: fi_recv of a service receive said -FI_EAGAIN %d "
-                        "times; posted later", e->ctx->rank, rounds + 1);
-        else
-            fail("fi_recv (posting a service receive; tried again later)", (int)rc);
+    if (!(*unposted & (1ull << i))) {
+        if (rc == -FI_EAGAIN) {
+            skf_verbose(ctx, "ofi: rank %d: fi_recv of %s %d said -FI_EAGAIN %d times; posted later",
+                        ctx->rank, what, i, rounds + 1);
+        } else {
+            char why[96];
+            snprintf(why, sizeof why, "fi_recv (posting %s %d; tried again later)", what, i);
+            fail(why, (int)rc);
+        }
     }
-    e->svc_unposted |= 1u << i;
+    *unposted |= 1ull << i;
+    return 0;
+}
+
+/* Post a service receive (post_recv; svc_pass tries again). */
+static void svc_post_rounds(struct ofi_engine *e, struct ofi_rx *r, int rounds)
+{
+    post_recv(e->ctx, e->svc_ep, e->svc_cq, r, SVC_RXSZ, (int)(r - e->svc_rx), &e->svc_unposted,
+              rounds, "service receive");
 }
 
 static void svc_post(struct ofi_engine *e, struct ofi_rx *r) { svc_post_rounds(e, r, OFI_ROUNDS); }
@@ -660,7 +674,7 @@ static int svc_pass(struct ofi_engine *e)
     if (e->held)
         svc_flush(e);
     for (int i = 0; i < SVC_NRX && e->svc_unposted; i++)
-        if (e->svc_unposted & (1u << i))
+        if (e->svc_unposted & (1ull << i))
             svc_post_rounds(e, &e->svc_rx[i], 0);
     int n = e->nbacklog ? 0 : svc_reap(e, 0);
     while (e->nbacklog) {
@@ -946,28 +960,10 @@ static int engine_new(skf_ctx_t *ctx, struct ofi_engine **out)
  * tried again by progress: fewer buffers for a while, never a hang. */
 static void post_rx_rounds(struct ofi_tp *t, struct ofi_rx *r, int rounds)
 {
-    ssize_t rc;
     r->complete = r->internal = 0;
     int i = (int)(r - t->rx);
-    for (int round = 0;; round++) {
-        rc = LK(fi_recv(t->ep, r->buf, OFI_RXSZ, NULL, FI_ADDR_UNSPEC, &r->c.fc));
-        if (rc != -FI_EAGAIN || round >= rounds)
-            break;
-        LK(fi_cq_read(t->cq, NULL, 0)); /* progress only: completions stay queued */
-    }
-    if (rc == 0) {
-        t->unposted &= ~(1ull << i);
+    if (post_recv(t->ctx, t->ep, t->cq, r, OFI_RXSZ, i, &t->unposted, rounds, "receive buffer"))
         t->posted[(t->posted_head + t->posted_n++) % OFI_NRX] = i;
-        return;
-    }
-    if (!(t->unposted & (1ull << i))) {
-        if (rc == -FI_EAGAIN)
-            skf_verbose(t->ctx, "ofi: rank %d: fi_recv said -FI_EAGAIN %d times; receive buffer "
-                        "%d posted later", t->me, rounds + 1, i);
-        else
-            fail("fi_recv (posting a receive buffer; tried again later)", (int)rc);
-    }
-    t->unposted |= 1ull << i;
 }
 
 static void post_rx(struct ofi_tp *t, struct ofi_rx *r) { post_rx_rounds(t, r, OFI_ROUNDS); }
