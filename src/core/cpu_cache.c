@@ -7,40 +7,30 @@
 
 #include "core/cpu_cache.h"
 
-/* One of cpu0's cache leaves: "size" of a level-2 unified or data cache. */
-static uint64_t read_leaf(int index)
+/* The first line of cpu0's cache leaf `index`, attribute `name`; 0 when absent. */
+static int read_attr(int index, const char *name, char *buf, size_t cap)
 {
-    char path[96], buf[64];
-    uint64_t bytes = 0;
-    int level = 0;
-    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", index);
+    char path[96];
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/%s", index, name);
     FILE *f = fopen(path, "r");
     if (!f)
         return 0;
-    if (fscanf(f, "%d", &level) != 1)
-        level = 0;
+    int ok = fgets(buf, (int)cap, f) != NULL;
     fclose(f);
-    if (level != 2)
+    return ok;
+}
+
+/* One of cpu0's cache leaves: "size" of a level-2 unified or data cache. */
+static uint64_t read_leaf(int index)
+{
+    char buf[64];
+    if (!read_attr(index, "level", buf, sizeof buf) || atoi(buf) != 2 ||
+        !read_attr(index, "type", buf, sizeof buf) || buf[0] == 'I' || /* instruction: not ours */
+        !read_attr(index, "size", buf, sizeof buf))
         return 0;
-    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/type", index);
-    f = fopen(path, "r");
-    if (!f || !fgets(buf, sizeof buf, f) || buf[0] == 'I') { /* an instruction cache: not ours */
-        if (f)
-            fclose(f);
-        return 0;
-    }
-    fclose(f);
-    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", index);
-    f = fopen(path, "r");
-    if (!f)
-        return 0;
-    if (fgets(buf, sizeof buf, f)) {
-        char *end;
-        unsigned long long v = strtoull(buf, &end, 10);
-        bytes = *end == 'K' ? v << 10 : *end == 'M' ? v << 20 : v;
-    }
-    fclose(f);
-    return bytes;
+    char *end;
+    unsigned long long v = strtoull(buf, &end, 10);
+    return *end == 'K' ? v << 10 : *end == 'M' ? v << 20 : v;
 }
 
 uint64_t skf_l2_bytes(void)
