@@ -43,7 +43,7 @@ const skf_param_t skf_params[] = {
      NUM(0, 9)},
     {"SKIFF_CMA", "1", "0: never use CMA (process_vm_readv/writev) for skf_get/put; copy through the rings",
      FLAG},
-    {"SKIFF_COPY", "auto", "payload copies into and out of shared memory: auto (memcpy, or a vector loop when source and destination sit at different offsets in a cache line, where rep movsb can collapse; pieces of 4 KiB and more go into a ring with streaming stores while the sender measures those clearly faster, as when the receiver's core shares no cache with it: docs/shm-transport.md), cached (the same, never streaming), stream (streaming always from 4 KiB), libc (memcpy always)",
+    {"SKIFF_COPY", "auto", "payload copies into and out of shared memory: auto (memcpy, or on AMD cores a vector loop when source and destination sit at different offsets in a cache line, where rep movsb can collapse; pieces of 4 KiB and more go into a ring with streaming stores while the sender measures those clearly faster, as when the receiver's core shares no cache with it: docs/shm-transport.md), cached (the same, never streaming), stream (streaming always from 4 KiB), libc (memcpy always)",
      ONE_OF("auto", "cached", "stream", "libc")},
     {"SKIFF_SPIN", "auto", "polls before a waiter yields/sleeps (auto: 20000, or 4 when ranks > cores; -1: none)",
      NUM_OR_AUTO(-1, 1LL << 30)},
