@@ -6,9 +6,11 @@
 #include "core/config.h"
 
 int skf_copy_skewed_ok;
+int skf_demote_ok;
 int skf_copy_stream_mode = SKF_COPY_STREAM_NEVER;
 
 #if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
 #include <immintrin.h>
 
 /* The aligned body: 32-byte loads from anywhere, stores to p (32-aligned),
@@ -108,6 +110,8 @@ void skf_copy_init(void)
      * cycle into a 16 KiB ring piece, docs/shm-transport.md "Copies on an
      * Intel core"). */
     skf_copy_skewed_ok = avx2 && strcmp(mode, "libc") != 0 && __builtin_cpu_is("amd");
+    unsigned a, b, c, d;
+    skf_demote_ok = __get_cpuid_count(7, 0, &a, &b, &c, &d) && (c & (1u << 25)); /* CPUID.7.0:ECX.CLDEMOTE */
     skf_copy_stream_mode = !avx2 || !strcmp(mode, "libc") || !strcmp(mode, "cached")
                                ? SKF_COPY_STREAM_NEVER
                            : !strcmp(mode, "stream") ? SKF_COPY_STREAM_ALWAYS

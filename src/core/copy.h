@@ -25,6 +25,22 @@ extern int skf_copy_stream_mode; /* SKF_COPY_STREAM_*: may big ring copies bypas
 void skf_copy_skewed(void *dst, const void *src, size_t n);
 void skf_copy_init(void); /* reads SKIFF_COPY once (skf_init) */
 
+/* cldemote: move the lines of [p, p+n) from this core's L1/L2 to the shared
+ * L3, where another core reads them faster than from this core's caches.
+ * A hint; skf_demote_ok says the core has it (docs/shm-transport.md,
+ * "Demoting the last message"). */
+extern int skf_demote_ok;
+static inline void skf_demote(const void *p, size_t n)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    const char *c = (const char *)((uintptr_t)p & ~(uintptr_t)63), *end = (const char *)p + n;
+    for (; c < end; c += 64)
+        __asm__ volatile("cldemote %0" ::"m"(*c));
+#else
+    (void)p, (void)n;
+#endif
+}
+
 static inline void skf_copy(void *dst, const void *src, size_t n)
 {
     if (n >= SKF_COPY_SKEW_MIN && (((uintptr_t)dst - (uintptr_t)src) & 63) && skf_copy_skewed_ok)

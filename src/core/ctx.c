@@ -58,6 +58,10 @@ static void read_config(skf_ctx_t *ctx)
         c->ring_bytes = SKF_SHM_RING_DEFAULT;
     c->dedicated_max = (int)skf_param_ll("SKIFF_SHM_DEDICATED_MAX");
     c->dedicated_after = (long)skf_param_ll("SKIFF_SHM_DEDICATED_AFTER");
+    const char *demote = skf_param_str("SKIFF_SHM_DEMOTE");
+    c->demote_max = !skf_demote_ok ? 0
+                    : !strcmp(demote, "auto") ? SKF_SHM_DEMOTE_AUTO
+                                              : (uint64_t)skf_param_ll("SKIFF_SHM_DEMOTE");
     /* auto sizes from the L2: a ring must outgrow the receiver's private
      * cache (its lines are then fetched from L3, not stolen from the other
      * core), but the rings of a pair must still fit the L3 beside the user's
@@ -244,8 +248,8 @@ int skf_init(skf_ctx_t **ctxp)
      * ptrace_scope=1 siblings could not otherwise. */
     prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
     ctx->cma_probe_word = SKF_CMA_PROBE_MAGIC; /* before exchange_pids publishes its address */
+    skf_copy_init(); /* before read_config: it asks skf_demote_ok */
     read_config(ctx);
-    skf_copy_init();
     if ((rc = exchange_pids(ctx)) || (rc = skf_mr_init(ctx)) ||
         (rc = skf_chan_open_port(ctx, SKF_PORT_INTERNAL, &ctx->internal))) {
         free_ctx(ctx);

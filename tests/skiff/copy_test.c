@@ -82,6 +82,16 @@ int main(int argc, char **argv)
                 }
                 cases++;
             }
+    /* cldemote is a hint (a no-op where the core lacks it): ranges that start
+     * and end inside lines must leave every byte as it was */
+    for (size_t i = 0; i < 4096 + 200; i++)
+        src[i] = (unsigned char)(i * 7);
+    skf_demote(src + 3, 4096 + 100);
+    skf_demote(src + 64, 1);
+    skf_demote(src, 0);
+    for (size_t i = 0; i < 4096 + 200; i++)
+        if (src[i] != (unsigned char)(i * 7))
+            FAIL("skf_demote changed byte %zu", i);
     if (skf_copy_stream_mode == SKF_COPY_STREAM_AUTO) /* both kinds were timed */
         CHECK(pick.ticks_per_kib[0] > 0 && pick.ticks_per_kib[1] > 0);
     printf("copy_test: %d cases (%s, vector loop %s, streaming %s)\n", cases, expect,

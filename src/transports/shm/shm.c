@@ -126,6 +126,12 @@ struct shm_tp {
     uint64_t batch;         /* publish head after this many lines */
     long dedicated_after, spin;
     int yields;
+    /* The last message sent on the fast path, demoted when this process next
+     * waits (shm_wait): the receiver then reads its lines from the shared
+     * L3.  Not at once: in a stream nobody waits for them and each cldemote
+     * costs the sender (docs/shm-transport.md, "Demoting the last message"). */
+    const void *demote_at;
+    uint64_t demote_len, demote_max;
     _Atomic int kicked; /* skf_kick from another thread: the wait returns */
 };
 
@@ -473,6 +479,8 @@ static inline ssize_t send_on(struct shm_tp *t, struct shm_tx *x, int dst,
             x->tail = pos + n;
             shm_prepare_next_sp(&x->ring, len, x->tail, &x->head_cache, &x->stale_until);
             publish(t, x, pos, len);
+            if (len - 1 - SHM_INLINE < t->demote_max) /* not the header line: the receiver polls it anyway */
+                t->demote_at = d + SHM_INLINE, t->demote_len = len - SHM_INLINE;
             return (ssize_t)len;
         }
     }
@@ -667,6 +675,10 @@ static int shm_wait(void *tpv, int events, int timeout_ms)
 {
     struct shm_tp *t = tpv;
     int r;
+    if (t->demote_at) {
+        skf_demote(t->demote_at, t->demote_len);
+        t->demote_at = NULL;
+    }
     for (long i = 0; i < t->spin; i++) {
         if ((r = shm_ready(t, events)))
             return r;
@@ -801,6 +813,7 @@ static int shm_chan_open(skf_chan_t *ch, int *peer_id, void **tpp)
     t->fenced = !ctx->asym_fence;
     t->dedicated_after = ctx->shm.dedicated_after;
     t->spin = ctx->shm.spin;
+    t->demote_max = ctx->shm.demote_max;
     t->yields = ctx->shm.yields;
     uint64_t lines = skf_shm_ring_bytes(ctx, ch->port, t->nlocal) / SHM_LINE;
     int ndedicated = ctx->shm.dedicated_max < t->nlocal - 1 ? ctx->shm.dedicated_max : t->nlocal - 1;
