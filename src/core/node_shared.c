@@ -66,6 +66,10 @@ int skf_node_shm_attach_at(const char *name, size_t size, void *at)
 
 int skf_node_shm_unlink(const char *name) { return skf_shm_obj_unname_by_name(name); }
 
+int skf_node_fence_free(const skf_ctx_t *ctx) { return ctx->asym_fence; }
+
+int skf_node_membarrier(void) { return skf_membarrier(); }
+
 void skf_node_shm_detach(void *base, size_t size)
 {
     if (base)

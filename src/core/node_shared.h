@@ -46,4 +46,14 @@ const char *skf_node_shm_where(void);
  * 0 otherwise (alive, me, or on another node). */
 int skf_node_rank_dead(const skf_ctx_t *ctx, int rank, int *pid);
 
+/* Flags in such a region without a fence at the publisher: when every rank
+ * of this job on the node registered for global membarrier, a waiter that
+ * is about to sleep calls skf_node_membarrier() (0: done) after announcing
+ * itself and before its last look; a publisher then stores its flag with
+ * release order and reads the sleeper count behind only a compiler barrier
+ * (the shm doorbells do the same, docs/shm-transport.md).  A rank of another
+ * job may not be registered: the caller agrees on it with all its peers. */
+int skf_node_fence_free(const skf_ctx_t *ctx);
+int skf_node_membarrier(void);
+
 #endif
