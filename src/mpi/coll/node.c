@@ -421,6 +421,21 @@ int node_barrier(struct MPI_ABI_Comm *c)
     return 1;
 }
 
+/* A series of small bcasts is a stream of slot lines from the root's core:
+ * a reader that waits for each one pays a whole transfer per bcast.  The
+ * root runs up to ngen ahead, so the next two slots are often written
+ * already; fetching them now overlaps their transfers with this one's.
+ * (8-byte series 0.109 -> 0.062 us; at 4 KiB it cost, 0.57 -> 0.70, the
+ * lines fetched before the root wrote them: docs/collectives.md.) */
+#define BCAST_PREFETCH_MAX 128
+#define BCAST_PREFETCH_AHEAD 2
+static inline void prefetch_next(struct node_coll *n, int root, uint32_t s, size_t span)
+{
+    for (uint32_t g = 1; g <= BCAST_PREFETCH_AHEAD && g < n->ngen; g++)
+        for (size_t at = 0; at < span; at += LINE)
+            __builtin_prefetch(slot(n, root, s + g) + at);
+}
+
 int node_bcast(struct MPI_ABI_Comm *c, void *buf, size_t bytes, int root)
 {
     coll_tune_init();
@@ -435,6 +450,8 @@ int node_bcast(struct MPI_ABI_Comm *c, void *buf, size_t bytes, int root)
         if (!rank_arrived(n, s, root))
             wait_for(n, &n->hdr->arrive, rank_arrived, s, root);
         memcpy(buf, data_of(slot(n, root, s)), bytes);
+        if (bytes <= BCAST_PREFETCH_MAX)
+            prefetch_next(n, root, s, DATA_OFF + bytes);
     }
     finish(n, s);
     return 1;
