@@ -25,8 +25,11 @@
 /* ---- kernels ------------------------------------------------------------- */
 /* Each kernel is built for the baseline and for AVX2/AVX-512 and picked at
  * load time (an ifunc): 4 KiB MPI_SUM of doubles into a window went from
- * 0.10 to 0.055 us (docs/mpi.md, "Reduction kernels"). */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+ * 0.10 to 0.055 us (docs/collectives.md, "Reduction kernels").  Not under
+ * the sanitizers (their runtime is not up yet when the loader runs an
+ * ifunc's resolver: TSan builds crashed there), nor without glibc. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__GLIBC__) && \
+    !defined(__SANITIZE_THREAD__) && !defined(__SANITIZE_ADDRESS__)
 #define KERNEL_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define KERNEL_CLONES
