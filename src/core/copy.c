@@ -98,6 +98,12 @@ void skf_copy_picked(struct skf_copy_pick *p, void *dst, const void *src, size_t
         p->stream = p->ticks_per_kib[0] > 2 * p->ticks_per_kib[1];
 }
 
+int skf_cpu_is_intel(void)
+{
+    __builtin_cpu_init();
+    return __builtin_cpu_is("intel");
+}
+
 void skf_copy_init(void)
 {
     __builtin_cpu_init();
@@ -125,4 +131,5 @@ void skf_copy_picked(struct skf_copy_pick *p, void *dst, const void *src, size_t
     memcpy(dst, src, n);
 }
 void skf_copy_init(void) { skf_copy_skewed_ok = 0; }
+int skf_cpu_is_intel(void) { return 0; }
 #endif

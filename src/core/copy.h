@@ -30,6 +30,17 @@ void skf_copy_init(void); /* reads SKIFF_COPY once (skf_init) */
  * A hint; skf_demote_ok says the core has it (docs/shm-transport.md,
  * "Demoting the last message"). */
 extern int skf_demote_ok;
+int skf_cpu_is_intel(void); /* where "auto" choices were measured on Intel only */
+
+/* prefetchw: fetch the line at p for writing (a no-op hint where absent). */
+static inline void skf_prefetch_for_write(const void *p)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    __asm__ volatile("prefetchw %0" ::"m"(*(const char *)p));
+#else
+    (void)p;
+#endif
+}
 static inline void skf_demote(const void *p, size_t n)
 {
 #if defined(__x86_64__) && defined(__GNUC__)

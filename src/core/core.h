@@ -50,6 +50,7 @@ static inline int skf_spin_over(long long *until, long long ns)
 #define SKF_SHM_BULK_AUTO_MAX (4u << 20)
 #define SKF_SHM_RING_FEW_RANKS 4
 #define SKF_SHM_DEMOTE_AUTO (16u << 10) /* SKIFF_SHM_DEMOTE=auto on cores with cldemote */
+#define SKF_SHM_OWN_NEXT_AUTO (16u << 10) /* SKIFF_SHM_OWN_NEXT=auto on Intel cores */
 
 /* Tunables of the shm transport, read once at skf_init (see config.c). */
 struct skf_shm_conf {
@@ -61,6 +62,7 @@ struct skf_shm_conf {
     long dedicated_after;  /* shared-ring messages before a sender gets its own  */
     long spin;             /* polls before sleeping                              */
     uint64_t demote_max;   /* SKIFF_SHM_DEMOTE: last message demoted up to this  */
+    uint64_t own_next_lines; /* SKIFF_SHM_OWN_NEXT, in lines                      */
     long long tcp_spin_ns; /* SKIFF_TCP_SPIN_US: longest polling phase of a wait
                             * that polls tcp (each poll a system call)          */
     int yields;            /* sched_yield rounds before sleeping (oversubscribed) */

@@ -62,6 +62,9 @@ static void read_config(skf_ctx_t *ctx)
     c->demote_max = !skf_demote_ok ? 0
                     : !strcmp(demote, "auto") ? SKF_SHM_DEMOTE_AUTO
                                               : (uint64_t)skf_param_ll("SKIFF_SHM_DEMOTE");
+    const char *own = skf_param_str("SKIFF_SHM_OWN_NEXT");
+    c->own_next_lines = (!strcmp(own, "auto") ? (skf_cpu_is_intel() ? SKF_SHM_OWN_NEXT_AUTO : 0)
+                                              : (uint64_t)skf_param_ll("SKIFF_SHM_OWN_NEXT")) / 64;
     /* auto sizes from the L2: a ring must outgrow the receiver's private
      * cache (its lines are then fetched from L3, not stolen from the other
      * core), but the rings of a pair must still fit the L3 beside the user's

@@ -126,12 +126,19 @@ struct shm_tp {
     uint64_t batch;         /* publish head after this many lines */
     long dedicated_after, spin;
     int yields;
-    /* The last message sent on the fast path, demoted when this process next
-     * waits (shm_wait): the receiver then reads its lines from the shared
-     * L3.  Not at once: in a stream nobody waits for them and each cldemote
-     * costs the sender (docs/shm-transport.md, "Demoting the last message"). */
+    /* What this process does when it next waits (shm_wait), for the last
+     * message it sent on the fast path (docs/shm-transport.md):
+     *  - demote its lines, but the header line, to the shared L3, so the
+     *    receiver reads them from there (cldemote; "Demoting the last
+     *    message").  Not at once: in a stream nobody waits for them and each
+     *    cldemote costs the sender;
+     *  - take ownership of the ring lines the next message of that size
+     *    will fill, but the header slot the receiver polls, so its stores
+     *    need no line transfers ("Owning the next lines"). */
     const void *demote_at;
     uint64_t demote_len, demote_max;
+    struct shm_tx *own_tx;
+    uint64_t own_lines, own_next_lines;
     _Atomic int kicked; /* skf_kick from another thread: the wait returns */
 };
 
@@ -481,6 +488,7 @@ static inline ssize_t send_on(struct shm_tp *t, struct shm_tx *x, int dst,
             publish(t, x, pos, len);
             if (len - 1 - SHM_INLINE < t->demote_max) /* not the header line: the receiver polls it anyway */
                 t->demote_at = d + SHM_INLINE, t->demote_len = len - SHM_INLINE;
+            t->own_tx = x, t->own_lines = n;
             return (ssize_t)len;
         }
     }
@@ -671,6 +679,17 @@ static void shm_kick(void *tpv)
     ring_bell(&t->rxc->sleep);
 }
 
+/* The lines after the next header slot of x's ring, as many as the last
+ * message took (at most own_next_lines), when they are free. */
+static void own_next(const struct shm_tp *t, const struct shm_tx *x, uint64_t lines)
+{
+    uint64_t k = lines < t->own_next_lines ? lines : t->own_next_lines;
+    if (x->tail + k - x->head_cache > x->ring.lines) /* the receiver may still read them */
+        return;
+    for (uint64_t i = 1; i < k; i++)
+        skf_prefetch_for_write(x->ring.data + (((x->tail + i) & x->ring.mask) << SHM_LINE_SHIFT));
+}
+
 static int shm_wait(void *tpv, int events, int timeout_ms)
 {
     struct shm_tp *t = tpv;
@@ -678,6 +697,10 @@ static int shm_wait(void *tpv, int events, int timeout_ms)
     if (t->demote_at) {
         skf_demote(t->demote_at, t->demote_len);
         t->demote_at = NULL;
+    }
+    if (t->own_tx) {
+        own_next(t, t->own_tx, t->own_lines);
+        t->own_tx = NULL;
     }
     for (long i = 0; i < t->spin; i++) {
         if ((r = shm_ready(t, events)))
@@ -814,6 +837,7 @@ static int shm_chan_open(skf_chan_t *ch, int *peer_id, void **tpp)
     t->dedicated_after = ctx->shm.dedicated_after;
     t->spin = ctx->shm.spin;
     t->demote_max = ctx->shm.demote_max;
+    t->own_next_lines = ctx->shm.own_next_lines;
     t->yields = ctx->shm.yields;
     uint64_t lines = skf_shm_ring_bytes(ctx, ch->port, t->nlocal) / SHM_LINE;
     int ndedicated = ctx->shm.dedicated_max < t->nlocal - 1 ? ctx->shm.dedicated_max : t->nlocal - 1;
