@@ -80,6 +80,7 @@ struct shm_rx_ctl {
 struct shm_tx {
     struct shm_ring ring;   /* the ring I put messages on (shared or dedicated) */
     uint64_t tail;          /* dedicated ring: my private tail                 */
+    uint64_t tail_seen;     /* dedicated: the tail at my last wait (shm_wait)  */
     uint64_t head_cache;    /* last head I read from the ring                  */
     uint64_t stale_until;   /* dedicated: see shm_prepare_next_sp              */
     uint64_t ready_bit;     /* my ring's bit in the receiver's ready bitmap    */
@@ -126,19 +127,18 @@ struct shm_tp {
     uint64_t batch;         /* publish head after this many lines */
     long dedicated_after, spin;
     int yields;
-    /* What this process does when it next waits (shm_wait), for the last
-     * message it sent on the fast path (docs/shm-transport.md):
-     *  - demote its lines, but the header line, to the shared L3, so the
-     *    receiver reads them from there (cldemote; "Demoting the last
+    /* What this process does when it next waits (shm_wait) with what it
+     * put on its dedicated rings since it last waited (docs/shm-transport.md):
+     *  - demote those lines, but the first header line, to the shared L3, so
+     *    the receiver reads them from there (cldemote; "Demoting the last
      *    message").  Not at once: in a stream nobody waits for them and each
      *    cldemote costs the sender;
-     *  - take ownership of the ring lines the next message of that size
-     *    will fill, but the header slot the receiver polls, so its stores
-     *    need no line transfers ("Owning the next lines"). */
-    const void *demote_at;
-    uint64_t demote_len, demote_max;
-    struct shm_tx *own_tx;
-    uint64_t own_lines, own_next_lines;
+     *  - take ownership of the ring lines as many messages will fill next,
+     *    but the header slot the receiver polls, so their stores need no
+     *    line transfers ("Owning the next lines").
+     * Found at the wait from each ring's tail (tx.tail_seen): a store per
+     * send to remember the last message cost 8-byte bandwidth 15%. */
+    uint64_t demote_max, own_next_lines;
     _Atomic int kicked; /* skf_kick from another thread: the wait returns */
 };
 
@@ -486,9 +486,6 @@ static inline ssize_t send_on(struct shm_tp *t, struct shm_tx *x, int dst,
             x->tail = pos + n;
             shm_prepare_next_sp(&x->ring, len, x->tail, &x->head_cache, &x->stale_until);
             publish(t, x, pos, len);
-            if (len - 1 - SHM_INLINE < t->demote_max) /* not the header line: the receiver polls it anyway */
-                t->demote_at = d + SHM_INLINE, t->demote_len = len - SHM_INLINE;
-            t->own_tx = x, t->own_lines = n;
             return (ssize_t)len;
         }
     }
@@ -690,18 +687,33 @@ static void own_next(const struct shm_tp *t, const struct shm_tx *x, uint64_t li
         skf_prefetch_for_write(x->ring.data + (((x->tail + i) & x->ring.mask) << SHM_LINE_SHIFT));
 }
 
+/* What a sender does, when it starts to wait, with what it put on its
+ * dedicated rings since it last waited (lines tail_seen..tail of each):
+ * in a ping-pong that is the one message the partner is about to read. */
+static void before_waiting(struct shm_tp *t)
+{
+    for (int i = 0; i < t->nlocal; i++) {
+        struct shm_tx *x = &t->tx[i];
+        uint64_t lines = x->tail - x->tail_seen;
+        if (!lines)
+            continue;
+        x->tail_seen = x->tail;
+        if (lines < 2 || !x->dedicated)
+            continue;
+        if ((lines - 1) * SHM_LINE <= t->demote_max) /* not the first header line: the receiver polls it */
+            for (uint64_t k = 1; k < lines; k++)
+                skf_demote(x->ring.data + (((x->tail - lines + k) & x->ring.mask) << SHM_LINE_SHIFT), SHM_LINE);
+        if (t->own_next_lines)
+            own_next(t, x, lines);
+    }
+}
+
 static int shm_wait(void *tpv, int events, int timeout_ms)
 {
     struct shm_tp *t = tpv;
     int r;
-    if (t->demote_at) {
-        skf_demote(t->demote_at, t->demote_len);
-        t->demote_at = NULL;
-    }
-    if (t->own_tx) {
-        own_next(t, t->own_tx, t->own_lines);
-        t->own_tx = NULL;
-    }
+    if (t->demote_max | t->own_next_lines)
+        before_waiting(t);
     for (long i = 0; i < t->spin; i++) {
         if ((r = shm_ready(t, events)))
             return r;
