@@ -25,11 +25,7 @@ extern int skf_copy_stream_mode; /* SKF_COPY_STREAM_*: may big ring copies bypas
 void skf_copy_skewed(void *dst, const void *src, size_t n);
 void skf_copy_init(void); /* reads SKIFF_COPY once (skf_init) */
 
-/* cldemote: move the lines of [p, p+n) from this core's L1/L2 to the shared
- * L3, where another core reads them faster than from this core's caches.
- * A hint; skf_demote_ok says the core has it (docs/shm-transport.md,
- * "Demoting the last message"). */
-extern int skf_demote_ok;
+extern int skf_demote_ok;  /* the core has cldemote (skf_demote) */
 int skf_cpu_is_intel(void); /* where "auto" choices were measured on Intel only */
 
 /* prefetchw: fetch the line at p for writing (a no-op hint where absent). */
@@ -41,6 +37,10 @@ static inline void skf_prefetch_for_write(const void *p)
     (void)p;
 #endif
 }
+/* cldemote: move the lines of [p, p+n) from this core's L1/L2 to the shared
+ * L3, where another core reads them faster than from this core's caches.
+ * A hint, a no-op where absent (docs/shm-transport.md, "Demoting the last
+ * message"). */
 static inline void skf_demote(const void *p, size_t n)
 {
 #if defined(__x86_64__) && defined(__GNUC__)

@@ -3,10 +3,8 @@
  * others stop polling and sleep on the segment's bells (run with SKIFF_SPIN=1:
  * they sleep almost at once).  Bcast series long enough that the root runs
  * past its slot generations and sleeps until the late reader catches up;
- * allreduce and barrier with a late arriver.  Each value is checked.  A lost
- * wake-up costs a 20 ms stall, not a hang (the sleeps are bounded); the
- * rounds slower than that are counted and printed, not asserted on. */
-#include <time.h>
+ * allreduce and barrier with a late arriver.  Each value is checked, and the
+ * run must end (a lost wake-up would cost a bounded sleep, not a hang). */
 #include <unistd.h>
 
 #include "mpitest.h"
@@ -19,12 +17,11 @@ static unsigned rnd(unsigned *s) { return *s = *s * 1103515245u + 12345u, *s >> 
 int main(int argc, char **argv)
 {
     test_init(&argc, &argv);
-    int P = T_size, me = T_rank, slow_rounds = 0;
+    int P = T_size, me = T_rank;
     unsigned seed = 12345; /* the same sequence on every rank */
     for (int round = 0; round < ROUNDS; round++) {
         int late = (int)(rnd(&seed) % (unsigned)P), root = (int)(rnd(&seed) % (unsigned)P);
         useconds_t delay = rnd(&seed) % 2000;
-        double t0 = MPI_Wtime();
         if (me == late)
             usleep(delay);
         for (int k = 0; k < SERIES; k++) {
@@ -43,13 +40,9 @@ int main(int argc, char **argv)
         if (me == late)
             usleep(delay);
         MPI_Barrier(MPI_COMM_WORLD);
-        if (MPI_Wtime() - t0 > 0.015 + 3 * delay * 1e-6)
-            slow_rounds++;
     }
-    int most = 0;
-    MPI_Allreduce(&slow_rounds, &most, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (me == 0)
-        printf("coll_sleepers: %d ranks, %d rounds, %d slower than 15 ms + 3 delays on one rank\n", P, ROUNDS, most);
+        printf("coll_sleepers: %d ranks, %d rounds\n", P, ROUNDS);
     MPI_Finalize();
     return 0;
 }
