@@ -2362,14 +2362,33 @@ static void on_event(struct tcp_conn *c, uint32_t ev)
         rma_idle_event(c);
 }
 
-/* Handshakes that take too long (a silent stranger, an unreachable host). */
+/* Handshakes that take too long.  A handshake moves only when both
+ * processes run Skiff's progress, and a member of the job may compute
+ * outside MPI for minutes: a first message to a rank that is busy (its
+ * challenge waits), or a dial whose caller left MPI right after (its hello
+ * or proof waits), must not cost the job that peer.  So:
+ *  - a connect still unanswered (SYN) expires: the host is unreachable;
+ *  - a connection the peer's kernel took never does on the dialling side:
+ *    the peer's process answers when it next polls, its death is an RST or
+ *    EOF, its host's loss keepalive's error;
+ *  - an accepted one (it has proved nothing yet) expires only while more
+ *    than TCP_HS_PATIENT accepted handshakes are pending on the list: a
+ *    flood of silent strangers stays bounded, a slow member among a few is
+ *    waited for (its host's loss: keepalive, set on accepted sockets too). */
+#define TCP_HS_PATIENT 8
 static void expire_handshakes(struct tcp_conn *hs_list)
 {
     long long now = skf_now_ms();
+    int accepted = 0;
+    for (struct tcp_conn *c = hs_list; c; c = c->next_hs)
+        accepted += c->role == ROLE_ACCEPTOR;
     for (struct tcp_conn *c = hs_list, *next; c; c = next) {
         next = c->next_hs;
-        if (now > c->deadline_ms)
-            drop(c, "handshake timed out");
+        if (now <= c->deadline_ms || (c->role == ROLE_CONNECTOR ? c->state != C_CONNECTING
+                                                                 : accepted <= TCP_HS_PATIENT))
+            continue;
+        accepted -= c->role == ROLE_ACCEPTOR;
+        drop(c, "handshake timed out");
     }
 }
 
