@@ -89,6 +89,8 @@ const skf_param_t skf_params[] = {
      NUM(0, 1000000)},
     {"SKIFF_TCP_TIMEOUT", "10000", "tcp: ms before a silent or unreachable peer counts as gone (keepalive, user timeout, handshake)",
      NUM(100, 3600000)},
+    {"SKIFF_TCP_HS_PATIENT", "8", "tcp: accepted handshakes that may wait past SKIFF_TCP_TIMEOUT for a peer computing outside MPI; while more are pending, those past it are dropped (a flood of silent strangers stays bounded; docs/tcp.md \"Slow peers\")",
+     NUM(0, 1000000)},
     {"SKIFF_MPI_EAGER_MAX", "256K",
      "MPI: largest payload sent eagerly (copied through the ring, in SKIFF_MPI_PIPE_CHUNK pieces to a node mate); larger ones use rendezvous",
      NUM(0, GI)},

@@ -218,6 +218,7 @@ struct tcp_peer {
     const char *gone_why;    /* static text: how it went                          */
     char where[64];          /* its address, once a connection knew it            */
     int switched;            /* all its messages up to its SWITCH are delivered   */
+    int redials;             /* my dials to it the peer ended in their handshake, in a row */
     skf_get_op_t *dq_head, *dq_tail; /* direct receives posted for it, in order   */
 };
 
@@ -1254,6 +1255,45 @@ static void hs_expect(struct tcp_conn *c, size_t n)
     c->hs_need = n;
 }
 
+#define TCP_REDIALS 3 /* dials in a row the peer may end in their handshake */
+
+/* My data dial ended by the peer's side during the handshake (EOF or reset
+ * after its kernel took the connection): the process is alive -- it
+ * accepted -- and dropped the handshake, which expired while I computed
+ * outside MPI and strangers crowded its listener (expire_handshakes).
+ * Taking the peer for gone would be mine alone: its receives from me would
+ * wait forever.  So dial again, with the frames queued meanwhile (nothing
+ * leaves a connection still in its handshake), at most TCP_REDIALS times in
+ * a row.  1: handled (dialling again, or the peer is gone now). */
+static int redial(struct tcp_conn *c)
+{
+    struct tcp_tp *t = c->tp;
+    struct tcp_peer *p = &t->peer[c->peer];
+    if (c->role != ROLE_CONNECTOR || c->kind != TCP_CONN_DATA || c->svc || p->gone ||
+        p->dial != c || c->dout || c->din || p->redials >= TCP_REDIALS)
+        return 0;
+    p->redials++;
+    skf_error("tcp: rank %d port %u: connection to %s ended by the peer during the handshake: "
+              "dialling again (%d of %d)", t->me, t->port, c->name, p->redials, TCP_REDIALS);
+    struct tcp_conn *n = connect_peer(t, c->peer, TCP_CONN_DATA);
+    if (!n)
+        return 0;
+    if (n->state == C_DEAD) /* its connect failed at once: the peer is gone now */
+        return 1;
+    struct tcp_ring queued = c->tx;
+    c->tx = n->tx;
+    n->tx = queued;
+    n->sent = c->sent;
+    n->released = c->released;
+    n->announce = c->announce;
+    n->bye_out = c->bye_out;
+    p->dial = n;
+    if (p->tx == c)
+        p->tx = n;
+    free_conn(c);
+    return 1;
+}
+
 /* Read toward hs_need bytes (exactly: never past the handshake).  1 when
  * complete, 0 to wait, -1 when the connection failed (handled). */
 static int hs_read(struct tcp_conn *c)
@@ -1268,6 +1308,8 @@ static int hs_read(struct tcp_conn *c)
             continue;
         if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
             return 0;
+        if ((r == 0 || errno == ECONNRESET) && redial(c))
+            return -1;
         drop(c, r == 0 ? "closed during the handshake" : strerror(errno));
         return -1;
     }
@@ -1280,6 +1322,8 @@ static int send_small(struct tcp_conn *c, const void *buf, size_t n)
     ssize_t w = sc_send(c->fd, buf, n, MSG_NOSIGNAL);
     if (w == (ssize_t)n)
         return 0;
+    if (w < 0 && (errno == EPIPE || errno == ECONNRESET) && redial(c))
+        return -1;
     drop(c, "cannot send the handshake");
     return -1;
 }
@@ -1289,6 +1333,8 @@ static void became_open(struct tcp_conn *c)
     struct tcp_tp *t = c->tp;
     unlink_hs(c);
     c->state = C_OPEN;
+    if (!c->svc && c->role == ROLE_CONNECTOR && c->kind == TCP_CONN_DATA)
+        t->peer[c->peer].redials = 0;
     char *where = t->peer[c->peer].where;
     if (!c->svc && !where[0] && c->role == ROLE_ACCEPTOR) /* its host, from "host:port" */
         snprintf(where, sizeof t->peer[c->peer].where, "%.*s", (int)strcspn(c->name, ":"), c->name);
@@ -2372,10 +2418,11 @@ static void on_event(struct tcp_conn *c, uint32_t ev)
  *    the peer's process answers when it next polls, its death is an RST or
  *    EOF, its host's loss keepalive's error;
  *  - an accepted one (it has proved nothing yet) expires only while more
- *    than TCP_HS_PATIENT accepted handshakes are pending on the list: a
- *    flood of silent strangers stays bounded, a slow member among a few is
- *    waited for (its host's loss: keepalive, set on accepted sockets too). */
-#define TCP_HS_PATIENT 8
+ *    than SKIFF_TCP_HS_PATIENT (8) accepted handshakes are pending on the
+ *    list: a flood of silent strangers stays bounded, a slow member among a
+ *    few is waited for (its host's loss: keepalive, set on accepted sockets
+ *    too); if one is dropped all the same, its dialler dials again (redial). */
+static int hs_patient = 8; /* SKIFF_TCP_HS_PATIENT, read at the first open */
 static void expire_handshakes(struct tcp_conn *hs_list)
 {
     long long now = skf_now_ms();
@@ -2385,7 +2432,7 @@ static void expire_handshakes(struct tcp_conn *hs_list)
     for (struct tcp_conn *c = hs_list, *next; c; c = next) {
         next = c->next_hs;
         if (now <= c->deadline_ms || (c->role == ROLE_CONNECTOR ? c->state != C_CONNECTING
-                                                                 : accepted <= TCP_HS_PATIENT))
+                                                                 : accepted <= hs_patient))
             continue;
         accepted -= c->role == ROLE_ACCEPTOR;
         drop(c, "handshake timed out");
@@ -3160,6 +3207,7 @@ static int tcp_chan_open(skf_chan_t *ch, int *peer_id, void **tpp)
     t->buf_bytes = (uint64_t)buf;
     t->max_msg = (uint64_t)buf / 4 - TCP_HDR; /* several messages in flight per connection */
     t->timeout_ms = (int)tmo;
+    hs_patient = (int)skf_param_ll("SKIFF_TCP_HS_PATIENT");
     t->peer = calloc((size_t)t->size, sizeof *t->peer);
     if (!rc && !t->peer)
         rc = -ENOMEM;
