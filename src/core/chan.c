@@ -561,6 +561,14 @@ int skf_wait(skf_chan_t *ch, int events, int timeout_ms)
                 ch->blocked_tp = -1;
             return r;
         }
+        /* A peer of another transport died while this one slept: as that
+         * transport's own wait would, fail the wait (a rank waiting for a
+         * node mate never learnt that its tcp peer was cut off, and the job
+         * hung: tests/mpi/fault_quiet_link.c). */
+        if (events & SKF_READABLE)
+            for (int i = 0; i < ch->ntp; i++)
+                if (i != turn && ch->tops[i]->peer_died && ch->tops[i]->peer_died(ch->tp[i]))
+                    return -EPIPE;
         waited++;
     }
 }

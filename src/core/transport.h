@@ -104,6 +104,12 @@ struct skf_transport_ops {
     /* After -EPIPE: the world rank of a peer this transport has lost, with a
      * few words about it in desc ("pid 4242"); -1 when it lost none. */
     int (*lost_peer)(void *tp, char *desc, size_t cap);
+    /* Optional: 1 once a peer died (not a clean close of its channel): a
+     * wait for READABLE on this transport alone would return -EPIPE now.
+     * The core asks it between the sleep slices of a wait that sleeps in
+     * another transport (a node mate's doorbell while a tcp peer was cut
+     * off). */
+    int (*peer_died)(void *tp);
     /* One skf_atomic (enum skf_aop op, size 4 or 8) on the word at addr
      * inside peer's exposure key, executed by the owner: blocks like rma;
      * 0 with *old set, -EINVAL (refused by the owner), -EPIPE.  NULL where

@@ -11,6 +11,8 @@
 #   kill      a "host" whose ranks are SIGKILLed mid-job: the job ends, status != 0
 #   linkdown  a "host" whose link goes down mid-job: its peers' operations fail
 #             within SKIFF_TCP_TIMEOUT, the job ends, status != 0
+#   linkquiet the same while the rank that notices waits for a node mate over
+#             shared memory alone (tests/mpi/fault_quiet_link.c): the job ends
 #   strangers garbage and a wrong key on the launcher's PMI port and on a
 #             rank's tcp port: dropped with one line each, the job succeeds
 #   hydra     Skiff binaries started by MPICH's mpiexec across the namespaces
@@ -21,7 +23,7 @@
 # namespaces and the bridge are always removed (EXIT trap).
 set -u
 BIN=$(cd "$1" && pwd); shift
-CASES=${*:-mpi kill linkdown strangers hydra}
+CASES=${*:-mpi kill linkdown linkquiet strangers hydra}
 . "$(dirname "$0")/netns-lib.sh"
 netns_skip_unless_able
 netns_up 3
@@ -100,6 +102,28 @@ case_ofi() {
 
 case_kill() { cut_off kill; }
 case_linkdown() { cut_off linkdown; }
+
+# h2's link goes down while rank 0 (h1) waits on shm for rank 1 and rank 2
+# (h2) sleeps outside MPI: rank 0's tcp side alone can notice, and its shm
+# wait must fail; the job ends non-zero (never the guard's 124).
+case_linkquiet() {
+    local out rc start
+    out=$(mktemp)
+    start=$SECONDS
+    SKIFF_TCP_TIMEOUT=2000 skiffrun --hosts "$H1:2,$H2" "$BIN/fault_quiet_link" >"$out" 2>&1 &
+    local job=$!
+    sleep 1.5
+    ip link set "${NETNS_PREFIX}v2" down
+    wait $job
+    rc=$?
+    sed 's/^/    /' "$out" | tail -5
+    echo "linkquiet: job ended with status $rc after $((SECONDS - start)) s"
+    ((rc != 0 && rc != 124)) || fail "linkquiet: want a non-zero status (not the guard's 124), got $rc"
+    grep -q "job aborted" "$out" || fail "linkquiet: no one-line cause from the launcher"
+    grep -q "a peer process is gone" "$out" || fail "linkquiet: rank 0 did not say its peer is gone"
+    rm -f "$out"
+    ip link set "${NETNS_PREFIX}v2" up
+}
 
 case_strangers() {
     local out rc

@@ -1278,7 +1278,7 @@ static int redial(struct tcp_conn *c)
     struct tcp_conn *n = connect_peer(t, c->peer, TCP_CONN_DATA);
     if (!n)
         return 0;
-    if (n->state == C_DEAD) /* its connect failed at once: the peer is gone now */
+    if (n->state == C_DEAD || p->gone) /* its connect failed at once: the peer is gone now */
         return 1;
     struct tcp_ring queued = c->tx;
     c->tx = n->tx;
@@ -2616,6 +2616,11 @@ static int tcp_lost_peer(void *tpv, char *desc, size_t cap)
     return -1;
 }
 
+static int tcp_peer_died(void *tpv)
+{
+    return ((const struct tcp_tp *)tpv)->any_gone;
+}
+
 static int writable(struct tcp_tp *t)
 {
     if (t->blocked < 0)
@@ -3380,6 +3385,7 @@ const struct skf_transport_ops skf_tcp_ops = {
     .recv_direct = tcp_recv_direct,
     .acc = tcp_acc,
     .lost_peer = tcp_lost_peer,
+    .peer_died = tcp_peer_died,
     .atomic = tcp_atomic,
     .atomic_start = tcp_atomic_start,
     .poll = tcp_poll,
