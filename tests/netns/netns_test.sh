@@ -61,7 +61,7 @@ case_mpi() {
 # Start a long stream on 2 hosts, hurt host 2 after a second, expect the
 # job to end non-zero (never a hang: the outer timeout is the guard).
 cut_off() {
-    local how=$1 out rc start
+    local how=$1 out start
     out=$(mktemp)
     start=$SECONDS
     SKIFF_TCP_TIMEOUT=2000 skiffrun --hosts "$H1,$H2" "$BIN/chan_stream_test" all 40000000000 >"$out" 2>&1 &
@@ -73,13 +73,18 @@ cut_off() {
         ip link set "${NETNS_PREFIX}v2" down
     fi
     wait $job
-    rc=$?
-    sed 's/^/    /' "$out" | tail -5
-    echo "$how: job ended with status $rc after $((SECONDS - start)) s"
-    ((rc != 0 && rc != 124)) || fail "$how: want a non-zero status (not the guard's 124), got $rc"
-    grep -q "job aborted" "$out" || fail "$how: no one-line cause from the launcher"
+    ended_badly "$how" "$out" $? $start
     rm -f "$out"
     [[ $how == kill ]] || ip link set "${NETNS_PREFIX}v2" up
+}
+
+# ended_badly NAME OUT RC START: the job's last lines, then it must have ended
+# with a non-zero status (not the guard's 124) and the launcher's one line.
+ended_badly() {
+    sed 's/^/    /' "$2" | tail -5
+    echo "$1: job ended with status $3 after $((SECONDS - $4)) s"
+    (($3 != 0 && $3 != 124)) || fail "$1: want a non-zero status (not the guard's 124), got $3"
+    grep -q "job aborted" "$2" || fail "$1: no one-line cause from the launcher"
 }
 
 # The libfabric transport between the namespaces (docs/ofi.md).
@@ -107,7 +112,7 @@ case_linkdown() { cut_off linkdown; }
 # (h2) sleeps outside MPI: rank 0's tcp side alone can notice, and its shm
 # wait must fail; the job ends non-zero (never the guard's 124).
 case_linkquiet() {
-    local out rc start
+    local out start
     out=$(mktemp)
     start=$SECONDS
     SKIFF_TCP_TIMEOUT=2000 skiffrun --hosts "$H1:2,$H2" "$BIN/fault_quiet_link" >"$out" 2>&1 &
@@ -115,11 +120,7 @@ case_linkquiet() {
     sleep 1.5
     ip link set "${NETNS_PREFIX}v2" down
     wait $job
-    rc=$?
-    sed 's/^/    /' "$out" | tail -5
-    echo "linkquiet: job ended with status $rc after $((SECONDS - start)) s"
-    ((rc != 0 && rc != 124)) || fail "linkquiet: want a non-zero status (not the guard's 124), got $rc"
-    grep -q "job aborted" "$out" || fail "linkquiet: no one-line cause from the launcher"
+    ended_badly linkquiet "$out" $? $start
     grep -q "a peer process is gone" "$out" || fail "linkquiet: rank 0 did not say its peer is gone"
     rm -f "$out"
     ip link set "${NETNS_PREFIX}v2" up
