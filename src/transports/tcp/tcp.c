@@ -2422,7 +2422,7 @@ static void on_event(struct tcp_conn *c, uint32_t ev)
  *    list: a flood of silent strangers stays bounded, a slow member among a
  *    few is waited for (its host's loss: keepalive, set on accepted sockets
  *    too); if one is dropped all the same, its dialler dials again (redial). */
-static int hs_patient = 8; /* SKIFF_TCP_HS_PATIENT, read at the first open */
+static int hs_patient = 8; /* SKIFF_TCP_HS_PATIENT, read at each channel open */
 static void expire_handshakes(struct tcp_conn *hs_list)
 {
     long long now = skf_now_ms();
