@@ -697,7 +697,7 @@ static void before_waiting(struct shm_tp *t)
 {
     for (int i = 0; i < t->nlocal; i++) {
         struct shm_tx *x = &t->tx[i];
-        uint64_t lines = x->tail - x->tail_seen;
+        uint64_t from = x->tail_seen, lines = x->tail - from;
         if (!lines)
             continue;
         x->tail_seen = x->tail;
@@ -705,7 +705,7 @@ static void before_waiting(struct shm_tp *t)
             continue;
         if ((lines - 1) * SHM_LINE <= t->demote_max) /* not the first header line: the receiver polls it */
             for (uint64_t k = 1; k < lines; k++)
-                skf_demote(shm_ring_word(&x->ring, x->tail_seen - lines + k), SHM_LINE);
+                skf_demote(shm_ring_word(&x->ring, from + k), SHM_LINE);
         if (t->own_next_lines)
             own_next(t, x, lines);
     }

@@ -274,6 +274,7 @@ struct tcp_svc {
     struct tcp_conn *dead;    /* freed once no event of the batch can name them */
     char cc[16];              /* SKIFF_TCP_CC for its sockets (tcp_tp.cc is the main thread's) */
     long long spin_ns;        /* SKIFF_TCP_SERVE_SPIN: poll this long after a request */
+    int hs_patient;           /* SKIFF_TCP_HS_PATIENT (expire_handshakes) */
     int no_pwait2;            /* epoll_pwait2 said ENOSYS: leases of 1 ms */
 };
 static struct tcp_engine *engines;
@@ -306,6 +307,7 @@ struct tcp_tp {
     int any_gone;
     uint64_t buf_bytes, max_msg;
     int timeout_ms;
+    int hs_patient;         /* SKIFF_TCP_HS_PATIENT (expire_handshakes) */
     long spin;
     long long spin_ns;      /* SKIFF_TCP_SPIN_US: longest busy-poll of a wait */
     uint32_t rma_next_id;
@@ -2422,8 +2424,7 @@ static void on_event(struct tcp_conn *c, uint32_t ev)
  *    list: a flood of silent strangers stays bounded, a slow member among a
  *    few is waited for (its host's loss: keepalive, set on accepted sockets
  *    too); if one is dropped all the same, its dialler dials again (redial). */
-static int hs_patient = 8; /* SKIFF_TCP_HS_PATIENT, read at each channel open */
-static void expire_handshakes(struct tcp_conn *hs_list)
+static void expire_handshakes(struct tcp_conn *hs_list, int patient)
 {
     long long now = skf_now_ms();
     int accepted = 0;
@@ -2432,7 +2433,7 @@ static void expire_handshakes(struct tcp_conn *hs_list)
     for (struct tcp_conn *c = hs_list, *next; c; c = next) {
         next = c->next_hs;
         if (now <= c->deadline_ms || (c->role == ROLE_CONNECTOR ? c->state != C_CONNECTING
-                                                                 : accepted <= hs_patient))
+                                                                 : accepted <= patient))
             continue;
         accepted -= c->role == ROLE_ACCEPTOR;
         drop(c, "handshake timed out");
@@ -2592,7 +2593,7 @@ static int progress(struct tcp_tp *t, int timeout_ms)
             on_event(c, ev[i].events);
     }
     if (t->hs_list)
-        expire_handshakes(t->hs_list);
+        expire_handshakes(t->hs_list, t->hs_patient);
     return (n > 0 ? n : 0) + moved;
 }
 
@@ -2826,7 +2827,7 @@ static int svc_handle(struct tcp_svc *v, int here)
         }
     }
     if (v->hs_list)
-        expire_handshakes(v->hs_list);
+        expire_handshakes(v->hs_list, v->hs_patient);
     svc_free_dead(v);
     return n > 0 ? n : 0;
 }
@@ -3018,6 +3019,7 @@ static struct tcp_svc *svc_start(skf_ctx_t *ctx, const char *cc)
         return NULL;
     v->ctx = ctx;
     v->spin_ns = skf_param_ll("SKIFF_TCP_SERVE_SPIN") * 1000;
+    v->hs_patient = (int)skf_param_ll("SKIFF_TCP_HS_PATIENT");
     snprintf(v->cc, sizeof v->cc, "%s", cc);
     v->epfd = epoll_create1(EPOLL_CLOEXEC);
     v->outer = epoll_create1(EPOLL_CLOEXEC);
@@ -3212,7 +3214,7 @@ static int tcp_chan_open(skf_chan_t *ch, int *peer_id, void **tpp)
     t->buf_bytes = (uint64_t)buf;
     t->max_msg = (uint64_t)buf / 4 - TCP_HDR; /* several messages in flight per connection */
     t->timeout_ms = (int)tmo;
-    hs_patient = (int)skf_param_ll("SKIFF_TCP_HS_PATIENT");
+    t->hs_patient = (int)skf_param_ll("SKIFF_TCP_HS_PATIENT");
     t->peer = calloc((size_t)t->size, sizeof *t->peer);
     if (!rc && !t->peer)
         rc = -ENOMEM;
